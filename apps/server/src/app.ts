@@ -1,0 +1,133 @@
+/**
+ * Builds the Fastify application. Plugins register in a visible order: external → app-wide → routes.
+ * `server.ts` only opens the database, listens and shuts down.
+ */
+import cookie from '@fastify/cookie';
+import formbody from '@fastify/formbody';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import Fastify, { type FastifyInstance, type FastifyPluginAsync } from 'fastify';
+import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import { getHealth, getRuntimeConfig } from '@uvd/contracts';
+import type { Config } from './config.ts';
+import type { AppContext } from './context.ts';
+import type { Database } from './db/client.ts';
+import { actionsRoutes } from './actions/routes.ts';
+import { contactsRoutes } from './contacts/routes.ts';
+import { deliveriesRoutes } from './deliveries/routes.ts';
+import { groupsRoutes } from './groups/routes.ts';
+import { loadKeyStore } from './identity/keys.ts';
+import { identityRoutes } from './identity/routes.ts';
+import { localVerifier, remoteVerifier } from './identity/verifier.ts';
+import { jobsRoutes } from './jobs/routes.ts';
+import { registerRoute } from './lib/route.ts';
+import { createEventBus } from './live/bus.ts';
+import { logsRoutes } from './logs/routes.ts';
+import { notificationsRoutes } from './notifications/routes.ts';
+import { authPlugin } from './plugins/auth.ts';
+import { registerErrorHandlers } from './plugins/errors.ts';
+import { xsrfPlugin } from './plugins/xsrf.ts';
+import { robotsRoutes } from './robots/routes.ts';
+import { roomsRoutes } from './rooms/routes.ts';
+import { settingsRoutes } from './settings/routes.ts';
+import { usersRoutes } from './users/routes.ts';
+
+export const API_PREFIX = '/api';
+export const IDP_PREFIX = '/idp';
+
+/** Backends of spec §7, each mounted under /api; a deployment may split them behind a proxy. */
+const apiModules: readonly FastifyPluginAsync<AppContext>[] = [
+  jobsRoutes,
+  actionsRoutes,
+  robotsRoutes,
+  roomsRoutes,
+  logsRoutes,
+  usersRoutes,
+  groupsRoutes,
+  contactsRoutes,
+  settingsRoutes,
+  notificationsRoutes,
+  deliveriesRoutes,
+];
+
+export interface BuildOptions {
+  config: Config;
+  database: Database;
+}
+
+export interface App {
+  app: FastifyInstance;
+  context: AppContext;
+}
+
+export async function buildApp({ config, database }: BuildOptions): Promise<App> {
+  const app = Fastify({
+    logger: config.logLevel === 'silent' ? false : { level: config.logLevel },
+    trustProxy: true,
+    // Ids in paths are UUIDs; anything longer is not ours.
+    routerOptions: { maxParamLength: 200 },
+  });
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+
+  const keys = await loadKeyStore(database.db);
+  const bus = await createEventBus(database);
+  const context: AppContext = { config, database, db: database.db, bus, keys };
+  app.addHook('onClose', async () => {
+    await bus.close();
+  });
+
+  // external
+  await app.register(cookie);
+  await app.register(formbody);
+  await app.register(swagger, {
+    openapi: {
+      info: { title: 'UV-C disinfection fleet console API', version: '1.0.0' },
+      servers: [{ url: API_PREFIX }],
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
+    },
+    transform: jsonSchemaTransform,
+    // The OpenAPI document covers the API; the identity provider follows OIDC's own documents.
+    hideUntagged: false,
+  });
+  await app.register(swaggerUi, { routePrefix: `${API_PREFIX}/docs` });
+
+  // app-wide
+  registerErrorHandlers(app);
+  await app.register(xsrfPlugin);
+  await app.register(authPlugin, {
+    verify: config.idpIssuerBase ? remoteVerifier(config.idpIssuerBase) : localVerifier(keys),
+  });
+
+  // routes
+  registerRoute(app, getHealth, async () => ({ status: 'ok' as const, database: database.kind }));
+  registerRoute(app, getRuntimeConfig, async ({ request }) => {
+    const origin = config.publicUrl ?? `${request.protocol}://${request.host}`;
+    const api = `${origin}${API_PREFIX}`;
+    return {
+      variant: config.variant,
+      clientId: config.clientId,
+      identity: config.idpIssuerBase ?? `${origin}${IDP_PREFIX}`,
+      backends: {
+        jobs: api,
+        action: api,
+        command: api,
+        rooms: api,
+        logs: api,
+        logistics: api,
+        robots: api,
+        users: api,
+        notifications: api,
+      },
+      tokenRefreshMs: 890_000,
+    };
+  });
+  await app.register(identityRoutes, { ...context, prefix: IDP_PREFIX });
+  await app.register(
+    async (api) => {
+      for (const module of apiModules) await api.register(module, context);
+    },
+    { prefix: API_PREFIX },
+  );
+  return { app, context };
+}

@@ -1,0 +1,68 @@
+/** The server's environment, read and validated in one place; everything else imports `Config`. */
+import { z } from 'zod';
+
+const EnvSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  HOST: z.string().default('0.0.0.0'),
+  /** Public base address, used in issuer URLs when behind a proxy. Defaults to http://localhost:PORT. */
+  PUBLIC_URL: z.url().optional(),
+  DATA_DIR: z.string().default('./data'),
+  DATABASE_URL: z.string().optional(),
+  MQTT_URL: z.string().optional(),
+  /** An external OIDC issuer base (e.g. https://sso.example/realms): tokens are then verified through its JWKS. */
+  IDP_ISSUER_BASE: z.url().optional(),
+  CLIENT_ID: z.string().default('uvd-console'),
+  VARIANT: z.enum(['disinfection', 'logistics']).default('disinfection'),
+  ACCESS_TOKEN_TTL_SECONDS: z.coerce.number().int().min(10).default(900),
+  REFRESH_TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).default(1800),
+  OFFLINE_TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).default(30 * 24 * 3600),
+  SEED_DEMO: z
+    .enum(['true', 'false'])
+    .default('true')
+    .transform((v) => v === 'true'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export type Env = z.input<typeof EnvSchema>;
+
+export interface Config {
+  port: number;
+  host: string;
+  publicUrl: string | undefined;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  mqttUrl: string | undefined;
+  idpIssuerBase: string | undefined;
+  clientId: string;
+  variant: 'disinfection' | 'logistics';
+  accessTokenTtlSeconds: number;
+  refreshTokenTtlSeconds: number;
+  offlineTokenTtlSeconds: number;
+  seedDemo: boolean;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+}
+
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const parsed = EnvSchema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+    throw new Error(`Invalid environment: ${problems.join('; ')}`);
+  }
+  const e = parsed.data;
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    publicUrl: e.PUBLIC_URL,
+    dataDir: e.DATA_DIR,
+    databaseUrl: e.DATABASE_URL === '' ? undefined : e.DATABASE_URL,
+    mqttUrl: e.MQTT_URL === '' ? undefined : e.MQTT_URL,
+    idpIssuerBase: e.IDP_ISSUER_BASE,
+    clientId: e.CLIENT_ID,
+    variant: e.VARIANT,
+    accessTokenTtlSeconds: e.ACCESS_TOKEN_TTL_SECONDS,
+    refreshTokenTtlSeconds: e.REFRESH_TOKEN_TTL_SECONDS,
+    offlineTokenTtlSeconds: e.OFFLINE_TOKEN_TTL_SECONDS,
+    seedDemo: e.SEED_DEMO,
+    logLevel: e.LOG_LEVEL,
+  };
+}

@@ -1,0 +1,13 @@
+import type { Config } from './config.ts';
+import type { Database, Db } from './db/client.ts';
+import type { KeyStore } from './identity/keys.ts';
+import type { EventBus } from './live/bus.ts';
+
+/** What every backend module is given: configuration, the database, the event bus and the signing keys. */
+export interface AppContext {
+  config: Config;
+  database: Database;
+  db: Db;
+  bus: EventBus;
+  keys: KeyStore;
+}

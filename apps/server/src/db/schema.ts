@@ -1,0 +1,386 @@
+/**
+ * The database schema. Every tenant row carries `org_id` (the realm name); every query filters on it.
+ * Ids are UUIDs so an id of another organization cannot be guessed and answers 404.
+ */
+import { sql } from 'drizzle-orm';
+import {
+  bigserial,
+  boolean,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  real,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
+
+const id = () => uuid('id').primaryKey().default(sql`gen_random_uuid()`);
+const orgId = () =>
+  text('org_id')
+    .notNull()
+    .references(() => organizations.id, { onDelete: 'cascade' });
+const createdAt = () => timestamp('created_at', { withTimezone: true }).notNull().defaultNow();
+
+export const organizations = pgTable('organizations', {
+  id: text('id').primaryKey(), // the realm name, lowercase
+  name: text('name').notNull(),
+  uvcDoses: integer('uvc_doses').array().notNull().default(sql`'{}'::integer[]`),
+  defaultDose: integer('default_dose'),
+  createdAt: createdAt(),
+});
+
+// ---------------------------------------------------------------- identity
+
+export const users = pgTable(
+  'users',
+  {
+    id: id(),
+    orgId: orgId(),
+    username: text('username').notNull(),
+    firstName: text('first_name').notNull().default(''),
+    lastName: text('last_name').notNull().default(''),
+    email: text('email').notNull().default(''),
+    passwordHash: text('password_hash').notNull(),
+    roles: text('roles').array().notNull().default(sql`'{}'::text[]`),
+    language: text('language').notNull().default('EN'),
+    timezone: text('timezone').notNull().default('Europe/Helsinki'),
+    enabled: boolean('enabled').notNull().default(true),
+    // Brute-force detection (Keycloak's model): consecutive failures, and when logins are refused until.
+    failedLogins: integer('failed_logins').notNull().default(0),
+    lastFailureAt: timestamp('last_failure_at', { withTimezone: true }),
+    lockedUntil: timestamp('locked_until', { withTimezone: true }),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex('users_org_username').on(t.orgId, t.username)],
+);
+
+/** A login session: the chain of rotating refresh tokens that one password grant started. */
+export const sessions = pgTable(
+  'sessions',
+  {
+    id: id(),
+    orgId: orgId(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    offline: boolean('offline').notNull().default(false),
+    createdAt: createdAt(),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+    endedAt: timestamp('ended_at', { withTimezone: true }),
+  },
+  (t) => [index('sessions_user').on(t.userId)],
+);
+
+/** One refresh token of a session; `usedAt` set once it was exchanged (reuse ends the session). */
+export const refreshTokens = pgTable(
+  'refresh_tokens',
+  {
+    id: uuid('id').primaryKey(), // the token's jti
+    sessionId: uuid('session_id')
+      .notNull()
+      .references(() => sessions.id, { onDelete: 'cascade' }),
+    issuedAt: createdAt(),
+    usedAt: timestamp('used_at', { withTimezone: true }),
+  },
+  (t) => [index('refresh_tokens_session').on(t.sessionId)],
+);
+
+/** Signing keys of the built-in identity provider, shared by every server process on one database. */
+export const signingKeys = pgTable('signing_keys', {
+  kid: text('kid').primaryKey(),
+  privateJwk: jsonb('private_jwk').notNull(),
+  publicJwk: jsonb('public_jwk').notNull(),
+  createdAt: createdAt(),
+});
+
+// ---------------------------------------------------------------- groups
+
+export const groups = pgTable(
+  'groups',
+  {
+    id: id(),
+    orgId: orgId(),
+    name: text('name').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex('groups_org_name').on(t.orgId, t.name)],
+);
+
+export const userGroups = pgTable(
+  'user_groups',
+  {
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    groupId: uuid('group_id')
+      .notNull()
+      .references(() => groups.id, { onDelete: 'cascade' }),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.groupId] }), index('user_groups_group').on(t.groupId)],
+);
+
+// ---------------------------------------------------------------- site
+
+export const buildings = pgTable(
+  'buildings',
+  {
+    id: id(),
+    orgId: orgId(),
+    name: text('name').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index('buildings_org').on(t.orgId, t.name)],
+);
+
+/** Map metadata: the plan is `widthPx`×`heightPx` pixels of `resolution` metres; `origin` is the metre position of pixel (0, bottom). */
+export interface MapMetadata {
+  resolution: number;
+  origin: { x: number; y: number };
+  width: number;
+  height: number;
+}
+
+export const floors = pgTable(
+  'floors',
+  {
+    id: id(),
+    orgId: orgId(),
+    buildingId: uuid('building_id')
+      .notNull()
+      .references(() => buildings.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    level: integer('level').notNull().default(0),
+    mapSvg: text('map_svg'),
+    mapMetadata: jsonb('map_metadata').$type<MapMetadata>(),
+    createdAt: createdAt(),
+  },
+  (t) => [index('floors_org_building').on(t.orgId, t.buildingId, t.level)],
+);
+
+export interface Point {
+  x: number;
+  y: number;
+}
+export interface Pose extends Point {
+  theta: number;
+}
+
+export const rooms = pgTable(
+  'rooms',
+  {
+    id: id(),
+    orgId: orgId(),
+    buildingId: uuid('building_id')
+      .notNull()
+      .references(() => buildings.id, { onDelete: 'cascade' }),
+    floorId: uuid('floor_id')
+      .notNull()
+      .references(() => floors.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    orderNo: integer('order_no').notNull().default(0),
+    dose: integer('dose'),
+    /** Outline in metres on the floor's map frame. */
+    polygon: jsonb('polygon').$type<Point[]>().notNull().default(sql`'[]'::jsonb`),
+    /** Where a robot stands to disinfect the room, metres on the floor's map frame. */
+    entryPoint: jsonb('entry_point').$type<Pose>(),
+    readyForDisinfection: boolean('ready_for_disinfection').notNull().default(true),
+    createdAt: createdAt(),
+  },
+  (t) => [index('rooms_org_floor').on(t.orgId, t.floorId, t.orderNo)],
+);
+
+export const roomGroups = pgTable(
+  'room_groups',
+  {
+    roomId: uuid('room_id')
+      .notNull()
+      .references(() => rooms.id, { onDelete: 'cascade' }),
+    groupId: uuid('group_id')
+      .notNull()
+      .references(() => groups.id, { onDelete: 'cascade' }),
+  },
+  (t) => [primaryKey({ columns: [t.roomId, t.groupId] }), index('room_groups_group').on(t.groupId)],
+);
+
+// ---------------------------------------------------------------- robots
+
+export const robots = pgTable(
+  'robots',
+  {
+    id: id(),
+    orgId: orgId(),
+    name: text('name').notNull(),
+    /** VDA 5050 identity: uagv/v2/{manufacturer}/{serialNumber}/... */
+    manufacturer: text('manufacturer').notNull().default('uvd'),
+    serialNumber: text('serial_number').notNull(),
+    status: text('status').notNull().default('idle'),
+    mode: integer('mode').notNull().default(0), // spec §3: 0 Offline … 4 Maintenance
+    battery: real('battery').notNull().default(0),
+    chargingStatus: integer('charging_status').notNull().default(0),
+    signal: integer('signal').notNull().default(-1),
+    floorId: uuid('floor_id').references(() => floors.id, { onDelete: 'set null' }),
+    pose: jsonb('pose').$type<Pose>(),
+    home: jsonb('home').$type<Pose>(),
+    lastSeenAt: timestamp('last_seen_at', { withTimezone: true }),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index('robots_org_name').on(t.orgId, t.name),
+    uniqueIndex('robots_vda_identity').on(t.manufacturer, t.serialNumber),
+    index('robots_floor').on(t.floorId),
+  ],
+);
+
+export const robotGroups = pgTable(
+  'robot_groups',
+  {
+    robotId: uuid('robot_id')
+      .notNull()
+      .references(() => robots.id, { onDelete: 'cascade' }),
+    groupId: uuid('group_id')
+      .notNull()
+      .references(() => groups.id, { onDelete: 'cascade' }),
+  },
+  (t) => [primaryKey({ columns: [t.robotId, t.groupId] }), index('robot_groups_group').on(t.groupId)],
+);
+
+// ---------------------------------------------------------------- jobs and logs
+
+export const jobs = pgTable(
+  'jobs',
+  {
+    id: id(),
+    orgId: orgId(),
+    robotId: uuid('robot_id')
+      .notNull()
+      .references(() => robots.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    notes: text('notes').notNull().default(''),
+    status: text('status').notNull().default('Scheduled'), // Scheduled | Running | Completed
+    /** While Running: disinfecting or paused (spec §4). */
+    activeState: text('active_state'),
+    startTime: timestamp('start_time', { withTimezone: true }).notNull(),
+    startNow: boolean('start_now').notNull().default(false),
+    performed: boolean('performed').notNull().default(false),
+    createdBy: text('created_by').notNull(),
+    createdById: uuid('created_by_id').references(() => users.id, { onDelete: 'set null' }),
+    createdAt: createdAt(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    // The jobs list filters by organization, optionally robots, and a start_time range, newest first.
+    index('jobs_org_start').on(t.orgId, t.startTime.desc(), t.id),
+    index('jobs_org_robot_start').on(t.orgId, t.robotId, t.startTime.desc(), t.id),
+    // The scheduler looks for due Scheduled jobs.
+    index('jobs_due').on(t.startTime).where(sql`status = 'Scheduled'`),
+  ],
+);
+
+export const jobRooms = pgTable(
+  'job_rooms',
+  {
+    jobId: uuid('job_id')
+      .notNull()
+      .references(() => jobs.id, { onDelete: 'cascade' }),
+    orderNo: integer('order_no').notNull(),
+    roomId: uuid('room_id')
+      .notNull()
+      .references(() => rooms.id, { onDelete: 'cascade' }),
+    dose: integer('dose').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.jobId, t.orderNo] }), index('job_rooms_room').on(t.roomId)],
+);
+
+export interface LoggedRoom {
+  order: number;
+  room_id: string;
+  room_name: string;
+  dose: number;
+  state: 'not_ready' | 'not_reached' | 'done';
+}
+
+export interface TrajectoryPoint {
+  t: number; // seconds since the job started
+  x: number;
+  y: number;
+  floor_id: string;
+}
+
+/** A finished job, kept as the proof of what was disinfected (spec §3 log entry). Keyed by the job id. */
+export const logs = pgTable(
+  'logs',
+  {
+    jobId: uuid('job_id').primaryKey(),
+    orgId: orgId(),
+    jobName: text('job_name').notNull(),
+    completionStatus: text('completion_status').notNull(),
+    robotId: uuid('robot_id').references(() => robots.id, { onDelete: 'set null' }),
+    robotName: text('robot_name').notNull(),
+    createdBy: text('created_by').notNull(),
+    startTime: timestamp('starttime', { withTimezone: true }).notNull(),
+    endTime: timestamp('endtime', { withTimezone: true }),
+    notes: text('notes').notNull().default(''),
+    rooms: jsonb('rooms').$type<LoggedRoom[]>().notNull().default(sql`'[]'::jsonb`),
+    trajectory: jsonb('trajectory').$type<TrajectoryPoint[]>(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index('logs_org_start').on(t.orgId, t.startTime.desc(), t.jobId),
+    index('logs_org_robot_start').on(t.orgId, t.robotId, t.startTime.desc(), t.jobId),
+  ],
+);
+
+// ---------------------------------------------------------------- people
+
+export const contacts = pgTable(
+  'contacts',
+  {
+    id: id(),
+    orgId: orgId(),
+    title: text('title').notNull(),
+    name: text('name').notNull(),
+    phone: text('phone').notNull(),
+    email: text('email').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index('contacts_org').on(t.orgId, t.name)],
+);
+
+/** Push subscriptions of a device token to a topic (spec §7 notifications). */
+export const deviceSubscriptions = pgTable(
+  'device_subscriptions',
+  {
+    orgId: orgId(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    token: text('token').notNull(),
+    topic: text('topic').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.token, t.topic] }), index('device_subscriptions_user').on(t.userId)],
+);
+
+// ---------------------------------------------------------------- live events
+
+/**
+ * The event log behind the live streams: a monotonically increasing id (the SSE event id) shared by
+ * every server process, kept for a while so a client reconnecting with Last-Event-ID gets what it missed.
+ */
+export const events = pgTable(
+  'events',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    orgId: text('org_id').notNull(),
+    stream: text('stream').notNull(), // jobs | actions | robots
+    key: text('key').notNull(), // the job id / robot id the event is about
+    type: text('type').notNull(), // job_change | action_change | robot_update
+    payload: jsonb('payload').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index('events_stream').on(t.orgId, t.stream, t.id)],
+);

@@ -1,0 +1,13 @@
+import type { Role } from '@uvd/contracts';
+
+/** Who is calling, from a verified access token. `orgId` is the token's realm. */
+export interface Principal {
+  sub: string;
+  orgId: string;
+  username: string;
+  roles: Role[];
+  givenName: string;
+  familyName: string;
+  email: string;
+  groups: string[];
+}

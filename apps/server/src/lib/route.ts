@@ -1,0 +1,67 @@
+/**
+ * Registers a route from its contract in `@uvd/contracts`: the same declaration validates the request,
+ * serialises the reply, types the handler and feeds the OpenAPI document.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { z } from 'zod';
+import { errorResponses, type RouteContract } from '@uvd/contracts';
+import type { Principal } from '../identity/principal.ts';
+import { unauthorized } from './http-error.ts';
+
+type Out<T> = T extends z.ZodType ? z.output<T> : undefined;
+type SuccessStatus<R extends RouteContract> = Extract<keyof R['response'], 200 | 201 | 202 | 204>;
+type Reply<R extends RouteContract> = R['response'][SuccessStatus<R>] extends infer S
+  ? S extends z.ZodType
+    ? z.output<S>
+    : never
+  : never;
+
+export interface RouteContext<R extends RouteContract> {
+  params: Out<R['params']>;
+  query: Out<R['querystring']>;
+  body: Out<R['body']>;
+  /** The verified caller; routes with `auth: false` must not read it. */
+  principal: Principal;
+  request: FastifyRequest;
+  reply: FastifyReply;
+}
+
+export type RouteHandler<R extends RouteContract> = (context: RouteContext<R>) => Promise<Reply<R>>;
+
+export function registerRoute<R extends RouteContract>(
+  app: FastifyInstance,
+  contract: R,
+  handler: RouteHandler<R>,
+): void {
+  const needsAuth = contract.auth !== false;
+  app.withTypeProvider<ZodTypeProvider>().route({
+    method: contract.method,
+    url: contract.path,
+    schema: {
+      summary: contract.summary,
+      tags: [...contract.tags],
+      ...(needsAuth ? { security: [{ bearer: [] }] } : {}),
+      ...(contract.params ? { params: contract.params } : {}),
+      ...(contract.querystring ? { querystring: contract.querystring } : {}),
+      ...(contract.body ? { body: contract.body } : {}),
+      response: needsAuth ? { ...errorResponses, ...contract.response } : contract.response,
+    },
+    // Checked by the auth plugin's onRequest hook, before validation: 401, then 403, then 400.
+    config: { auth: needsAuth, roles: contract.roles },
+    handler: async (request, reply) => {
+      const principal = request.principal;
+      if (needsAuth && !principal) throw unauthorized();
+      const result = await handler({
+        params: request.params as Out<R['params']>,
+        query: request.query as Out<R['querystring']>,
+        body: request.body as Out<R['body']>,
+        principal: principal as Principal,
+        request,
+        reply,
+      });
+      if (reply.sent) return reply;
+      return reply.send(result);
+    },
+  });
+}

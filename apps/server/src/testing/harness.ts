@@ -1,0 +1,151 @@
+/**
+ * A real server on a loopback port, over a fresh database, for API tests through real HTTP.
+ * Each test makes its own organization and users with the fixtures, so no test depends on seeded data.
+ */
+import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { eq } from 'drizzle-orm';
+import type { Role } from '@uvd/contracts';
+import { buildApp, type App } from '../app.ts';
+import { loadConfig, type Config } from '../config.ts';
+import { groups, organizations, userGroups, users } from '../db/schema.ts';
+import { hashPassword } from '../identity/passwords.ts';
+import { realmIssuer, signAccessToken } from '../identity/tokens.ts';
+import { createTestDatabase, type TestDatabase } from './test-database.ts';
+
+export interface TestResponse<T = unknown> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+export interface RequestOptions {
+  token?: string | undefined;
+  query?: Record<string, string | number | boolean | readonly (string | number)[]>;
+  body?: unknown;
+  /** Send `body` as application/x-www-form-urlencoded instead of JSON. */
+  form?: Record<string, string>;
+  headers?: Record<string, string>;
+}
+
+export interface TestUser {
+  id: string;
+  orgId: string;
+  username: string;
+  password: string;
+  roles: Role[];
+  token: string;
+}
+
+export interface TestServer extends App {
+  url: string;
+  testDatabase: TestDatabase;
+  request<T = unknown>(method: string, path: string, options?: RequestOptions): Promise<TestResponse<T>>;
+  /** A new organization with a unique realm name. */
+  createOrg(prefix?: string): Promise<string>;
+  /** A new user of `orgId` with `roles`, member of `groupIds`, with a valid access token. */
+  createUser(orgId: string, roles: Role[], options?: { groupIds?: string[]; username?: string }): Promise<TestUser>;
+  createGroup(orgId: string, name?: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+const unique = () => randomBytes(4).toString('hex');
+
+export async function startTestServer(overrides: Partial<Config> = {}): Promise<TestServer> {
+  const testDatabase = await createTestDatabase();
+  const config: Config = {
+    ...loadConfig({ LOG_LEVEL: 'silent', SEED_DEMO: 'false' }),
+    port: 0,
+    host: '127.0.0.1',
+    ...overrides,
+  };
+  const built = await buildApp({ config, database: testDatabase.database });
+  await built.app.listen({ port: 0, host: '127.0.0.1' });
+  const { port } = built.app.server.address() as AddressInfo;
+  const url = `http://127.0.0.1:${port}`;
+  const db = testDatabase.database.db;
+
+  const request = async <T>(method: string, path: string, options: RequestOptions = {}): Promise<TestResponse<T>> => {
+    const target = new URL(path, url);
+    for (const [key, value] of Object.entries(options.query ?? {})) {
+      if (Array.isArray(value)) for (const item of value) target.searchParams.append(key, String(item));
+      else target.searchParams.set(key, String(value));
+    }
+    const headers: Record<string, string> = { ...options.headers };
+    if (options.token) headers.authorization = `Bearer ${options.token}`;
+    let body: string | undefined;
+    if (options.form) {
+      headers['content-type'] = 'application/x-www-form-urlencoded';
+      body = new URLSearchParams(options.form).toString();
+    } else if (options.body !== undefined) {
+      headers['content-type'] = 'application/json';
+      body = JSON.stringify(options.body);
+    }
+    const response = await fetch(target, { method, headers, body });
+    const text = await response.text();
+    let parsed: unknown = text;
+    if (response.headers.get('content-type')?.includes('json') && text) parsed = JSON.parse(text);
+    return { status: response.status, headers: response.headers, body: parsed as T };
+  };
+
+  const createOrg = async (prefix = 'org') => {
+    const id = `${prefix}-${unique()}`;
+    await db.insert(organizations).values({ id, name: id, uvcDoses: [10, 20, 30, 50], defaultDose: 20 });
+    return id;
+  };
+
+  const createGroup = async (orgId: string, name = `group-${unique()}`) => {
+    const [row] = await db.insert(groups).values({ orgId, name }).returning({ id: groups.id });
+    if (!row) throw new Error('group not created');
+    return row.id;
+  };
+
+  const createUser: TestServer['createUser'] = async (orgId, roles, options = {}) => {
+    const username = options.username ?? `user-${unique()}`;
+    const password = `pw-${unique()}-${unique()}`;
+    const [row] = await db
+      .insert(users)
+      .values({
+        orgId,
+        username,
+        firstName: 'Test',
+        lastName: username,
+        email: `${username}@example.test`,
+        passwordHash: await hashPassword(password),
+        roles,
+      })
+      .returning({ id: users.id });
+    if (!row) throw new Error('user not created');
+    const groupIds = options.groupIds ?? [];
+    if (groupIds.length > 0) await db.insert(userGroups).values(groupIds.map((groupId) => ({ userId: row.id, groupId })));
+    const groupNames = groupIds.length
+      ? (await db.select({ name: groups.name }).from(groups).innerJoin(userGroups, eq(userGroups.groupId, groups.id)).where(eq(userGroups.userId, row.id))).map((g) => g.name)
+      : [];
+    const token = await signAccessToken(
+      { userId: row.id, orgId, username, roles, firstName: 'Test', lastName: username, email: `${username}@example.test`, groups: groupNames },
+      {
+        keys: built.context.keys,
+        issuer: realmIssuer(`${url}/idp`, orgId),
+        clientId: config.clientId,
+        ttlSeconds: config.accessTokenTtlSeconds,
+        sessionId: crypto.randomUUID(),
+        scope: 'openid',
+      },
+    );
+    return { id: row.id, orgId, username, password, roles, token };
+  };
+
+  return {
+    ...built,
+    url,
+    testDatabase,
+    request,
+    createOrg,
+    createGroup,
+    createUser,
+    close: async () => {
+      await built.app.close();
+      await testDatabase.drop();
+    },
+  };
+}

@@ -1,0 +1,2 @@
+// Contracts of the actions backend (spec §3, §7).
+export {};

@@ -1,0 +1,2 @@
+// Contracts of the deliveries backend (spec §3, §7).
+export {};

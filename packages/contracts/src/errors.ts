@@ -1,0 +1,33 @@
+import { z } from 'zod';
+
+/** The one error shape of every 4xx/5xx reply (DESIGN.md "Errors"). */
+export const ApiError = z.object({
+  error: z.string().describe('Machine-readable code, e.g. validation_error or jobControls.errorJobRunning'),
+  message: z.string().describe('Human-readable sentence naming what is wrong'),
+  details: z.unknown().optional(),
+});
+export type ApiError = z.infer<typeof ApiError>;
+
+/** Codes used across the API. Spec §8 keys are used verbatim where the spec names one. */
+export const ErrorCode = {
+  validation: 'validation_error',
+  unauthorized: 'unauthorized',
+  forbidden: 'forbidden',
+  notFound: 'not_found',
+  conflict: 'conflict',
+  xsrf: 'xsrf_token_mismatch',
+  rateLimited: 'rate_limited',
+  jobRunning: 'jobControls.errorJobRunning',
+  duplicateRoom: 'duplicate_room',
+  internal: 'internal_error',
+} as const;
+export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
+
+/** Standard error replies a protected route declares besides its success reply. */
+export const errorResponses = {
+  400: ApiError,
+  401: ApiError,
+  403: ApiError,
+  404: ApiError,
+  409: ApiError,
+} as const;

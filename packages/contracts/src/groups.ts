@@ -1,0 +1,2 @@
+// Contracts of the groups backend (spec §3, §7).
+export {};

@@ -1,0 +1,2 @@
+// Contracts of the jobs backend (spec §3, §7).
+export {};

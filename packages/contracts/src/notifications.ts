@@ -1,0 +1,2 @@
+// Contracts of the notifications backend (spec §3, §7).
+export {};

@@ -1,0 +1,2 @@
+// Contracts of the robots backend (spec §3, §7).
+export {};

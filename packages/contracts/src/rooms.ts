@@ -1,0 +1,2 @@
+// Contracts of the rooms backend (spec §3, §7).
+export {};

@@ -1,0 +1,2 @@
+// Contracts of the settings backend (spec §3, §7).
+export {};

@@ -1,0 +1,2 @@
+// Contracts of the users backend (spec §3, §7).
+export {};
