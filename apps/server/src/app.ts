@@ -83,7 +83,6 @@ export async function buildApp({ config, database }: BuildOptions): Promise<App>
   await app.register(swagger, {
     openapi: {
       info: { title: 'UV-C disinfection fleet console API', version: '1.0.0' },
-      servers: [{ url: API_PREFIX }],
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
     },
     transform: jsonSchemaTransform,
