@@ -16,6 +16,15 @@ const EnvSchema = z.object({
   ACCESS_TOKEN_TTL_SECONDS: z.coerce.number().int().min(10).default(900),
   REFRESH_TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).default(1800),
   OFFLINE_TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).default(30 * 24 * 3600),
+  /** Password grants per client address and minute at the token endpoint; 0 switches the limit off (benchmarks). */
+  TOKEN_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(60),
+  /**
+   * Brute-force detection (Keycloak's model, but on by default): from this many consecutive failed logins on,
+   * each failure refuses the user's logins for a wait that doubles from the increment up to the maximum.
+   */
+  BRUTE_FORCE_FAILURE_FACTOR: z.coerce.number().int().min(1).default(5),
+  BRUTE_FORCE_WAIT_INCREMENT_SECONDS: z.coerce.number().int().min(0).default(60),
+  BRUTE_FORCE_MAX_WAIT_SECONDS: z.coerce.number().int().min(0).default(900),
   SEED_DEMO: z
     .enum(['true', 'false'])
     .default('true')
@@ -38,6 +47,8 @@ export interface Config {
   accessTokenTtlSeconds: number;
   refreshTokenTtlSeconds: number;
   offlineTokenTtlSeconds: number;
+  tokenRateLimitPerMinute: number;
+  bruteForce: { failureFactor: number; waitIncrementSeconds: number; maxWaitSeconds: number };
   seedDemo: boolean;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 }
@@ -62,6 +73,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     accessTokenTtlSeconds: e.ACCESS_TOKEN_TTL_SECONDS,
     refreshTokenTtlSeconds: e.REFRESH_TOKEN_TTL_SECONDS,
     offlineTokenTtlSeconds: e.OFFLINE_TOKEN_TTL_SECONDS,
+    tokenRateLimitPerMinute: e.TOKEN_RATE_LIMIT_PER_MINUTE,
+    bruteForce: {
+      failureFactor: e.BRUTE_FORCE_FAILURE_FACTOR,
+      waitIncrementSeconds: e.BRUTE_FORCE_WAIT_INCREMENT_SECONDS,
+      maxWaitSeconds: e.BRUTE_FORCE_MAX_WAIT_SECONDS,
+    },
     seedDemo: e.SEED_DEMO,
     logLevel: e.LOG_LEVEL,
   };
