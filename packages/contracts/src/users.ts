@@ -1,2 +1,156 @@
 // Contracts of the users backend (spec §3, §7).
-export {};
+import { z } from 'zod';
+import { Id } from './common.ts';
+import { DeletedIds, GroupUser } from './groups.ts';
+import { RESTRICTED_ROLES, Role } from './roles.ts';
+import { defineRoute } from './route.ts';
+
+/** Spec §3 user (id, username) with the directory fields the admin screens show. */
+export const User = z.object({
+  id: Id,
+  username: z.string(),
+  firstName: z.string(),
+  lastName: z.string(),
+  email: z.string(),
+  roles: z.array(Role),
+});
+export type User = z.infer<typeof User>;
+
+/** Spec §7: "users lists in data". */
+export const UserList = z.object({ data: z.array(User) });
+export type UserList = z.infer<typeof UserList>;
+
+/** Spec §3 language default, stored uppercase. */
+export const DEFAULT_LANGUAGE = 'EN';
+/** Spec §3 timezone default. */
+export const DEFAULT_TIMEZONE = 'Europe/Helsinki';
+
+/**
+ * Spec §3 session user, the reply of GET /user/my-profile. Roles are those of the presented token (what the
+ * API enforces for this session); names, language, timezone and groups (names) are the directory's current
+ * values, so a settings save shows at once. `given_name`/`family_name` are Keycloak's claim names.
+ */
+export const SessionUser = z.object({
+  sub: z.string(),
+  roles: z.array(Role),
+  realm_access: z.object({ roles: z.array(Role) }),
+  language: z.string(),
+  timezone: z.string(),
+  name: z.string(),
+  given_name: z.string(),
+  family_name: z.string(),
+  email: z.string(),
+  groups: z.array(z.string()),
+  username: z.string(),
+  realm: z.string(),
+});
+export type SessionUser = z.infer<typeof SessionUser>;
+
+export const Username = z.object({ username: z.string() });
+export type Username = z.infer<typeof Username>;
+
+/** Spec §5 "Add user" rules and messages (keys addUser.firstNameError … passwordError). */
+export const USER_MESSAGES = {
+  firstName: 'First name is required',
+  lastName: 'Last name is required',
+  email: 'Invalid email format',
+  password: 'Password should be at least 8 characters long',
+} as const;
+export const PASSWORD_MIN_LENGTH = 8;
+
+/** An email, trimmed and lowercased before it is checked (addresses are compared case-insensitively). */
+export const EmailInput = z
+  .string({ error: USER_MESSAGES.email })
+  .trim()
+  .toLowerCase()
+  .pipe(z.email(USER_MESSAGES.email).max(254, USER_MESSAGES.email));
+
+/**
+ * Spec §3 create payload. The new user signs in with their email (lowercased) as username, has the role
+ * done-teleoperator, and joins groups through PATCH /user/update/group/{groupId}.
+ */
+export const CreateUserInput = z.object({
+  firstName: z.string({ error: USER_MESSAGES.firstName }).trim().min(1, USER_MESSAGES.firstName).max(200),
+  lastName: z.string({ error: USER_MESSAGES.lastName }).trim().min(1, USER_MESSAGES.lastName).max(200),
+  email: EmailInput,
+  // Not trimmed: spaces may be part of a password. 1024 bounds the hashing work an anonymous body can cause.
+  password: z.string({ error: USER_MESSAGES.password }).min(PASSWORD_MIN_LENGTH, USER_MESSAGES.password).max(1024),
+});
+export type CreateUserInput = z.infer<typeof CreateUserInput>;
+
+export const UserIdParams = z.object({ id: Id });
+
+export const listUsers = defineRoute({
+  method: 'GET',
+  path: '/user/users',
+  summary: 'Users of the organization, by username',
+  tags: ['users'],
+  response: { 200: UserList },
+  roles: RESTRICTED_ROLES,
+});
+
+export const getMyProfile = defineRoute({
+  method: 'GET',
+  path: '/user/my-profile',
+  summary: 'The signed-in user (spec §3 session user)',
+  tags: ['users'],
+  response: { 200: SessionUser },
+});
+
+export const getUsername = defineRoute({
+  method: 'GET',
+  path: '/user/user/:id/username',
+  summary: 'The username of a user of the organization',
+  tags: ['users'],
+  params: UserIdParams,
+  response: { 200: Username },
+});
+
+export const createUser = defineRoute({
+  method: 'POST',
+  path: '/user/create',
+  summary: 'Create a done-teleoperator whose username is the email, lowercased (409 when taken)',
+  tags: ['users'],
+  body: CreateUserInput,
+  response: { 201: User },
+  roles: RESTRICTED_ROLES,
+});
+
+export const deleteUser = defineRoute({
+  method: 'DELETE',
+  path: '/user/delete/:id',
+  summary:
+    'Delete a user and end their sessions. Deleting yourself answers 409; only a done-superadmin deletes a done-superadmin (403)',
+  tags: ['users'],
+  params: UserIdParams,
+  response: { 200: DeletedIds },
+  roles: RESTRICTED_ROLES,
+});
+
+/** Body of the add-users-to-group call: the ids of the users to add. */
+export const GroupUserIds = z.array(Id).min(1, 'At least one user id is required').max(1000);
+
+/**
+ * Spec §7 leaves the paths of the add/remove group user calls unshown; these are ours. Both reply the group's
+ * members after the change, the shape of GET /group/group/{id}/users, so the client can reconcile its lists.
+ */
+export const addUsersToGroup = defineRoute({
+  method: 'PATCH',
+  path: '/user/update/group/:groupId',
+  summary: 'Add users to a group (body: list of user ids); members already in it stay',
+  tags: ['users', 'groups'],
+  params: z.object({ groupId: Id }),
+  body: GroupUserIds,
+  response: { 200: z.array(GroupUser) },
+  roles: RESTRICTED_ROLES,
+});
+
+export const removeUserFromGroup = defineRoute({
+  method: 'DELETE',
+  path: '/user/delete/group/:user_id/:groupId',
+  summary: 'Remove a user from a group. Spec §7 sends it "with body": a body is accepted and ignored',
+  tags: ['users', 'groups'],
+  params: z.object({ user_id: Id, groupId: Id }),
+  response: { 200: z.array(GroupUser) },
+  roles: RESTRICTED_ROLES,
+});

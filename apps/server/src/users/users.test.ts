@@ -1,0 +1,352 @@
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { ApiError, DeletedIds, GroupUser, SessionUser, User, UserList, Username } from '@uvd/contracts';
+import { sessions, users } from '../db/schema.ts';
+import { verifyPassword } from '../identity/passwords.ts';
+import { startTestServer, type TestServer } from '../testing/harness.ts';
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(async () => {
+  await server.close();
+});
+
+const Members = z.array(GroupUser);
+const errorOf = (body: unknown) => ApiError.parse(body);
+
+describe('GET /api/user/users', () => {
+  it('lists the users of the organization in data, by username', async () => {
+    const org = await server.createOrg();
+    const admin = await server.createUser(org, ['done-admin'], { username: 'b-admin' });
+    const operator = await server.createUser(org, ['done-teleoperator'], { username: 'a-operator' });
+    await server.createUser(await server.createOrg(), ['done-admin'], { username: 'a-foreigner' });
+    const response = await server.request('GET', '/api/user/users', { token: admin.token });
+    expect(response.status).toBe(200);
+    const { data } = UserList.parse(response.body);
+    expect(data.map((user) => user.username)).toEqual(['a-operator', 'b-admin']);
+    expect(data[0]).toEqual({
+      id: operator.id,
+      username: 'a-operator',
+      firstName: 'Test',
+      lastName: 'a-operator',
+      email: 'a-operator@example.test',
+      roles: ['done-teleoperator'],
+    });
+  });
+
+  it('answers 401 without a token and 403 for a teleoperator', async () => {
+    const operator = await server.createUser(await server.createOrg(), ['done-teleoperator']);
+    expect((await server.request('GET', '/api/user/users')).status).toBe(401);
+    expect((await server.request('GET', '/api/user/users', { token: 'not-a-jwt' })).status).toBe(401);
+    expect((await server.request('GET', '/api/user/users', { token: operator.token })).status).toBe(403);
+  });
+});
+
+describe('GET /api/user/my-profile', () => {
+  it('answers the session user of spec §3 with the defaults EN and Europe/Helsinki', async () => {
+    const org = await server.createOrg();
+    const wardA = await server.createGroup(org, 'Ward A');
+    const wardB = await server.createGroup(org, 'Ward B');
+    await server.createGroup(org, 'Ward C');
+    const operator = await server.createUser(org, ['done-teleoperator'], { groupIds: [wardB, wardA], username: 'nurse' });
+    const response = await server.request('GET', '/api/user/my-profile', { token: operator.token });
+    expect(response.status).toBe(200);
+    expect(SessionUser.parse(response.body)).toEqual({
+      sub: operator.id,
+      roles: ['done-teleoperator'],
+      realm_access: { roles: ['done-teleoperator'] },
+      language: 'EN',
+      timezone: 'Europe/Helsinki',
+      name: 'Test nurse',
+      given_name: 'Test',
+      family_name: 'nurse',
+      email: 'nurse@example.test',
+      groups: ['Ward A', 'Ward B'],
+      username: 'nurse',
+      realm: org,
+    });
+  });
+
+  it('shows saved settings and current groups at once, without a new token', async () => {
+    const org = await server.createOrg();
+    const admin = await server.createUser(org, ['done-superadmin']);
+    const group = await server.createGroup(org, 'Joined later');
+    const saved = await server.request('POST', '/api/settings/settings', {
+      token: admin.token,
+      body: { language: 'fi', timezone: 'America/New_York' },
+    });
+    expect(saved.status).toBe(200);
+    expect((await server.request('PATCH', `/api/user/update/group/${group}`, { token: admin.token, body: [admin.id] })).status).toBe(200);
+    const profile = SessionUser.parse((await server.request('GET', '/api/user/my-profile', { token: admin.token })).body);
+    expect(profile).toMatchObject({ language: 'FI', timezone: 'America/New_York', groups: ['Joined later'], roles: ['done-superadmin'] });
+  });
+
+  it('answers 401 without a token and with a tampered token', async () => {
+    const user = await server.createUser(await server.createOrg(), ['done-admin']);
+    expect((await server.request('GET', '/api/user/my-profile')).status).toBe(401);
+    const [header, payload, signature = ''] = user.token.split('.');
+    const tampered = `${header}.${payload}.${signature.slice(0, -4)}AAAA`;
+    const response = await server.request('GET', '/api/user/my-profile', { token: tampered });
+    expect(response.status).toBe(401);
+    expect(errorOf(response.body).error).toBe('unauthorized');
+  });
+
+  it('accepts a token from the password grant of the built-in identity provider', async () => {
+    const org = await server.createOrg();
+    const user = await server.createUser(org, ['done-admin']);
+    const grant = await server.request<{ access_token?: string }>('POST', `/idp/realms/${org}/protocol/openid-connect/token`, {
+      query: { scope: 'offline_access' },
+      form: { client_id: 'uvd-console', username: user.username, password: user.password, grant_type: 'password', scope: 'openid' },
+    });
+    expect(grant.status).toBe(200);
+    const response = await server.request('GET', '/api/user/my-profile', { token: grant.body.access_token });
+    expect(response.status).toBe(200);
+    expect(SessionUser.parse(response.body)).toMatchObject({ sub: user.id, username: user.username, realm: org });
+  });
+});
+
+describe('GET /api/user/user/{id}/username', () => {
+  it('answers the username to any role of the organization', async () => {
+    const org = await server.createOrg();
+    const admin = await server.createUser(org, ['done-admin'], { username: 'the-admin' });
+    const operator = await server.createUser(org, ['done-teleoperator']);
+    const response = await server.request('GET', `/api/user/user/${admin.id}/username`, { token: operator.token });
+    expect(response.status).toBe(200);
+    expect(Username.parse(response.body)).toEqual({ username: 'the-admin' });
+  });
+
+  it('answers 400 naming the id, 401 without a token, 404 for another organization’s user', async () => {
+    const admin = await server.createUser(await server.createOrg(), ['done-admin']);
+    const foreign = await server.createUser(await server.createOrg(), ['done-admin']);
+    const bad = await server.request('GET', '/api/user/user/nope/username', { token: admin.token });
+    expect(bad.status).toBe(400);
+    expect(errorOf(bad.body).message).toContain('"id"');
+    expect((await server.request('GET', `/api/user/user/${admin.id}/username`)).status).toBe(401);
+    const missing = await server.request('GET', `/api/user/user/${foreign.id}/username`, { token: admin.token });
+    expect(missing.status).toBe(404);
+    expect(errorOf(missing.body).error).toBe('not_found');
+  });
+});
+
+describe('POST /api/user/create', () => {
+  const input = { firstName: ' Ada ', lastName: ' Lovelace ', email: ' Ada.Lovelace@Example.COM ', password: 'correct horse' };
+
+  it('creates a done-teleoperator whose username is the lowercased email, with an argon2id hash', async () => {
+    const org = await server.createOrg();
+    const admin = await server.createUser(org, ['done-admin']);
+    const response = await server.request('POST', '/api/user/create', { token: admin.token, body: input });
+    expect(response.status).toBe(201);
+    const user = User.parse(response.body);
+    expect(user).toEqual({
+      id: user.id,
+      username: 'ada.lovelace@example.com',
+      firstName: 'Ada',
+      lastName: 'Lovelace',
+      email: 'ada.lovelace@example.com',
+      roles: ['done-teleoperator'],
+    });
+    const [row] = await server.context.db.select().from(users).where(eq(users.id, user.id));
+    expect(row?.orgId).toBe(org);
+    expect(row?.passwordHash).toMatch(/^\$argon2id\$/);
+    expect(await verifyPassword(row?.passwordHash ?? '', 'correct horse')).toBe(true);
+    const list = UserList.parse((await server.request('GET', '/api/user/users', { token: admin.token })).body);
+    expect(list.data.map((u) => u.id)).toContain(user.id);
+  });
+
+  it('answers 400 with the spec messages naming the field, and writes nothing', async () => {
+    const org = await server.createOrg();
+    const admin = await server.createUser(org, ['done-admin']);
+    const cases: [Record<string, unknown>, string, string][] = [
+      [{ ...input, firstName: '  ' }, 'firstName', 'First name is required'],
+      [{ ...input, lastName: '' }, 'lastName', 'Last name is required'],
+      [{ ...input, email: 'not-an-email' }, 'email', 'Invalid email format'],
+      [{ ...input, password: 'short' }, 'password', 'Password should be at least 8 characters long'],
+      [{ firstName: 'A', lastName: 'B', password: 'long enough' }, 'email', 'Invalid email format'],
+    ];
+    for (const [body, field, message] of cases) {
+      const response = await server.request('POST', '/api/user/create', { token: admin.token, body });
+      expect(response.status).toBe(400);
+      const error = errorOf(response.body);
+      expect(error.message).toBe(`Invalid body field "${field}": ${message}`);
+    }
+    const list = UserList.parse((await server.request('GET', '/api/user/users', { token: admin.token })).body);
+    expect(list.data).toHaveLength(1);
+  });
+
+  it('answers 409 when the email is taken in the organization, whatever its case', async () => {
+    const org = await server.createOrg();
+    const admin = await server.createUser(org, ['done-admin']);
+    expect((await server.request('POST', '/api/user/create', { token: admin.token, body: input })).status).toBe(201);
+    const again = await server.request('POST', '/api/user/create', {
+      token: admin.token,
+      body: { ...input, email: 'ADA.LOVELACE@example.com' },
+    });
+    expect(again.status).toBe(409);
+    expect(errorOf(again.body).error).toBe('conflict');
+    const elsewhere = await server.createUser(await server.createOrg(), ['done-admin']);
+    expect((await server.request('POST', '/api/user/create', { token: elsewhere.token, body: input })).status).toBe(201);
+  });
+
+  it('answers 401 without a token and 403 for a teleoperator', async () => {
+    const operator = await server.createUser(await server.createOrg(), ['done-teleoperator']);
+    expect((await server.request('POST', '/api/user/create', { body: input })).status).toBe(401);
+    expect((await server.request('POST', '/api/user/create', { token: operator.token, body: input })).status).toBe(403);
+  });
+});
+
+describe('DELETE /api/user/delete/{id}', () => {
+  it('deletes the user, answers the id as a key of data, and ends their sessions', async () => {
+    const org = await server.createOrg();
+    const admin = await server.createUser(org, ['done-admin']);
+    const operator = await server.createUser(org, ['done-teleoperator']);
+    await server.context.db.insert(sessions).values({ orgId: org, userId: operator.id, expiresAt: new Date(Date.now() + 60_000) });
+    const response = await server.request('DELETE', `/api/user/delete/${operator.id}`, { token: admin.token });
+    expect(response.status).toBe(200);
+    expect(DeletedIds.parse(response.body).data[operator.id]).toBe(true);
+    expect((await server.request('GET', `/api/user/user/${operator.id}/username`, { token: admin.token })).status).toBe(404);
+    expect(await server.context.db.select().from(sessions).where(eq(sessions.userId, operator.id))).toEqual([]);
+  });
+
+  it('refuses to delete yourself with 409 and a clear message', async () => {
+    const admin = await server.createUser(await server.createOrg(), ['done-admin']);
+    const response = await server.request('DELETE', `/api/user/delete/${admin.id}`, { token: admin.token });
+    expect(response.status).toBe(409);
+    expect(errorOf(response.body).message).toBe('You cannot delete your own account.');
+  });
+
+  it('lets only a done-superadmin delete a done-superadmin', async () => {
+    const org = await server.createOrg();
+    const admin = await server.createUser(org, ['done-admin']);
+    const superadmin = await server.createUser(org, ['done-superadmin']);
+    const otherSuper = await server.createUser(org, ['done-superadmin']);
+    expect((await server.request('DELETE', `/api/user/delete/${superadmin.id}`, { token: admin.token })).status).toBe(403);
+    expect((await server.request('DELETE', `/api/user/delete/${superadmin.id}`, { token: otherSuper.token })).status).toBe(200);
+  });
+
+  it('answers 400 for a malformed id, 401 without a token, 403 for a teleoperator', async () => {
+    const org = await server.createOrg();
+    const admin = await server.createUser(org, ['done-admin']);
+    const operator = await server.createUser(org, ['done-teleoperator']);
+    const bad = await server.request('DELETE', '/api/user/delete/123', { token: admin.token });
+    expect(bad.status).toBe(400);
+    expect(errorOf(bad.body).message).toContain('"id"');
+    expect((await server.request('DELETE', `/api/user/delete/${admin.id}`)).status).toBe(401);
+    expect((await server.request('DELETE', `/api/user/delete/${admin.id}`, { token: operator.token })).status).toBe(403);
+  });
+
+  it("answers 404 for another organization's user and leaves them", async () => {
+    const foreign = await server.createUser(await server.createOrg(), ['done-teleoperator']);
+    const admin = await server.createUser(await server.createOrg(), ['done-admin']);
+    expect((await server.request('DELETE', `/api/user/delete/${foreign.id}`, { token: admin.token })).status).toBe(404);
+    expect(await server.context.db.select({ id: users.id }).from(users).where(eq(users.id, foreign.id))).toHaveLength(1);
+  });
+});
+
+describe('PATCH /api/user/update/group/{groupId}', () => {
+  it('adds users to the group and answers its members; members already in it stay', async () => {
+    const org = await server.createOrg();
+    const group = await server.createGroup(org);
+    const admin = await server.createUser(org, ['done-admin'], { username: 'admin' });
+    const already = await server.createUser(org, ['done-teleoperator'], { groupIds: [group], username: 'already' });
+    const joining = await server.createUser(org, ['done-teleoperator'], { username: 'joining' });
+    const response = await server.request('PATCH', `/api/user/update/group/${group}`, {
+      token: admin.token,
+      body: [joining.id, already.id, joining.id],
+    });
+    expect(response.status).toBe(200);
+    expect(Members.parse(response.body)).toEqual([
+      { id: already.id, username: 'already' },
+      { id: joining.id, username: 'joining' },
+    ]);
+    const groups = await server.request('GET', '/api/group/groups', { token: joining.token });
+    expect(groups.body).toEqual([{ id: group, name: expect.any(String) as string }]);
+  });
+
+  it('answers 400 for an empty list or a malformed id, writing nothing', async () => {
+    const org = await server.createOrg();
+    const group = await server.createGroup(org);
+    const admin = await server.createUser(org, ['done-admin']);
+    const empty = await server.request('PATCH', `/api/user/update/group/${group}`, { token: admin.token, body: [] });
+    expect(empty.status).toBe(400);
+    expect(errorOf(empty.body).message).toContain('At least one user id is required');
+    const malformed = await server.request('PATCH', `/api/user/update/group/${group}`, { token: admin.token, body: [admin.id, 'x'] });
+    expect(malformed.status).toBe(400);
+    expect(errorOf(malformed.body).message).toContain('"1"');
+    const badGroup = await server.request('PATCH', '/api/user/update/group/x', { token: admin.token, body: [admin.id] });
+    expect(badGroup.status).toBe(400);
+    expect(errorOf(badGroup.body).message).toContain('"groupId"');
+    expect((await server.request('GET', `/api/group/group/${group}/users`, { token: admin.token })).body).toEqual([]);
+  });
+
+  it('answers 401 without a token and 403 for a teleoperator', async () => {
+    const org = await server.createOrg();
+    const group = await server.createGroup(org);
+    const operator = await server.createUser(org, ['done-teleoperator']);
+    expect((await server.request('PATCH', `/api/user/update/group/${group}`, { body: [operator.id] })).status).toBe(401);
+    expect(
+      (await server.request('PATCH', `/api/user/update/group/${group}`, { token: operator.token, body: [operator.id] })).status,
+    ).toBe(403);
+  });
+
+  it("answers 404 for another organization's group or user, adding no one", async () => {
+    const org = await server.createOrg();
+    const group = await server.createGroup(org);
+    const admin = await server.createUser(org, ['done-admin']);
+    const foreignOrg = await server.createOrg();
+    const foreignGroup = await server.createGroup(foreignOrg);
+    const foreignUser = await server.createUser(foreignOrg, ['done-teleoperator']);
+    expect((await server.request('PATCH', `/api/user/update/group/${foreignGroup}`, { token: admin.token, body: [admin.id] })).status).toBe(404);
+    const mixed = await server.request('PATCH', `/api/user/update/group/${group}`, { token: admin.token, body: [admin.id, foreignUser.id] });
+    expect(mixed.status).toBe(404);
+    expect(errorOf(mixed.body).details).toEqual({ ids: [foreignUser.id] });
+    expect((await server.request('GET', `/api/group/group/${group}/users`, { token: admin.token })).body).toEqual([]);
+  });
+});
+
+describe('DELETE /api/user/delete/group/{user_id}/{groupId}', () => {
+  it('removes the user from the group, with or without a body, and answers the remaining members', async () => {
+    const org = await server.createOrg();
+    const group = await server.createGroup(org);
+    const admin = await server.createUser(org, ['done-admin']);
+    const stays = await server.createUser(org, ['done-teleoperator'], { groupIds: [group], username: 'stays' });
+    const leaves = await server.createUser(org, ['done-teleoperator'], { groupIds: [group], username: 'leaves' });
+    const response = await server.request('DELETE', `/api/user/delete/group/${leaves.id}/${group}`, {
+      token: admin.token,
+      body: [leaves.id],
+    });
+    expect(response.status).toBe(200);
+    expect(Members.parse(response.body)).toEqual([{ id: stays.id, username: 'stays' }]);
+    const again = await server.request('DELETE', `/api/user/delete/group/${stays.id}/${group}`, { token: admin.token });
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual([]);
+  });
+
+  it('answers 400 naming the malformed id, 401 without a token, 403 for a teleoperator', async () => {
+    const org = await server.createOrg();
+    const group = await server.createGroup(org);
+    const admin = await server.createUser(org, ['done-admin']);
+    const operator = await server.createUser(org, ['done-teleoperator'], { groupIds: [group] });
+    const bad = await server.request('DELETE', `/api/user/delete/group/zzz/${group}`, { token: admin.token });
+    expect(bad.status).toBe(400);
+    expect(errorOf(bad.body).message).toContain('"user_id"');
+    const path = `/api/user/delete/group/${operator.id}/${group}`;
+    expect((await server.request('DELETE', path)).status).toBe(401);
+    expect((await server.request('DELETE', path, { token: operator.token })).status).toBe(403);
+  });
+
+  it("answers 404 for another organization's user or group", async () => {
+    const org = await server.createOrg();
+    const group = await server.createGroup(org);
+    const admin = await server.createUser(org, ['done-admin'], { groupIds: [group] });
+    const foreignOrg = await server.createOrg();
+    const foreignGroup = await server.createGroup(foreignOrg);
+    const foreignUser = await server.createUser(foreignOrg, ['done-teleoperator'], { groupIds: [foreignGroup] });
+    expect((await server.request('DELETE', `/api/user/delete/group/${foreignUser.id}/${group}`, { token: admin.token })).status).toBe(404);
+    expect((await server.request('DELETE', `/api/user/delete/group/${admin.id}/${foreignGroup}`, { token: admin.token })).status).toBe(404);
+    const owner = await server.createUser(foreignOrg, ['done-admin']);
+    expect((await server.request('GET', `/api/group/group/${foreignGroup}/users`, { token: owner.token })).body).toHaveLength(1);
+  });
+});
