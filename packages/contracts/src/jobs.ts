@@ -1,2 +1,176 @@
-// Contracts of the jobs backend (spec §3, §7).
-export {};
+// Contracts of the jobs backend (spec §3, §7): jobs, their rooms, doses and notes.
+import { z } from 'zod';
+import { BooleanQuery, DataFlag, DateOrDateTime, Id, idListQuery, pagination, Timestamp } from './common.ts';
+import { defineRoute } from './route.ts';
+
+/** Spec §4 job statuses. */
+export const JobStatus = z.enum(['Running', 'Scheduled', 'Completed']);
+export type JobStatus = z.infer<typeof JobStatus>;
+
+/** Spec §4: while Running, a job is shown as disinfecting or paused. */
+export const JobActiveState = z.enum(['disinfecting', 'paused']);
+export type JobActiveState = z.infer<typeof JobActiveState>;
+
+/**
+ * Spec §3 "Room in job". `room_name`, `building_id`, `floor_id` and `ready_for_disinfection` are present in the
+ * jobs list and in `GET /jobs/job/{id}?extra_room_data=true` (the expanded row shows name and ready toggle).
+ */
+export const JobRoom = z.object({
+  room_id: Id,
+  order_no: z.number().int().min(0),
+  dose: z.number().int(),
+  room_name: z.string().optional(),
+  building_id: Id.optional(),
+  floor_id: Id.optional(),
+  ready_for_disinfection: z.boolean().optional(),
+});
+export type JobRoom = z.infer<typeof JobRoom>;
+
+/** A point of a robot's path during a job, in metres on the floor's map frame; `t` in seconds since start. */
+export const TrajectoryPoint = z.object({ t: z.number(), x: z.number(), y: z.number(), floor_id: Id });
+export type TrajectoryPoint = z.infer<typeof TrajectoryPoint>;
+
+/**
+ * Spec §3 job. Extensions the screens need: `robot_name` (the expanded row shows it), `active_state`
+ * (disinfecting/paused while Running, else null) and `trajectory` (only with `extra_navigation_data=true`
+ * when the job has a log with a recorded path).
+ */
+export const Job = z.object({
+  job_id: Id,
+  name: z.string(),
+  status: JobStatus,
+  robot_id: Id,
+  robot_name: z.string(),
+  active_state: JobActiveState.nullable(),
+  start_time: Timestamp,
+  created_at: Timestamp,
+  created_by: z.string(),
+  notes: z.string(),
+  rooms: z.array(JobRoom),
+  start_now: z.boolean(),
+  performed: z.boolean(),
+  trajectory: z.array(TrajectoryPoint).optional(),
+});
+export type Job = z.infer<typeof Job>;
+
+export const JOB_NAME_MAX = 200;
+export const JOB_NOTES_MAX = 4000;
+/** Spec §5 messages, also answered by the server. */
+export const AT_LEAST_ONE_ROOM = 'At least one room is required for job creation';
+export const DUPLICATE_ROOM = 'Duplicate room. A room can only be once in a job.';
+
+export const JobInputRoom = z.object({
+  room_id: Id,
+  dose: z.number().int().positive(),
+  /** Zero-based position in the job; the rooms of a job hold 0..n-1 exactly once. */
+  order_no: z.number().int().min(0),
+});
+export type JobInputRoom = z.infer<typeof JobInputRoom>;
+
+/** Spec §3 job input, submitted with a robot id. The server forces the seconds of `start_time` to 0. */
+export const JobInput = z.object({
+  name: z.string().trim().min(1, 'Required').max(JOB_NAME_MAX),
+  notes: z.string().max(JOB_NOTES_MAX).default(''),
+  start_time: Timestamp,
+  rooms: z.array(JobInputRoom).min(1, AT_LEAST_ONE_ROOM).max(500),
+  start_now: z.boolean().default(false),
+});
+/** What a client sends (notes and start_now may be left out). */
+export type JobInput = z.input<typeof JobInput>;
+
+export const JobList = z.object({ count: z.number().int().min(0), payload: z.array(Job) });
+export type JobList = z.infer<typeof JobList>;
+
+/**
+ * Filters of the jobs and logs lists. A bare date is a UTC day: `from_date` starts at its midnight, `to_date`
+ * includes the whole day; a full timestamp is used as given (both ends inclusive).
+ */
+export const JobListQuery = z.object({
+  ...pagination(10),
+  robot_id: idListQuery(Id),
+  from_date: DateOrDateTime.optional(),
+  to_date: DateOrDateTime.optional(),
+});
+export type JobListQuery = z.input<typeof JobListQuery>;
+
+export const Doses = z.object({
+  uvc_doses: z.array(z.number().int()),
+  /** Null when the organization has not set one. */
+  default_dose: z.number().int().nullable(),
+});
+export type Doses = z.infer<typeof Doses>;
+
+export const JobNotesInput = z.object({ notes: z.string().max(JOB_NOTES_MAX) });
+export type JobNotesInput = z.infer<typeof JobNotesInput>;
+
+const jobIdParams = z.object({ id: Id });
+
+export const createJob = defineRoute({
+  method: 'POST',
+  path: '/jobs/jobs/:robotId',
+  summary: 'Schedule a job for a robot (start_now in the query overrides the body)',
+  tags: ['jobs'],
+  params: z.object({ robotId: Id }),
+  querystring: z.object({ start_now: BooleanQuery.optional() }),
+  body: JobInput,
+  response: { 200: Job },
+});
+
+export const updateJob = defineRoute({
+  method: 'PUT',
+  path: '/jobs/jobs/:jobId',
+  summary: 'Replace a job (not while Running: 409 jobControls.errorJobRunning)',
+  tags: ['jobs'],
+  params: z.object({ jobId: Id }),
+  body: JobInput,
+  response: { 200: Job },
+});
+
+export const listJobs = defineRoute({
+  method: 'GET',
+  path: '/jobs/v2/jobs',
+  summary: 'Jobs of the visible robots, newest start_time first',
+  tags: ['jobs'],
+  querystring: JobListQuery,
+  response: { 200: JobList },
+});
+
+export const getJob = defineRoute({
+  method: 'GET',
+  path: '/jobs/job/:id',
+  summary: 'One job, optionally with room details and the recorded trajectory',
+  tags: ['jobs'],
+  params: jobIdParams,
+  querystring: z.object({
+    extra_room_data: BooleanQuery.default(false),
+    extra_navigation_data: BooleanQuery.default(false),
+  }),
+  response: { 200: Job },
+});
+
+export const getDoses = defineRoute({
+  method: 'GET',
+  path: '/jobs/jobs/uvc/dose',
+  summary: "The organization's offered UV-C doses and its default",
+  tags: ['jobs'],
+  response: { 200: Doses },
+});
+
+export const deleteJob = defineRoute({
+  method: 'DELETE',
+  path: '/jobs/jobs/:id',
+  summary: 'Delete a job (not while Running: 409 jobControls.errorJobRunning)',
+  tags: ['jobs'],
+  params: jobIdParams,
+  response: { 200: DataFlag },
+});
+
+export const updateJobNotes = defineRoute({
+  method: 'PATCH',
+  path: '/jobs/job/:job_id/notes',
+  summary: "Replace a job's notes",
+  tags: ['jobs'],
+  params: z.object({ job_id: Id }),
+  body: JobNotesInput,
+  response: { 200: Job },
+});

@@ -1,2 +1,87 @@
-// Contracts of the logs backend (spec §3, §7).
-export {};
+// Contracts of the logs backend (spec §3, §7): the record of what each finished job disinfected.
+import { z } from 'zod';
+import { Id, Timestamp } from './common.ts';
+import { JOB_NOTES_MAX, JobListQuery } from './jobs.ts';
+import { defineRoute } from './route.ts';
+
+/** Spec §3 logged room states. */
+export const LoggedRoomState = z.enum(['not_ready', 'not_reached', 'done']);
+export type LoggedRoomState = z.infer<typeof LoggedRoomState>;
+
+export const LoggedRoom = z.object({
+  order: z.number().int(),
+  room_id: Id,
+  room_name: z.string(),
+  dose: z.number().int(),
+  state: LoggedRoomState,
+});
+export type LoggedRoom = z.infer<typeof LoggedRoom>;
+
+/** Spec §3 log entry, keyed by the id of the job it records. `robot_id` is null once the robot was removed. */
+export const LogEntry = z.object({
+  job_id: Id,
+  job_name: z.string(),
+  completion_status: z.string(),
+  robot_name: z.string(),
+  robot_id: Id.nullable(),
+  created_by: z.string(),
+  starttime: Timestamp,
+  endtime: Timestamp.nullable(),
+  notes: z.string(),
+  has_trajectory: z.boolean(),
+  attributes: z.object({ rooms: z.array(LoggedRoom) }),
+});
+export type LogEntry = z.infer<typeof LogEntry>;
+
+export const LogList = z.object({ count: z.number().int().min(0), payload: z.array(LogEntry) });
+export type LogList = z.infer<typeof LogList>;
+
+/** Spec §7 "reads data.status": the log's completion_status. */
+export const LogStatus = z.object({ data: z.object({ status: z.string() }) });
+export type LogStatus = z.infer<typeof LogStatus>;
+
+export const LogNotesInput = z.object({ notes: z.string().max(JOB_NOTES_MAX) });
+export type LogNotesInput = z.infer<typeof LogNotesInput>;
+
+/** The same filters as the jobs list, on `starttime`. */
+export const LogListQuery = JobListQuery;
+
+const logIdParams = z.object({ id: Id });
+
+export const listLogs = defineRoute({
+  method: 'GET',
+  path: '/log',
+  summary: 'Logs of the visible robots, newest starttime first (same filters as the jobs list)',
+  tags: ['logs'],
+  querystring: LogListQuery,
+  response: { 200: LogList },
+});
+
+export const getLog = defineRoute({
+  method: 'GET',
+  path: '/log/:id',
+  summary: 'The log of one job',
+  tags: ['logs'],
+  params: logIdParams,
+  response: { 200: LogEntry },
+});
+
+export const getLogStatus = defineRoute({
+  method: 'GET',
+  path: '/log/:id/status',
+  summary: 'The completion status of one job log',
+  tags: ['logs'],
+  params: logIdParams,
+  response: { 200: LogStatus },
+});
+
+/** Extension: the logs list offers editable notes (spec §2 "Logs list"), which spec §7 does not list. */
+export const updateLogNotes = defineRoute({
+  method: 'PATCH',
+  path: '/log/:id/notes',
+  summary: "Replace a log's notes (extension)",
+  tags: ['logs'],
+  params: logIdParams,
+  body: LogNotesInput,
+  response: { 200: LogEntry },
+});

@@ -1,5 +1,81 @@
 import type { FastifyPluginAsync } from 'fastify';
+import { createJob, deleteJob, ErrorCode, getDoses, getJob, listJobs, updateJob, updateJobNotes, type Job } from '@uvd/contracts';
 import type { AppContext } from '../context.ts';
+import type { Tx } from '../db/client.ts';
+import type { Principal } from '../identity/principal.ts';
+import { conflict, notFound } from '../lib/http-error.ts';
+import { registerRoute } from '../lib/route.ts';
+import { findRobot, resolveJobInput } from './job-input.ts';
+import * as repository from './repository.ts';
 
-/** The jobs backend (spec §7). */
-export const jobsRoutes: FastifyPluginAsync<AppContext> = async (_app, _ctx) => {};
+const jobRunning = () => conflict('The job is running; stop it before changing or deleting it.', ErrorCode.jobRunning);
+
+/** The jobs backend (spec §7). Every change publishes a `job_change` event in its own transaction. */
+export const jobsRoutes: FastifyPluginAsync<AppContext> = async (app, ctx) => {
+  const publish = (tx: Tx, principal: Principal, jobId: string, payload: Job | { job_id: string; deleted: true }) =>
+    ctx.bus.publish({ orgId: principal.orgId, stream: 'jobs', key: jobId, type: 'job_change', payload }, tx);
+
+  registerRoute(app, createJob, async ({ params, query, body, principal }) =>
+    ctx.db.transaction(async (tx) => {
+      const robot = await findRobot(tx, principal, params.robotId);
+      const values = await resolveJobInput(tx, principal, robot, body, query.start_now ?? body.start_now);
+      const row = await repository.insertJob(tx, principal, robot.id, values);
+      const job = await repository.toJob(tx, row, { roomData: true });
+      await publish(tx, principal, job.job_id, job);
+      return job;
+    }),
+  );
+
+  registerRoute(app, updateJob, async ({ params, body, principal }) =>
+    ctx.db.transaction(async (tx) => {
+      const existing = await repository.findJob(tx, principal, params.jobId, true);
+      if (!existing) throw notFound('Job');
+      if (existing.status === 'Running') throw jobRunning();
+      const robot = await findRobot(tx, principal, existing.robotId);
+      const values = await resolveJobInput(tx, principal, robot, body, body.start_now);
+      const row = await repository.replaceJob(tx, existing.id, values);
+      const job = await repository.toJob(tx, row, { roomData: true });
+      await publish(tx, principal, job.job_id, job);
+      return job;
+    }),
+  );
+
+  registerRoute(app, listJobs, async ({ query, principal }) => {
+    const { count, rows } = await repository.listJobs(ctx.db, principal, query);
+    // The expanded row shows each room's name and ready toggle, so the list carries the room data.
+    return { count, payload: await repository.toJobs(ctx.db, rows, { roomData: true }) };
+  });
+
+  registerRoute(app, getJob, async ({ params, query, principal }) => {
+    const row = await repository.findJob(ctx.db, principal, params.id);
+    if (!row) throw notFound('Job');
+    return repository.toJob(ctx.db, row, { roomData: query.extra_room_data, navigation: query.extra_navigation_data });
+  });
+
+  registerRoute(app, getDoses, async ({ principal }) => {
+    const { uvcDoses, defaultDose } = await repository.organizationDoses(ctx.db, principal.orgId);
+    return { uvc_doses: uvcDoses, default_dose: defaultDose };
+  });
+
+  registerRoute(app, deleteJob, async ({ params, principal }) =>
+    ctx.db.transaction(async (tx) => {
+      const existing = await repository.findJob(tx, principal, params.id, true);
+      if (!existing) throw notFound('Job');
+      if (existing.status === 'Running') throw jobRunning();
+      await repository.deleteJob(tx, existing.id);
+      await publish(tx, principal, existing.id, { job_id: existing.id, deleted: true });
+      return { data: true };
+    }),
+  );
+
+  registerRoute(app, updateJobNotes, async ({ params, body, principal }) =>
+    ctx.db.transaction(async (tx) => {
+      const existing = await repository.findJob(tx, principal, params.job_id, true);
+      if (!existing) throw notFound('Job');
+      const row = await repository.setJobNotes(tx, existing.id, body.notes);
+      const job = await repository.toJob(tx, row, { roomData: true });
+      await publish(tx, principal, job.job_id, job);
+      return job;
+    }),
+  );
+};

@@ -1,5 +1,35 @@
 import type { FastifyPluginAsync } from 'fastify';
+import { getLog, getLogStatus, listLogs, updateLogNotes } from '@uvd/contracts';
 import type { AppContext } from '../context.ts';
+import { notFound } from '../lib/http-error.ts';
+import { registerRoute } from '../lib/route.ts';
+import * as repository from './repository.ts';
 
-/** The logs backend (spec §7). */
-export const logsRoutes: FastifyPluginAsync<AppContext> = async (_app, _ctx) => {};
+/** The logs backend (spec §7), plus the notes edit the logs list offers. */
+export const logsRoutes: FastifyPluginAsync<AppContext> = async (app, ctx) => {
+  registerRoute(app, listLogs, async ({ query, principal }) => {
+    const { count, rows } = await repository.listLogs(ctx.db, principal, query);
+    return { count, payload: rows.map(repository.toLogEntry) };
+  });
+
+  registerRoute(app, getLog, async ({ params, principal }) => {
+    const row = await repository.findLog(ctx.db, principal, params.id);
+    if (!row) throw notFound('Log');
+    return repository.toLogEntry(row);
+  });
+
+  registerRoute(app, getLogStatus, async ({ params, principal }) => {
+    const row = await repository.findLog(ctx.db, principal, params.id);
+    if (!row) throw notFound('Log');
+    return { data: { status: row.completionStatus } };
+  });
+
+  registerRoute(app, updateLogNotes, async ({ params, body, principal }) =>
+    ctx.db.transaction(async (tx) => {
+      const existing = await repository.findLog(tx, principal, params.id, true);
+      if (!existing) throw notFound('Log');
+      await repository.setLogNotes(tx, existing.jobId, body.notes);
+      return repository.toLogEntry({ ...existing, notes: body.notes });
+    }),
+  );
+};

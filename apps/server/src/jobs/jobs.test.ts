@@ -1,0 +1,519 @@
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApiError, AT_LEAST_ONE_ROOM, DataFlag, Doses, DUPLICATE_ROOM, Job, JobList, type JobInput } from '@uvd/contracts';
+import { jobs, logs, organizations, robots } from '../db/schema.ts';
+import { startTestServer, type TestServer, type TestUser } from '../testing/harness.ts';
+import { createSite, type Site } from '../testing/site-fixtures.ts';
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(async () => {
+  await server.close();
+});
+
+interface World {
+  orgId: string;
+  admin: TestUser;
+  operator: TestUser;
+  /** Robots 0 and 1 and every room are in the operator's group; robot 2 is not. */
+  site: Site;
+  hiddenRobotId: string;
+  roomIds: string[];
+}
+
+async function world(): Promise<World> {
+  const orgId = await server.createOrg();
+  const groupId = await server.createGroup(orgId);
+  const site = await createSite(server.context.db, orgId, { floors: 2, roomsPerFloor: 3, robots: 2, groupIds: [groupId] });
+  const hidden = await createSite(server.context.db, orgId, { floors: 1, roomsPerFloor: 1, robots: 1 });
+  const admin = await server.createUser(orgId, ['done-admin']);
+  const operator = await server.createUser(orgId, ['done-teleoperator'], { groupIds: [groupId] });
+  const hiddenRobotId = hidden.robotIds[0] ?? '';
+  return { orgId, admin, operator, site, hiddenRobotId, roomIds: site.floors[0]?.roomIds ?? [] };
+}
+
+const input = (roomIds: string[], overrides: Partial<JobInput> = {}): JobInput => ({
+  name: 'Ward A evening',
+  notes: 'after visiting hours',
+  start_time: '2030-05-04T18:30:45.123Z',
+  rooms: roomIds.map((room_id, order_no) => ({ room_id, order_no, dose: 20 })),
+  start_now: false,
+  ...overrides,
+});
+
+const robotOf = (w: World, index = 0) => w.site.robotIds[index] ?? '';
+const room = (w: World, index: number) => w.roomIds[index] ?? '';
+
+async function createJob(w: World, user: TestUser, overrides: Partial<JobInput> = {}, robotId = robotOf(w)): Promise<Job> {
+  const response = await server.request('POST', `/api/jobs/jobs/${robotId}`, {
+    token: user.token,
+    query: { start_now: false },
+    body: input([room(w, 0), room(w, 1)], overrides),
+  });
+  expect(response.status).toBe(200);
+  return Job.parse(response.body);
+}
+
+const jobCount = async (orgId: string) => (await server.context.db.select().from(jobs).where(eq(jobs.orgId, orgId))).length;
+
+function expectError(response: { status: number; body: unknown }, status: number, pattern?: RegExp): ApiError {
+  expect(response.status).toBe(status);
+  const error = ApiError.parse(response.body);
+  if (pattern) expect(error.message).toMatch(pattern);
+  return error;
+}
+
+describe('POST /jobs/jobs/{robotId}', () => {
+  it('creates a Scheduled job with seconds forced to 0, its rooms in order, and publishes job_change', async () => {
+    const w = await world();
+    const response = await server.request('POST', `/api/jobs/jobs/${robotOf(w)}`, {
+      token: w.admin.token,
+      query: { start_now: false },
+      body: input([room(w, 2), room(w, 0)]),
+    });
+    expect(response.status).toBe(200);
+    const job = Job.parse(response.body);
+    expect(job).toMatchObject({
+      name: 'Ward A evening',
+      notes: 'after visiting hours',
+      status: 'Scheduled',
+      robot_id: robotOf(w),
+      start_time: '2030-05-04T18:30:00.000Z',
+      created_by: w.admin.username,
+      start_now: false,
+      performed: false,
+      active_state: null,
+    });
+    expect(job.rooms.map((r) => [r.room_id, r.order_no, r.dose])).toEqual([
+      [room(w, 2), 0, 20],
+      [room(w, 0), 1, 20],
+    ]);
+    expect(job.rooms[0]?.room_name).toBe('Room 1.3');
+    const events = await server.context.bus.replay(w.orgId, 'jobs', 0);
+    expect(events.map((event) => [event.type, event.key])).toEqual([['job_change', job.job_id]]);
+    expect(Job.parse(events[0]?.payload).job_id).toBe(job.job_id);
+  });
+
+  it('takes start_now from the query string', async () => {
+    const w = await world();
+    const response = await server.request('POST', `/api/jobs/jobs/${robotOf(w)}`, {
+      token: w.admin.token,
+      query: { start_now: true },
+      body: input([room(w, 0)], { start_now: false }),
+    });
+    expect(Job.parse(response.body).start_now).toBe(true);
+  });
+
+  it('lets a teleoperator create a job on a robot of their group', async () => {
+    const w = await world();
+    const job = await createJob(w, w.operator);
+    expect(job.created_by).toBe(w.operator.username);
+  });
+
+  it.each([
+    ['a blank name', { name: '   ' }, /name/],
+    ['no room', { rooms: [] }, new RegExp(AT_LEAST_ONE_ROOM)],
+    ['a malformed start_time', { start_time: 'tomorrow' }, /start_time/],
+    ['a negative dose', { rooms: [{ room_id: '00000000-0000-4000-8000-000000000000', order_no: 0, dose: -1 }] }, /rooms\.0\.dose/],
+  ])('answers 400 naming the field for %s, writing nothing', async (_, overrides, pattern) => {
+    const w = await world();
+    const response = await server.request('POST', `/api/jobs/jobs/${robotOf(w)}`, {
+      token: w.admin.token,
+      body: input([room(w, 0)], overrides as Partial<JobInput>),
+    });
+    expectError(response, 400, pattern);
+    expect(await jobCount(w.orgId)).toBe(0);
+    expect(await server.context.bus.replay(w.orgId, 'jobs', 0)).toEqual([]);
+  });
+
+  it('refuses a duplicate room with the spec message', async () => {
+    const w = await world();
+    const body = input([room(w, 0), room(w, 0)]);
+    const response = await server.request('POST', `/api/jobs/jobs/${robotOf(w)}`, { token: w.admin.token, body });
+    const error = expectError(response, 400);
+    expect(error).toMatchObject({ error: 'duplicate_room', message: DUPLICATE_ROOM, details: { field: 'rooms.1.room_id' } });
+    expect(await jobCount(w.orgId)).toBe(0);
+  });
+
+  it('refuses a room of another floor than the robot', async () => {
+    const w = await world();
+    const otherFloorRoom = w.site.floors[1]?.roomIds[0] ?? '';
+    const response = await server.request('POST', `/api/jobs/jobs/${robotOf(w)}`, {
+      token: w.admin.token,
+      body: input([room(w, 0), otherFloorRoom]),
+    });
+    expect(expectError(response, 400, /rooms\.1\.room_id.*not on the floor/).details).toEqual({ field: 'rooms.1.room_id' });
+    expect(await jobCount(w.orgId)).toBe(0);
+  });
+
+  it('refuses a dose the organization does not offer', async () => {
+    const w = await world();
+    const body = input([room(w, 0)]);
+    body.rooms[0] = { room_id: room(w, 0), order_no: 0, dose: 25 };
+    const response = await server.request('POST', `/api/jobs/jobs/${robotOf(w)}`, { token: w.admin.token, body });
+    expectError(response, 400, /rooms\.0\.dose.*10, 20, 30, 50/);
+  });
+
+  it('refuses order numbers that are not 0..n-1', async () => {
+    const w = await world();
+    const body = input([room(w, 0), room(w, 1)]);
+    body.rooms = [
+      { room_id: room(w, 0), order_no: 0, dose: 20 },
+      { room_id: room(w, 1), order_no: 2, dose: 20 },
+    ];
+    const response = await server.request('POST', `/api/jobs/jobs/${robotOf(w)}`, { token: w.admin.token, body });
+    expectError(response, 400, /rooms\.1\.order_no/);
+  });
+
+  it('refuses clearly a robot that stands on no floor', async () => {
+    const w = await world();
+    await server.context.db.update(robots).set({ floorId: null }).where(eq(robots.id, robotOf(w)));
+    const response = await server.request('POST', `/api/jobs/jobs/${robotOf(w)}`, { token: w.admin.token, body: input([room(w, 0)]) });
+    expectError(response, 400, /not placed on a floor/);
+  });
+
+  it('answers 400 naming robotId when it is not an id', async () => {
+    const w = await world();
+    const response = await server.request('POST', '/api/jobs/jobs/robot-1', { token: w.admin.token, body: input([room(w, 0)]) });
+    expectError(response, 400, /robotId/);
+  });
+
+  it('answers 401 without a token', async () => {
+    const w = await world();
+    const response = await server.request('POST', `/api/jobs/jobs/${robotOf(w)}`, { body: input([room(w, 0)]) });
+    expectError(response, 401);
+  });
+
+  it("answers 404 for another organization's robot or room", async () => {
+    const w = await world();
+    const other = await world();
+    const foreignRobot = await server.request('POST', `/api/jobs/jobs/${robotOf(other)}`, {
+      token: w.admin.token,
+      body: input([room(other, 0)]),
+    });
+    expectError(foreignRobot, 404, /Robot/);
+    const foreignRoom = await server.request('POST', `/api/jobs/jobs/${robotOf(w)}`, {
+      token: w.admin.token,
+      body: input([room(w, 0), room(other, 0)]),
+    });
+    expectError(foreignRoom, 404, /Room/);
+    expect(await jobCount(w.orgId)).toBe(0);
+    expect(await jobCount(other.orgId)).toBe(0);
+  });
+
+  it("answers 404 to a teleoperator for a robot outside their groups", async () => {
+    const w = await world();
+    const response = await server.request('POST', `/api/jobs/jobs/${w.hiddenRobotId}`, {
+      token: w.operator.token,
+      body: input([room(w, 0)]),
+    });
+    expectError(response, 404, /Robot/);
+  });
+});
+
+describe('PUT /jobs/jobs/{jobId}', () => {
+  it('replaces name, time and rooms, and publishes job_change', async () => {
+    const w = await world();
+    const created = await createJob(w, w.admin);
+    const response = await server.request('PUT', `/api/jobs/jobs/${created.job_id}`, {
+      token: w.admin.token,
+      body: input([room(w, 1)], { name: '  Renamed  ', start_time: '2030-06-01T08:15:59+03:00' }),
+    });
+    expect(response.status).toBe(200);
+    const job = Job.parse(response.body);
+    expect(job).toMatchObject({ job_id: created.job_id, name: 'Renamed', start_time: '2030-06-01T05:15:00.000Z' });
+    expect(job.rooms.map((r) => r.room_id)).toEqual([room(w, 1)]);
+    const events = await server.context.bus.replay(w.orgId, 'jobs', 0);
+    expect(events).toHaveLength(2);
+    expect(Job.parse(events[1]?.payload).name).toBe('Renamed');
+  });
+
+  it('answers 409 jobControls.errorJobRunning for a Running job and changes nothing', async () => {
+    const w = await world();
+    const created = await createJob(w, w.admin);
+    await server.context.db.update(jobs).set({ status: 'Running', activeState: 'disinfecting' }).where(eq(jobs.id, created.job_id));
+    const response = await server.request('PUT', `/api/jobs/jobs/${created.job_id}`, {
+      token: w.admin.token,
+      body: input([room(w, 1)], { name: 'Renamed' }),
+    });
+    expect(expectError(response, 409).error).toBe('jobControls.errorJobRunning');
+    const [row] = await server.context.db.select().from(jobs).where(eq(jobs.id, created.job_id));
+    expect(row?.name).toBe('Ward A evening');
+  });
+
+  it('answers 400 naming the field and keeps the job as it was', async () => {
+    const w = await world();
+    const created = await createJob(w, w.admin);
+    const response = await server.request('PUT', `/api/jobs/jobs/${created.job_id}`, {
+      token: w.admin.token,
+      body: input([room(w, 1), room(w, 1)]),
+    });
+    expectError(response, 400, new RegExp(DUPLICATE_ROOM.replace('.', '\\.')));
+    const fetched = await server.request('GET', `/api/jobs/job/${created.job_id}`, { token: w.admin.token });
+    expect(Job.parse(fetched.body).rooms).toHaveLength(2);
+  });
+
+  it('answers 401 without a token', async () => {
+    const w = await world();
+    const created = await createJob(w, w.admin);
+    expectError(await server.request('PUT', `/api/jobs/jobs/${created.job_id}`, { body: input([room(w, 1)]) }), 401);
+  });
+
+  it("answers 404 for another organization's job", async () => {
+    const w = await world();
+    const other = await world();
+    const foreign = await createJob(other, other.admin);
+    const response = await server.request('PUT', `/api/jobs/jobs/${foreign.job_id}`, { token: w.admin.token, body: input([room(w, 1)]) });
+    expectError(response, 404, /Job/);
+  });
+});
+
+describe('GET /jobs/v2/jobs', () => {
+  async function listedWorld() {
+    const w = await world();
+    const times = ['2030-01-01T10:00:00Z', '2030-01-02T10:00:00Z', '2030-01-02T23:59:00Z', '2030-01-03T00:00:00Z'];
+    const created: Job[] = [];
+    for (const [index, start_time] of times.entries()) {
+      created.push(await createJob(w, w.admin, { name: `job ${index}`, start_time }, robotOf(w, index % 2)));
+    }
+    return { w, created };
+  }
+
+  it('lists newest start_time first with the count, paginated', async () => {
+    const { w } = await listedWorld();
+    const first = JobList.parse((await server.request('GET', '/api/jobs/v2/jobs', { token: w.admin.token, query: { limit: 3 } })).body);
+    expect(first.count).toBe(4);
+    expect(first.payload.map((job) => job.name)).toEqual(['job 3', 'job 2', 'job 1']);
+    expect(first.payload[0]?.robot_name).toMatch(/^Robot 2/);
+    expect(first.payload[0]?.rooms[0]?.room_name).toBe('Room 1.1');
+    const second = JobList.parse(
+      (await server.request('GET', '/api/jobs/v2/jobs', { token: w.admin.token, query: { limit: 3, offset: 3 } })).body,
+    );
+    expect(second.payload.map((job) => job.name)).toEqual(['job 0']);
+  });
+
+  it('defaults to 10 per page', async () => {
+    const w = await world();
+    for (let index = 0; index < 11; index++) await createJob(w, w.admin, { name: `job ${index}` });
+    const list = JobList.parse((await server.request('GET', '/api/jobs/v2/jobs', { token: w.admin.token })).body);
+    expect(list.count).toBe(11);
+    expect(list.payload).toHaveLength(10);
+  });
+
+  it('filters by repeated robot_id and by dates (a bare to_date includes its whole day)', async () => {
+    const { w } = await listedWorld();
+    const names = async (query: Record<string, string | number | string[]>) =>
+      JobList.parse((await server.request('GET', '/api/jobs/v2/jobs', { token: w.admin.token, query })).body).payload.map((job) => job.name);
+    expect(await names({ robot_id: [robotOf(w, 0)] })).toEqual(['job 2', 'job 0']);
+    expect(await names({ robot_id: [robotOf(w, 0), robotOf(w, 1)] })).toHaveLength(4);
+    expect(await names({ from_date: '2030-01-02', to_date: '2030-01-02' })).toEqual(['job 2', 'job 1']);
+    expect(await names({ from_date: '2030-01-02T12:00:00Z' })).toEqual(['job 3', 'job 2']);
+    expect(await names({ to_date: '2030-01-02T10:00:00+00:00' })).toEqual(['job 1', 'job 0']);
+  });
+
+  it("shows a teleoperator only their groups' robots' jobs, and nobody another organization's", async () => {
+    const w = await world();
+    await createJob(w, w.admin, { name: 'visible' });
+    await server.context.db.insert(jobs).values({
+      orgId: w.orgId,
+      robotId: w.hiddenRobotId,
+      name: 'hidden',
+      startTime: new Date('2030-01-01T00:00:00Z'),
+      createdBy: 'someone',
+    });
+    const other = await world();
+    await createJob(other, other.admin, { name: 'foreign' });
+    const asOperator = JobList.parse((await server.request('GET', '/api/jobs/v2/jobs', { token: w.operator.token })).body);
+    expect(asOperator.payload.map((job) => job.name)).toEqual(['visible']);
+    expect(asOperator.count).toBe(1);
+    const asAdmin = JobList.parse((await server.request('GET', '/api/jobs/v2/jobs', { token: w.admin.token })).body);
+    expect(asAdmin.payload.map((job) => job.name).sort()).toEqual(['hidden', 'visible']);
+  });
+
+  it.each([
+    [{ limit: 0 }, /limit/],
+    [{ offset: -1 }, /offset/],
+    [{ robot_id: 'robot-1' }, /robot_id/],
+    [{ from_date: '02.01.2030' }, /from_date/],
+  ])('answers 400 naming the field for %o', async (query, pattern) => {
+    const w = await world();
+    expectError(await server.request('GET', '/api/jobs/v2/jobs', { token: w.admin.token, query }), 400, pattern);
+  });
+
+  it('answers 401 without a token', async () => {
+    expectError(await server.request('GET', '/api/jobs/v2/jobs'), 401);
+  });
+});
+
+describe('GET /jobs/job/{id}', () => {
+  it('gives the job, with room data only when extra_room_data=true', async () => {
+    const w = await world();
+    const created = await createJob(w, w.admin);
+    const plain = Job.parse((await server.request('GET', `/api/jobs/job/${created.job_id}`, { token: w.admin.token })).body);
+    expect(plain.rooms[0]).toEqual({ room_id: room(w, 0), order_no: 0, dose: 20 });
+    const detailed = Job.parse(
+      (await server.request('GET', `/api/jobs/job/${created.job_id}`, { token: w.admin.token, query: { extra_room_data: true } })).body,
+    );
+    expect(detailed.rooms[0]).toEqual({
+      room_id: room(w, 0),
+      order_no: 0,
+      dose: 20,
+      room_name: 'Room 1.1',
+      building_id: w.site.buildingId,
+      floor_id: w.site.floors[0]?.id,
+      ready_for_disinfection: true,
+    });
+    expect(detailed.trajectory).toBeUndefined();
+  });
+
+  it('adds the logged trajectory with extra_navigation_data=true', async () => {
+    const w = await world();
+    const created = await createJob(w, w.admin);
+    const floorId = w.site.floors[0]?.id ?? '';
+    await server.context.db.insert(logs).values({
+      jobId: created.job_id,
+      orgId: w.orgId,
+      jobName: created.name,
+      completionStatus: 'Completed',
+      robotId: robotOf(w),
+      robotName: created.robot_name,
+      createdBy: created.created_by,
+      startTime: new Date(created.start_time),
+      trajectory: [
+        { t: 0, x: 1, y: 2, floor_id: floorId },
+        { t: 5, x: 2, y: 2, floor_id: floorId },
+      ],
+    });
+    const job = Job.parse(
+      (
+        await server.request('GET', `/api/jobs/job/${created.job_id}`, {
+          token: w.admin.token,
+          query: { extra_room_data: true, extra_navigation_data: true },
+        })
+      ).body,
+    );
+    expect(job.trajectory).toHaveLength(2);
+  });
+
+  it('shows a Running job as disinfecting or paused', async () => {
+    const w = await world();
+    const created = await createJob(w, w.admin);
+    await server.context.db.update(jobs).set({ status: 'Running', activeState: 'paused' }).where(eq(jobs.id, created.job_id));
+    const job = Job.parse((await server.request('GET', `/api/jobs/job/${created.job_id}`, { token: w.admin.token })).body);
+    expect([job.status, job.active_state]).toEqual(['Running', 'paused']);
+  });
+
+  it('answers 400 naming the field', async () => {
+    const w = await world();
+    const created = await createJob(w, w.admin);
+    expectError(await server.request('GET', '/api/jobs/job/nope', { token: w.admin.token }), 400, /id/);
+    expectError(
+      await server.request('GET', `/api/jobs/job/${created.job_id}`, { token: w.admin.token, query: { extra_room_data: 'yes' } }),
+      400,
+      /extra_room_data/,
+    );
+  });
+
+  it('answers 401 without a token', async () => {
+    const w = await world();
+    const created = await createJob(w, w.admin);
+    expectError(await server.request('GET', `/api/jobs/job/${created.job_id}`), 401);
+  });
+
+  it("answers 404 for another organization's job and for a teleoperator's invisible robot", async () => {
+    const w = await world();
+    const other = await world();
+    const foreign = await createJob(other, other.admin);
+    expectError(await server.request('GET', `/api/jobs/job/${foreign.job_id}`, { token: w.admin.token }), 404, /Job/);
+    const [hidden] = await server.context.db
+      .insert(jobs)
+      .values({ orgId: w.orgId, robotId: w.hiddenRobotId, name: 'hidden', startTime: new Date(), createdBy: 'someone' })
+      .returning();
+    expectError(await server.request('GET', `/api/jobs/job/${hidden?.id ?? ''}`, { token: w.operator.token }), 404);
+    expect((await server.request('GET', `/api/jobs/job/${hidden?.id ?? ''}`, { token: w.admin.token })).status).toBe(200);
+  });
+});
+
+describe('GET /jobs/jobs/uvc/dose', () => {
+  it("gives the organization's doses and default", async () => {
+    const w = await world();
+    await server.context.db.update(organizations).set({ uvcDoses: [15, 30], defaultDose: 30 }).where(eq(organizations.id, w.orgId));
+    const doses = Doses.parse((await server.request('GET', '/api/jobs/jobs/uvc/dose', { token: w.operator.token })).body);
+    expect(doses).toEqual({ uvc_doses: [15, 30], default_dose: 30 });
+  });
+
+  it('answers 401 without a token', async () => {
+    expectError(await server.request('GET', '/api/jobs/jobs/uvc/dose'), 401);
+  });
+});
+
+describe('DELETE /jobs/jobs/{id}', () => {
+  it('deletes the job and publishes a deleted job_change', async () => {
+    const w = await world();
+    const created = await createJob(w, w.admin);
+    const response = await server.request('DELETE', `/api/jobs/jobs/${created.job_id}`, { token: w.operator.token });
+    expect(DataFlag.parse(response.body)).toEqual({ data: true });
+    expectError(await server.request('GET', `/api/jobs/job/${created.job_id}`, { token: w.admin.token }), 404);
+    const events = await server.context.bus.replay(w.orgId, 'jobs', 0);
+    expect(events.at(-1)?.payload).toEqual({ job_id: created.job_id, deleted: true });
+  });
+
+  it('answers 409 jobControls.errorJobRunning for a Running job and keeps it', async () => {
+    const w = await world();
+    const created = await createJob(w, w.admin);
+    await server.context.db.update(jobs).set({ status: 'Running' }).where(eq(jobs.id, created.job_id));
+    expect(expectError(await server.request('DELETE', `/api/jobs/jobs/${created.job_id}`, { token: w.admin.token }), 409).error).toBe(
+      'jobControls.errorJobRunning',
+    );
+    expect(await jobCount(w.orgId)).toBe(1);
+  });
+
+  it('answers 400 naming the field, 401 without a token', async () => {
+    const w = await world();
+    const created = await createJob(w, w.admin);
+    expectError(await server.request('DELETE', '/api/jobs/jobs/42', { token: w.admin.token }), 400, /id/);
+    expectError(await server.request('DELETE', `/api/jobs/jobs/${created.job_id}`), 401);
+    expect(await jobCount(w.orgId)).toBe(1);
+  });
+
+  it("answers 404 for another organization's job", async () => {
+    const w = await world();
+    const other = await world();
+    const foreign = await createJob(other, other.admin);
+    expectError(await server.request('DELETE', `/api/jobs/jobs/${foreign.job_id}`, { token: w.admin.token }), 404);
+    expect(await jobCount(other.orgId)).toBe(1);
+  });
+});
+
+describe('PATCH /jobs/job/{job_id}/notes', () => {
+  it('replaces the notes and publishes job_change', async () => {
+    const w = await world();
+    const created = await createJob(w, w.admin);
+    const response = await server.request('PATCH', `/api/jobs/job/${created.job_id}/notes`, {
+      token: w.operator.token,
+      body: { notes: 'Room 2 door was locked' },
+    });
+    expect(Job.parse(response.body).notes).toBe('Room 2 door was locked');
+    const events = await server.context.bus.replay(w.orgId, 'jobs', 0);
+    expect(Job.parse(events.at(-1)?.payload).notes).toBe('Room 2 door was locked');
+  });
+
+  it('answers 400 naming notes, 401 without a token', async () => {
+    const w = await world();
+    const created = await createJob(w, w.admin);
+    expectError(await server.request('PATCH', `/api/jobs/job/${created.job_id}/notes`, { token: w.admin.token, body: {} }), 400, /notes/);
+    expectError(await server.request('PATCH', `/api/jobs/job/${created.job_id}/notes`, { body: { notes: 'x' } }), 401);
+  });
+
+  it("answers 404 for another organization's job", async () => {
+    const w = await world();
+    const other = await world();
+    const foreign = await createJob(other, other.admin);
+    expectError(
+      await server.request('PATCH', `/api/jobs/job/${foreign.job_id}/notes`, { token: w.admin.token, body: { notes: 'x' } }),
+      404,
+    );
+  });
+});

@@ -1,0 +1,91 @@
+/**
+ * SQL of the logs backend. Logs are written by the fleet when a job ends; a done-teleoperator sees the logs
+ * of the robots of their groups, the restricted roles every log of their organization.
+ */
+import { and, asc, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import type { LogEntry } from '@uvd/contracts';
+import type { Executor } from '../db/client.ts';
+import { logs } from '../db/schema.ts';
+import type { Principal } from '../identity/principal.ts';
+import { robotVisible, seesEverything } from '../lib/visibility.ts';
+import { cappedCount, dateConditions } from '../jobs/list-filter.ts';
+import type { ListFilter } from '../jobs/repository.ts';
+
+type LogRow = Omit<typeof logs.$inferSelect, 'trajectory'> & { hasTrajectory: boolean };
+
+const visibility = (executor: Executor, principal: Principal): SQL | undefined =>
+  seesEverything(principal) ? undefined : robotVisible(executor, principal, logs.robotId);
+
+// The trajectory can hold thousands of points: only whether there is one travels with a log entry.
+const columns = {
+  jobId: logs.jobId,
+  orgId: logs.orgId,
+  jobName: logs.jobName,
+  completionStatus: logs.completionStatus,
+  robotId: logs.robotId,
+  robotName: logs.robotName,
+  createdBy: logs.createdBy,
+  startTime: logs.startTime,
+  endTime: logs.endTime,
+  notes: logs.notes,
+  rooms: logs.rooms,
+  createdAt: logs.createdAt,
+  hasTrajectory: sql<boolean>`(${logs.trajectory} IS NOT NULL AND jsonb_array_length(${logs.trajectory}) > 0)`,
+};
+
+export async function findLog(executor: Executor, principal: Principal, jobId: string, lock = false): Promise<LogRow | undefined> {
+  const query = executor
+    .select(columns)
+    .from(logs)
+    .where(and(eq(logs.jobId, jobId), eq(logs.orgId, principal.orgId), visibility(executor, principal)));
+  const [row] = lock ? await query.for('update') : await query;
+  return row;
+}
+
+/** As the jobs list: the page's ids from the index alone, then their rows. */
+export async function listLogs(executor: Executor, principal: Principal, filter: ListFilter): Promise<{ count: number; rows: LogRow[] }> {
+  const where = and(
+    eq(logs.orgId, principal.orgId),
+    filter.robot_id.length > 0 ? inArray(logs.robotId, filter.robot_id) : undefined,
+    ...dateConditions(logs.startTime, filter.from_date, filter.to_date),
+    visibility(executor, principal),
+  );
+  const pageIds = executor
+    .select({ jobId: logs.jobId })
+    .from(logs)
+    .where(where)
+    .orderBy(desc(logs.startTime), asc(logs.jobId))
+    .limit(filter.limit)
+    .offset(filter.offset);
+  const [ids, count] = await Promise.all([
+    pageIds,
+    cappedCount(executor, executor.select({ one: sql`1` }).from(logs).where(where).getSQL()),
+  ]);
+  if (ids.length === 0) return { count, rows: [] };
+  const rows = await executor
+    .select(columns)
+    .from(logs)
+    .where(inArray(logs.jobId, ids.map((row) => row.jobId)));
+  const byId = new Map(rows.map((row) => [row.jobId, row]));
+  return { count, rows: ids.flatMap((row) => byId.get(row.jobId) ?? []) };
+}
+
+export async function setLogNotes(executor: Executor, jobId: string, notes: string): Promise<void> {
+  await executor.update(logs).set({ notes }).where(eq(logs.jobId, jobId));
+}
+
+export function toLogEntry(row: LogRow): LogEntry {
+  return {
+    job_id: row.jobId,
+    job_name: row.jobName,
+    completion_status: row.completionStatus,
+    robot_name: row.robotName,
+    robot_id: row.robotId,
+    created_by: row.createdBy,
+    starttime: row.startTime.toISOString(),
+    endtime: row.endTime ? row.endTime.toISOString() : null,
+    notes: row.notes,
+    has_trajectory: row.hasTrajectory,
+    attributes: { rooms: row.rooms },
+  };
+}
