@@ -3,6 +3,7 @@ import { buildApp } from './app.ts';
 import { loadConfig } from './config.ts';
 import { openDatabase } from './db/client.ts';
 import { DataDirLockedError, lockDataDir } from './db/data-dir-lock.ts';
+import { seedDemoIfEmpty } from './seed/demo-seed.ts';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -19,7 +20,10 @@ async function main(): Promise<void> {
     }
   }
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  // Seeded before the app is built, so whatever starts with it (the fleet, the scheduler) finds the demo robots.
+  const seeded = config.seedDemo ? await seedDemoIfEmpty(database) : null;
   const { app } = await buildApp({ config, database });
+  if (seeded) app.log.info({ seeded }, 'seeded the demo organizations into the empty database');
 
   let closing = false;
   const shutdown = async (signal: string) => {

@@ -5,7 +5,7 @@
  */
 import { desc } from 'drizzle-orm';
 import { exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { Db } from '../db/client.ts';
 import { signingKeys } from '../db/schema.ts';
 
@@ -16,6 +16,12 @@ export interface KeyStore {
   privateKey: CryptoKey;
   /** The public JSON Web Key Set served at .../protocol/openid-connect/certs. */
   jwks: { keys: JWK[] };
+  /**
+   * HMAC secret of refresh tokens (HS256, as Keycloak signs them with a realm HMAC key): only this provider
+   * reads them, and an HMAC check costs a fraction of an ECDSA verify on every refresh. Derived from the
+   * newest private key, so every process on one database shares it and a key rotation invalidates them.
+   */
+  refreshSecret: Uint8Array;
 }
 
 export async function loadKeyStore(db: Db): Promise<KeyStore> {
@@ -30,11 +36,15 @@ export async function loadKeyStore(db: Db): Promise<KeyStore> {
   }
   const newest = rows[0];
   if (!newest) throw new Error('No signing key could be created.');
-  const privateKey = await importJWK(newest.privateJwk as JWK, SIGNING_ALG);
+  const privateJwk = newest.privateJwk as JWK;
+  if (typeof privateJwk.d !== 'string') throw new Error('Signing key lacks its private part.');
+  const privateKey = await importJWK(privateJwk, SIGNING_ALG);
   if (!('type' in privateKey)) throw new Error('Signing key must be an asymmetric key.');
+  const refreshSecret = new Uint8Array(createHash('sha256').update('uvd refresh token v1\0').update(privateJwk.d).digest());
   return {
     kid: newest.kid,
     privateKey,
+    refreshSecret,
     jwks: { keys: rows.map((row) => row.publicJwk as JWK) },
   };
 }

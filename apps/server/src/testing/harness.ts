@@ -4,13 +4,11 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import { eq } from 'drizzle-orm';
 import type { Role } from '@uvd/contracts';
 import { buildApp, type App } from '../app.ts';
 import { loadConfig, type Config } from '../config.ts';
 import { groups, organizations, userGroups, users } from '../db/schema.ts';
 import { hashPassword } from '../identity/passwords.ts';
-import { realmIssuer, signAccessToken } from '../identity/tokens.ts';
 import { createTestDatabase, type TestDatabase } from './test-database.ts';
 
 export interface TestResponse<T = unknown> {
@@ -54,7 +52,8 @@ const unique = () => randomBytes(4).toString('hex');
 export async function startTestServer(overrides: Partial<Config> = {}): Promise<TestServer> {
   const testDatabase = await createTestDatabase();
   const config: Config = {
-    ...loadConfig({ LOG_LEVEL: 'silent', SEED_DEMO: 'false' }),
+    // No token rate limit unless a test asks for one: createUser logs in through the token endpoint.
+    ...loadConfig({ LOG_LEVEL: 'silent', SEED_DEMO: 'false', TOKEN_RATE_LIMIT_PER_MINUTE: '0' }),
     port: 0,
     host: '127.0.0.1',
     ...overrides,
@@ -101,7 +100,8 @@ export async function startTestServer(overrides: Partial<Config> = {}): Promise<
   };
 
   const createUser: TestServer['createUser'] = async (orgId, roles, options = {}) => {
-    const username = options.username ?? `user-${unique()}`;
+    // Usernames are lowercase, as the token endpoint compares them (Keycloak's rule).
+    const username = (options.username ?? `user-${unique()}`).toLowerCase();
     const password = `pw-${unique()}-${unique()}`;
     const [row] = await db
       .insert(users)
@@ -118,20 +118,12 @@ export async function startTestServer(overrides: Partial<Config> = {}): Promise<
     if (!row) throw new Error('user not created');
     const groupIds = options.groupIds ?? [];
     if (groupIds.length > 0) await db.insert(userGroups).values(groupIds.map((groupId) => ({ userId: row.id, groupId })));
-    const groupNames = groupIds.length
-      ? (await db.select({ name: groups.name }).from(groups).innerJoin(userGroups, eq(userGroups.groupId, groups.id)).where(eq(userGroups.userId, row.id))).map((g) => g.name)
-      : [];
-    const token = await signAccessToken(
-      { userId: row.id, orgId, username, roles, firstName: 'Test', lastName: username, email: `${username}@example.test`, groups: groupNames },
-      {
-        keys: built.context.keys,
-        issuer: realmIssuer(`${url}/idp`, orgId),
-        clientId: config.clientId,
-        ttlSeconds: config.accessTokenTtlSeconds,
-        sessionId: crypto.randomUUID(),
-        scope: 'openid',
-      },
-    );
+    // A real password grant, so every API test also exercises the token endpoint and its claims.
+    const grant = await request<{ access_token?: string }>('POST', `/idp/realms/${orgId}/protocol/openid-connect/token`, {
+      form: { grant_type: 'password', client_id: config.clientId, username, password, scope: 'openid' },
+    });
+    const token = grant.body.access_token;
+    if (grant.status !== 200 || !token) throw new Error(`password grant failed: ${grant.status} ${JSON.stringify(grant.body)}`);
     return { id: row.id, orgId, username, password, roles, token };
   };
 

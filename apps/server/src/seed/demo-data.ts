@@ -1,0 +1,118 @@
+/**
+ * Who and what the demo organizations hold. The credentials are listed in ./README.md; keep them in step.
+ * `demo` is the hospital a new install opens with; `northwind` exists to show that one realm never sees another
+ * (it reuses the usernames `admin` and `operator` on purpose: the realm decides who signs in).
+ */
+import type { Role } from '@uvd/contracts';
+import { generateClinic, generateHospital, type Hospital } from './hospital.ts';
+
+export interface DemoUser {
+  username: string;
+  password: string;
+  roles: Role[];
+  firstName: string;
+  lastName: string;
+  email: string;
+  groups: string[];
+}
+
+export interface DemoRobot {
+  name: string;
+  serialNumber: string;
+  building: string;
+  /** The floor's level in its building. */
+  level: number;
+  groups: string[];
+  battery: number;
+  chargingStatus: number;
+  signal: number;
+}
+
+export interface DemoGroup {
+  name: string;
+  /** Every room of these buildings is in the group. */
+  buildings: string[];
+}
+
+export interface DemoContact {
+  title: string;
+  name: string;
+  phone: string;
+  email: string;
+}
+
+export interface DemoOrganization {
+  id: string;
+  name: string;
+  uvcDoses: number[];
+  defaultDose: number;
+  site: Hospital;
+  groups: DemoGroup[];
+  users: DemoUser[];
+  robots: DemoRobot[];
+  contacts: DemoContact[];
+  /** Days of finished jobs (with logs) before today, and the days ahead holding scheduled jobs. */
+  historyDays: number;
+  scheduledDays: number;
+  seed: number;
+}
+
+const hospital = generateHospital();
+const [buildingA, buildingB] = hospital.buildings.map((building) => building.name);
+if (!buildingA || !buildingB) throw new Error('the demo hospital has two buildings');
+
+export const DEMO: DemoOrganization = {
+  id: 'demo',
+  name: 'Demo Hospital',
+  uvcDoses: [10, 20, 30, 50, 100],
+  defaultDose: 30,
+  site: hospital,
+  groups: [
+    { name: 'Ward A', buildings: [buildingA] },
+    { name: 'Ward B', buildings: [buildingB] },
+  ],
+  users: [
+    { username: 'superadmin', password: 'superadmin-demo-1', roles: ['done-superadmin'], firstName: 'Aino', lastName: 'Virtanen', email: 'aino.virtanen@demo-hospital.example', groups: [] },
+    { username: 'admin', password: 'admin-demo-1', roles: ['done-admin'], firstName: 'Mikko', lastName: 'Korhonen', email: 'mikko.korhonen@demo-hospital.example', groups: ['Ward A', 'Ward B'] },
+    { username: 'operator', password: 'operator-demo-1', roles: ['done-teleoperator'], firstName: 'Laura', lastName: 'Nieminen', email: 'laura.nieminen@demo-hospital.example', groups: ['Ward A'] },
+    { username: 'operator2', password: 'operator2-demo-1', roles: ['done-teleoperator'], firstName: 'Juha', lastName: 'Mäkinen', email: 'juha.makinen@demo-hospital.example', groups: ['Ward B'] },
+  ],
+  robots: [
+    { name: 'UVD-1', serialNumber: 'UVDR-23-0101', building: buildingA, level: 1, groups: ['Ward A'], battery: 87, chargingStatus: 0, signal: 120 },
+    { name: 'UVD-2', serialNumber: 'UVDR-23-0102', building: buildingA, level: 3, groups: ['Ward A'], battery: 64, chargingStatus: 0, signal: 210 },
+    { name: 'UVD-3', serialNumber: 'UVDR-23-0103', building: buildingB, level: 1, groups: ['Ward B'], battery: 100, chargingStatus: 1, signal: 95 },
+    { name: 'UVD-4', serialNumber: 'UVDR-23-0104', building: buildingB, level: 2, groups: ['Ward B'], battery: 41, chargingStatus: 0, signal: 340 },
+  ],
+  contacts: [
+    { title: 'Technical support', name: 'UVD Robots Support', phone: '+358 9 4155 0100', email: 'support@uvd-robots.example' },
+    { title: 'Facility manager', name: 'Petri Lahtinen', phone: '+358 40 712 3456', email: 'petri.lahtinen@demo-hospital.example' },
+    { title: 'Infection control nurse', name: 'Sanna Heikkinen', phone: '+358 50 498 2210', email: 'sanna.heikkinen@demo-hospital.example' },
+    { title: 'IT service desk', name: 'Hospital IT Service Desk', phone: '+358 9 4711 2000', email: 'servicedesk@demo-hospital.example' },
+  ],
+  historyDays: 14,
+  scheduledDays: 3,
+  seed: 7,
+};
+
+const clinic = generateClinic();
+const clinicBuilding = clinic.buildings[0]?.name ?? 'Main building';
+
+export const NORTHWIND: DemoOrganization = {
+  id: 'northwind',
+  name: 'Northwind Clinic',
+  uvcDoses: [20, 40, 60],
+  defaultDose: 40,
+  site: clinic,
+  groups: [{ name: 'Clinic', buildings: [clinicBuilding] }],
+  users: [
+    { username: 'admin', password: 'northwind-admin-1', roles: ['done-admin'], firstName: 'Grace', lastName: 'Holm', email: 'grace.holm@northwind-clinic.example', groups: [] },
+    { username: 'operator', password: 'northwind-operator-1', roles: ['done-teleoperator'], firstName: 'Oskar', lastName: 'Lindqvist', email: 'oskar.lindqvist@northwind-clinic.example', groups: ['Clinic'] },
+  ],
+  robots: [{ name: 'NW-UVD-1', serialNumber: 'UVDR-23-0877', building: clinicBuilding, level: 1, groups: ['Clinic'], battery: 76, chargingStatus: 0, signal: 150 }],
+  contacts: [{ title: 'Clinic manager', name: 'Grace Holm', phone: '+358 44 301 7788', email: 'grace.holm@northwind-clinic.example' }],
+  historyDays: 3,
+  scheduledDays: 1,
+  seed: 11,
+};
+
+export const DEMO_ORGANIZATIONS: readonly DemoOrganization[] = [DEMO, NORTHWIND];

@@ -1,0 +1,223 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { and, count, eq, inArray } from 'drizzle-orm';
+import type { Db } from '../db/client.ts';
+import { buildings, contacts, floors, groups, jobRooms, jobs, logs, organizations, robotGroups, robots, roomGroups, rooms, users } from '../db/schema.ts';
+import { verifyPassword } from '../identity/passwords.ts';
+import { createTestDatabase, type TestDatabase } from '../testing/test-database.ts';
+import { descendants, distanceToPolygon, insidePolygon, parseXml } from '../testing/seed-fixtures.ts';
+import { DEMO, NORTHWIND } from './demo-data.ts';
+import { seedDemoIfEmpty, type SeedSummary } from './demo-seed.ts';
+import { generateHospital } from './hospital.ts';
+import { toPixel } from './plan-svg.ts';
+
+const DAY_MS = 24 * 3600 * 1000;
+let testDatabase: TestDatabase;
+let db: Db;
+let summaries: SeedSummary[] | null;
+let seedMs: number;
+const now = new Date();
+
+beforeAll(async () => {
+  testDatabase = await createTestDatabase();
+  db = testDatabase.database.db;
+  const started = performance.now();
+  summaries = await seedDemoIfEmpty(testDatabase.database, { now });
+  seedMs = performance.now() - started;
+});
+afterAll(async () => {
+  await testDatabase.drop();
+});
+
+const rowsOf = async (orgId: string) => ({
+  buildings: await db.select().from(buildings).where(eq(buildings.orgId, orgId)),
+  floors: await db.select().from(floors).where(eq(floors.orgId, orgId)),
+  rooms: await db.select().from(rooms).where(eq(rooms.orgId, orgId)),
+  robots: await db.select().from(robots).where(eq(robots.orgId, orgId)),
+  users: await db.select().from(users).where(eq(users.orgId, orgId)),
+  jobs: await db.select().from(jobs).where(eq(jobs.orgId, orgId)),
+  logs: await db.select().from(logs).where(eq(logs.orgId, orgId)),
+});
+
+describe('demo seed', () => {
+  it('seeds the demo hospital quickly', () => {
+    expect(summaries?.map((summary) => summary.organization)).toEqual(['demo', 'northwind']);
+    console.info(`demo seed took ${Math.round(seedMs)} ms`, summaries);
+    expect(seedMs).toBeLessThan(10_000);
+  });
+
+  it('gives demo 2 buildings of 2-3 floors, at least 40 rooms, 4 autonomous robots on floors, the doses', async () => {
+    const [organization] = await db.select().from(organizations).where(eq(organizations.id, 'demo'));
+    expect(organization).toMatchObject({ name: 'Demo Hospital', uvcDoses: [10, 20, 30, 50, 100], defaultDose: 30 });
+    const site = await rowsOf('demo');
+    expect(site.buildings).toHaveLength(2);
+    for (const building of site.buildings) {
+      const count = site.floors.filter((floor) => floor.buildingId === building.id).length;
+      expect(count).toBeGreaterThanOrEqual(2);
+      expect(count).toBeLessThanOrEqual(3);
+    }
+    expect(site.rooms.length).toBeGreaterThanOrEqual(40);
+    expect(site.rooms.find((room) => room.name.startsWith('A3-301'))).toBeDefined();
+    expect(site.robots.map((robot) => robot.name).sort()).toEqual(['UVD-1', 'UVD-2', 'UVD-3', 'UVD-4']);
+    for (const robot of site.robots) {
+      expect(robot).toMatchObject({ manufacturer: 'uvd', mode: 2 });
+      expect(site.floors.map((floor) => floor.id)).toContain(robot.floorId);
+      expect(robot.home).not.toBeNull();
+      expect(robot.battery).toBeGreaterThan(0);
+    }
+  });
+
+  it('gives demo users of all three roles with the documented passwords', async () => {
+    const site = await rowsOf('demo');
+    expect(new Set(site.users.flatMap((user) => user.roles))).toEqual(new Set(['done-teleoperator', 'done-admin', 'done-superadmin']));
+    for (const user of DEMO.users) {
+      const row = site.users.find((candidate) => candidate.username === user.username);
+      expect(row?.roles).toEqual(user.roles);
+      expect(await verifyPassword(row?.passwordHash ?? '', user.password)).toBe(true);
+      expect(user.password.length).toBeGreaterThanOrEqual(8);
+    }
+  });
+
+  it('splits rooms and robots between groups by building, and seeds contacts', async () => {
+    const site = await rowsOf('demo');
+    const demoGroups = await db.select().from(groups).where(eq(groups.orgId, 'demo'));
+    expect(demoGroups.map((group) => group.name).sort()).toEqual(['Ward A', 'Ward B']);
+    const memberships = await db.select().from(roomGroups).where(inArray(roomGroups.groupId, demoGroups.map((group) => group.id)));
+    expect(memberships).toHaveLength(site.rooms.length);
+    const wardA = demoGroups.find((group) => group.name === 'Ward A');
+    const buildingA = site.buildings.find((building) => building.name.startsWith('A'));
+    for (const membership of memberships) {
+      const room = site.rooms.find((candidate) => candidate.id === membership.roomId);
+      expect(membership.groupId === wardA?.id).toBe(room?.buildingId === buildingA?.id);
+    }
+    const robotMemberships = await db.select().from(robotGroups).where(inArray(robotGroups.groupId, demoGroups.map((group) => group.id)));
+    expect(robotMemberships).toHaveLength(4);
+    expect(robotMemberships.filter((membership) => membership.groupId === wardA?.id)).toHaveLength(2);
+    const [contactCount] = await db.select({ n: count() }).from(contacts).where(eq(contacts.orgId, 'demo'));
+    expect(contactCount?.n).toBeGreaterThanOrEqual(3);
+  });
+
+  it('has two weeks of logs, each with its Completed job and room results', async () => {
+    const site = await rowsOf('demo');
+    const days = new Set(site.logs.map((log) => Math.floor((now.getTime() - log.startTime.getTime()) / DAY_MS)));
+    expect(Math.min(...days)).toBeGreaterThanOrEqual(0);
+    expect(Math.max(...days)).toBeLessThanOrEqual(14);
+    expect(site.logs.every((log) => log.startTime < now && log.endTime !== null && log.endTime > log.startTime)).toBe(true);
+    const calendarDays = new Set(site.logs.map((log) => log.startTime.toISOString().slice(0, 10)));
+    expect(calendarDays.size).toBe(14);
+    const states = new Set(site.logs.flatMap((log) => log.rooms.map((room) => room.state)));
+    expect(states).toEqual(new Set(['done', 'not_ready', 'not_reached']));
+    expect(new Set(site.logs.map((log) => log.completionStatus))).toEqual(new Set(['completed', 'aborted', 'failed']));
+    const withTrajectory = site.logs.filter((log) => log.trajectory && log.trajectory.length > 2);
+    expect(withTrajectory.length).toBeGreaterThan(site.logs.length / 3);
+    expect(withTrajectory.length).toBeLessThan(site.logs.length);
+
+    const completed = site.jobs.filter((job) => job.status === 'Completed');
+    expect(completed).toHaveLength(site.logs.length);
+    for (const log of site.logs) {
+      const job = completed.find((candidate) => candidate.id === log.jobId);
+      expect(job).toMatchObject({ performed: true, name: log.jobName, robotId: log.robotId });
+      expect(job?.startTime.getTime()).toBe(log.startTime.getTime());
+      expect(job?.startTime.getUTCSeconds()).toBe(0);
+    }
+    const trajectoryFloors = new Set(withTrajectory.flatMap((log) => log.trajectory?.map((point) => point.floor_id) ?? []));
+    expect([...trajectoryFloors].every((floorId) => site.floors.some((floor) => floor.id === floorId))).toBe(true);
+  });
+
+  it('has a few Scheduled jobs in the coming days, with rooms of their robot\'s floor', async () => {
+    const site = await rowsOf('demo');
+    const scheduled = site.jobs.filter((job) => job.status === 'Scheduled');
+    expect(scheduled.length).toBeGreaterThanOrEqual(3);
+    for (const job of scheduled) {
+      expect(job.performed).toBe(false);
+      expect(job.startTime.getTime()).toBeGreaterThan(now.getTime());
+      expect(job.startTime.getTime() - now.getTime()).toBeLessThan(4 * DAY_MS);
+      const robot = site.robots.find((candidate) => candidate.id === job.robotId);
+      const jobRoomRows = await db.select().from(jobRooms).where(eq(jobRooms.jobId, job.id));
+      expect(jobRoomRows.length).toBeGreaterThanOrEqual(3);
+      for (const jobRoom of jobRoomRows) {
+        expect(site.rooms.find((room) => room.id === jobRoom.roomId)?.floorId).toBe(robot?.floorId);
+        expect(DEMO.uvcDoses).toContain(jobRoom.dose);
+      }
+    }
+  });
+
+  it('keeps northwind to itself', async () => {
+    const site = await rowsOf('northwind');
+    expect(site.buildings).toHaveLength(1);
+    expect(site.robots.map((robot) => robot.name)).toEqual(['NW-UVD-1']);
+    expect(site.users.map((user) => user.username).sort()).toEqual(NORTHWIND.users.map((user) => user.username).sort());
+    const demoRoomIds = new Set((await rowsOf('demo')).rooms.map((room) => room.id));
+    const northwindJobRooms = await db
+      .select({ roomId: jobRooms.roomId })
+      .from(jobRooms)
+      .innerJoin(jobs, eq(jobs.id, jobRooms.jobId))
+      .where(eq(jobs.orgId, 'northwind'));
+    expect(northwindJobRooms.length).toBeGreaterThan(0);
+    expect(northwindJobRooms.some((row) => demoRoomIds.has(row.roomId))).toBe(false);
+    const crossRobots = await db
+      .select({ n: count() })
+      .from(logs)
+      .innerJoin(robots, eq(robots.id, logs.robotId))
+      .where(and(eq(logs.orgId, 'demo'), eq(robots.orgId, 'northwind')));
+    expect(crossRobots[0]?.n).toBe(0);
+  });
+
+  it('seeds only an empty database', async () => {
+    const before = await rowsOf('demo');
+    expect(await seedDemoIfEmpty(testDatabase.database)).toBeNull();
+    const after = await rowsOf('demo');
+    expect(after.rooms).toHaveLength(before.rooms.length);
+    expect(after.logs).toHaveLength(before.logs.length);
+    expect(after.jobs).toHaveLength(before.jobs.length);
+    const [organizationCount] = await db.select({ n: count() }).from(organizations);
+    expect(organizationCount?.n).toBe(2);
+  });
+});
+
+describe('generated floor plans', () => {
+  it('are the same on every run', () => {
+    expect(generateHospital()).toEqual(generateHospital());
+  });
+
+  it('keep every room inside the map, with its entry point in the corridor by its door', async () => {
+    const site = await rowsOf('demo');
+    for (const floor of site.floors) {
+      const metadata = floor.mapMetadata;
+      if (!metadata) throw new Error(`floor ${floor.name} has no map metadata`);
+      expect(metadata.resolution).toBe(0.05);
+      const floorRooms = site.rooms.filter((room) => room.floorId === floor.id);
+      expect(floorRooms.length).toBeGreaterThan(0);
+      for (const room of floorRooms) {
+        expect(room.polygon.length).toBeGreaterThanOrEqual(4);
+        for (const point of room.polygon) {
+          const { px, py } = toPixel(metadata, point);
+          expect(px).toBeGreaterThanOrEqual(0);
+          expect(px).toBeLessThanOrEqual(metadata.width);
+          expect(py).toBeGreaterThanOrEqual(0);
+          expect(py).toBeLessThanOrEqual(metadata.height);
+        }
+        const entry = room.entryPoint;
+        if (!entry) throw new Error(`room ${room.name} has no entry point`);
+        expect(floorRooms.some((other) => insidePolygon(entry, other.polygon))).toBe(false);
+        expect(distanceToPolygon(entry, room.polygon)).toBeLessThan(1.5);
+        // Facing the room: a step forward from the entry point is inside it.
+        const ahead = { x: entry.x + 1.5 * Math.cos(entry.theta), y: entry.y + 1.5 * Math.sin(entry.theta) };
+        expect(insidePolygon(ahead, room.polygon)).toBe(true);
+      }
+    }
+  });
+
+  it('draw an SVG per floor that parses as XML with one shape per room', async () => {
+    const site = await rowsOf('demo');
+    for (const floor of site.floors) {
+      const svg = parseXml(floor.mapSvg ?? '');
+      expect(svg.name).toBe('svg');
+      expect(Number(svg.attributes.width)).toBe(floor.mapMetadata?.width);
+      expect(Number(svg.attributes.height)).toBe(floor.mapMetadata?.height);
+      const shapes = descendants(svg, (element) => element.attributes.class === 'room');
+      const floorRooms = site.rooms.filter((room) => room.floorId === floor.id);
+      expect(shapes).toHaveLength(floorRooms.length);
+      expect(new Set(shapes.map((shape) => shape.attributes['data-room-name']))).toEqual(new Set(floorRooms.map((room) => room.name)));
+    }
+  });
+});
