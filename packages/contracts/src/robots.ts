@@ -1,2 +1,147 @@
-// Contracts of the robots backend (spec §3, §7).
-export {};
+// Contracts of the robots backend (spec §3, §7): robot lists, robots on a floor, summary, group robots.
+import { z } from 'zod';
+import { DataFlag, Id, pagination, Timestamp } from './common.ts';
+import { RESTRICTED_ROLES } from './roles.ts';
+import { MapPose } from './rooms.ts';
+import { defineRoute } from './route.ts';
+
+/** Spec §3 robot modes. */
+export const RobotMode = {
+  offline: 0,
+  manual: 1,
+  autonomous: 2,
+  semiAutonomous: 3,
+  maintenance: 4,
+} as const;
+export type RobotMode = (typeof RobotMode)[keyof typeof RobotMode];
+
+/** Battery percentage below which a robot counts as low on battery in the summary (and the push "battery"). */
+export const LOW_BATTERY_PERCENT = 20;
+
+/**
+ * Spec §3 robot, plus where it is (floor, building, pose in metres on the floor's map frame) and when it last
+ * reported: the map draws robots from these.
+ */
+export const Robot = z.object({
+  robot_id: Id,
+  name: z.string(),
+  status: z.string(),
+  /** 0 Offline, 1 Manual, 2 Autonomous, 3 Semi-autonomous, 4 Maintenance. */
+  mode: z.number().int().min(0).max(4),
+  /** Percent, 0 to 100. */
+  battery: z.number(),
+  /** 1 means charging. */
+  charging_status: z.union([z.literal(0), z.literal(1)]),
+  /** Ping mapped to percent (spec §9); -1 when the robot does not answer. */
+  signal: z.number().int(),
+  floor_id: Id.nullable(),
+  building_id: Id.nullable(),
+  pose: MapPose.nullable(),
+  last_seen: Timestamp.nullable(),
+});
+export type Robot = z.infer<typeof Robot>;
+
+/** Spec §7 "all-robots list is in payload": `count` is the total the caller may see, `payload` one page. */
+export const RobotList = z.object({ count: z.number().int().min(0), payload: z.array(Robot) });
+export type RobotList = z.infer<typeof RobotList>;
+
+/** Spec §3 robots-on-floor response. */
+export const FloorRobots = z.object({ robot_list: z.array(Id) });
+export type FloorRobots = z.infer<typeof FloorRobots>;
+
+/**
+ * What the caller's fleet is doing, for a dashboard line: robots they may see, how many in each mode, how many
+ * charging, how many under LOW_BATTERY_PERCENT.
+ */
+export const RobotSummary = z.object({
+  total: z.number().int().min(0),
+  by_mode: z.object({
+    offline: z.number().int().min(0),
+    manual: z.number().int().min(0),
+    autonomous: z.number().int().min(0),
+    semi_autonomous: z.number().int().min(0),
+    maintenance: z.number().int().min(0),
+  }),
+  /** Robots per reported status text (e.g. idle, disinfecting). */
+  by_status: z.record(z.string(), z.number().int().min(0)),
+  charging: z.number().int().min(0),
+  low_battery: z.number().int().min(0),
+});
+export type RobotSummary = z.infer<typeof RobotSummary>;
+
+/** Spec §7: the body of the group robot add/remove calls is a list of robot ids. */
+export const RobotIdList = z.array(Id).min(1);
+export type RobotIdList = z.infer<typeof RobotIdList>;
+
+/** Spec §9: robots are listed 50 at a time. */
+const ROBOTS_PAGE = 50;
+
+// ---------------------------------------------------------------- routes
+
+export const getRobots = defineRoute({
+  method: 'GET',
+  path: '/robot/robot/robots',
+  summary: 'Robots the caller may see, sorted by name',
+  tags: ['robots'],
+  querystring: z.object(pagination(ROBOTS_PAGE)),
+  response: { 200: RobotList },
+});
+
+export const getAdminRobots = defineRoute({
+  method: 'GET',
+  path: '/admin/robot/admin/robot/robots',
+  summary: 'Every robot of the organization, sorted by name (admin)',
+  tags: ['robots', 'admin'],
+  roles: RESTRICTED_ROLES,
+  querystring: z.object(pagination(ROBOTS_PAGE)),
+  response: { 200: RobotList },
+});
+
+export const getFloorRobots = defineRoute({
+  method: 'GET',
+  path: '/robot/floor/robot',
+  summary: 'Ids of the robots on a floor that the caller may see, sorted by name',
+  tags: ['robots'],
+  querystring: z.object({ floor_id: Id }),
+  response: { 200: FloorRobots },
+});
+
+export const getRobotSummary = defineRoute({
+  method: 'GET',
+  path: '/robot/robot/summary',
+  summary: 'Counts of the robots the caller may see, by mode and status, charging and low on battery',
+  tags: ['robots'],
+  response: { 200: RobotSummary },
+});
+
+export const getGroupRobots = defineRoute({
+  method: 'GET',
+  path: '/admin/robot/:groupId',
+  summary: 'Robots of a group, sorted by name (admin)',
+  tags: ['robots', 'admin'],
+  roles: RESTRICTED_ROLES,
+  params: z.object({ groupId: Id }),
+  response: { 200: z.array(Robot) },
+});
+
+export const addRobotsToGroup = defineRoute({
+  method: 'POST',
+  path: '/admin/robot/group_robot/robots',
+  summary: 'Add robots to a group; robots already in it stay (admin)',
+  tags: ['robots', 'admin'],
+  roles: RESTRICTED_ROLES,
+  querystring: z.object({ group_id: Id }),
+  body: RobotIdList,
+  response: { 200: DataFlag },
+});
+
+export const removeRobotsFromGroup = defineRoute({
+  method: 'DELETE',
+  path: '/admin/robot/robots',
+  summary: 'Remove robots from a group; robots not in it are ignored (admin)',
+  tags: ['robots', 'admin'],
+  roles: RESTRICTED_ROLES,
+  querystring: z.object({ group_id: Id }),
+  body: RobotIdList,
+  response: { 200: DataFlag },
+});

@@ -2,7 +2,7 @@
  * SQL of the rooms backend. Every query filters on the caller's organization; the visibility helpers further
  * limit a teleoperator to the rooms of their groups, and to the buildings and floors holding such rooms.
  */
-import { and, asc, eq, inArray, type SQL } from 'drizzle-orm';
+import { and, asc, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { Building, Floor, FloorMapMetadata, GroupRooms, Room, RoomReadiness } from '@uvd/contracts';
 import type { Executor } from '../db/client.ts';
 import { buildings, floors, groups, roomGroups, rooms } from '../db/schema.ts';
@@ -25,8 +25,9 @@ const roomColumns = {
   ready_for_disinfection: rooms.readyForDisinfection,
 };
 
-// Floor first, then the floor's own order, so pages of a multi-floor list stay stable and grouped.
-const roomOrder = [asc(rooms.floorId), asc(rooms.orderNo), asc(rooms.name), asc(rooms.id)];
+// Floor first, then the floor's own order, so pages of a multi-floor list stay stable and grouped. Names sort
+// case-insensitively, as a person reads a list.
+const roomOrder = [asc(rooms.floorId), asc(rooms.orderNo), asc(sql`lower(${rooms.name})`), asc(rooms.id)];
 
 /** A teleoperator sees a building or floor only when it holds a room of their groups. */
 const holdsVisibleRoom = (db: Executor, principal: Principal, column: typeof rooms.buildingId | typeof rooms.floorId) =>
@@ -39,7 +40,7 @@ export async function listBuildings(db: Executor, principal: Principal, page: Pa
     .select({ building_id: buildings.id, building_name: buildings.name })
     .from(buildings)
     .where(and(...conditions))
-    .orderBy(asc(buildings.name), asc(buildings.id))
+    .orderBy(asc(sql`lower(${buildings.name})`), asc(buildings.id))
     .limit(page.limit)
     .offset(page.offset);
 }
@@ -67,7 +68,7 @@ export async function listFloors(
     .select({ floor_id: floors.id, floor_name: floors.name, building_id: floors.buildingId, level: floors.level })
     .from(floors)
     .where(and(...conditions))
-    .orderBy(asc(floors.level), asc(floors.name), asc(floors.id))
+    .orderBy(asc(floors.level), asc(sql`lower(${floors.name})`), asc(floors.id))
     .limit(filter.limit)
     .offset(filter.offset);
 }
@@ -97,7 +98,7 @@ export async function floorMapMetadata(db: Executor, principal: Principal, floor
     .select({ room_id: rooms.id, room_name: rooms.name, polygon: rooms.polygon, entry_point: rooms.entryPoint })
     .from(rooms)
     .where(and(eq(rooms.orgId, principal.orgId), eq(rooms.floorId, floorId), roomVisible(db, principal, rooms.id)))
-    .orderBy(asc(rooms.orderNo), asc(rooms.name), asc(rooms.id));
+    .orderBy(asc(rooms.orderNo), asc(sql`lower(${rooms.name})`), asc(rooms.id));
   const { resolution, origin, width, height } = floor.mapMetadata;
   return { floor_id: floor.id, resolution, origin: { x: origin.x, y: origin.y }, width, height, rooms: mapRooms };
 }

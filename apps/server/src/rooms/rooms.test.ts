@@ -502,3 +502,26 @@ describe('PATCH /admin/rooms/room/{add,remove}/group', () => {
     expect(await groupRoomIds(w.groupId)).toEqual(before);
   });
 });
+
+describe('OpenAPI document', () => {
+  it('describes every rooms route', async () => {
+    const response = await server.request<{ paths: Record<string, Record<string, unknown>> }>('GET', '/api/docs/json');
+    expectStatus(response, 200);
+    const paths = Object.keys(response.body.paths);
+    for (const path of [
+      '/buildings/building',
+      '/floors/floor',
+      '/floors/floor/map',
+      '/floors/floor/map/metadata',
+      '/rooms/room/id/{id}',
+      '/rooms/room',
+      '/admin/rooms/room',
+      '/admin/rooms/room/groups',
+      '/rooms/room/ready',
+      '/admin/rooms/room/add/group',
+      '/admin/rooms/room/remove/group',
+    ]) {
+      expect(paths.includes(path) || paths.includes(`/api${path}`), path).toBe(true);
+    }
+  });
+});

@@ -1,0 +1,195 @@
+/**
+ * SQL of the robots backend. Every query filters on the caller's organization; a teleoperator further sees
+ * only the robots of their groups (lib/visibility.ts).
+ */
+import { and, asc, count, eq, inArray, lt, sql, type SQL } from 'drizzle-orm';
+import { LOW_BATTERY_PERCENT, RobotMode, type Robot, type RobotSummary } from '@uvd/contracts';
+import type { Executor } from '../db/client.ts';
+import { floors, groups, robotGroups, robots, type Pose } from '../db/schema.ts';
+import type { Principal } from '../identity/principal.ts';
+import { notFound } from '../lib/http-error.ts';
+import { robotVisible, seesEverything } from '../lib/visibility.ts';
+
+export interface Page {
+  offset: number;
+  limit: number;
+}
+
+const robotColumns = {
+  id: robots.id,
+  name: robots.name,
+  status: robots.status,
+  mode: robots.mode,
+  battery: robots.battery,
+  chargingStatus: robots.chargingStatus,
+  signal: robots.signal,
+  floorId: robots.floorId,
+  buildingId: floors.buildingId,
+  pose: robots.pose,
+  lastSeenAt: robots.lastSeenAt,
+};
+
+interface RobotRow {
+  id: string;
+  name: string;
+  status: string;
+  mode: number;
+  battery: number;
+  chargingStatus: number;
+  signal: number;
+  floorId: string | null;
+  buildingId: string | null;
+  pose: Pose | null;
+  lastSeenAt: Date | null;
+}
+
+const toRobot = (row: RobotRow): Robot => ({
+  robot_id: row.id,
+  name: row.name,
+  status: row.status,
+  mode: row.mode,
+  battery: row.battery,
+  charging_status: row.chargingStatus === 1 ? 1 : 0,
+  signal: row.signal,
+  floor_id: row.floorId,
+  building_id: row.buildingId,
+  pose: row.pose ? { x: row.pose.x, y: row.pose.y, theta: row.pose.theta } : null,
+  last_seen: row.lastSeenAt ? row.lastSeenAt.toISOString() : null,
+});
+
+// Spec §2 "sorted by name ascending": as a person reads a list, so "alpha" comes before "Bravo".
+const byName = [asc(sql`lower(${robots.name})`), asc(robots.name), asc(robots.id)];
+
+/** The caller's organization, and for a teleoperator the robots of their groups. */
+function visibleToCaller(db: Executor, principal: Principal): SQL[] {
+  const conditions: SQL[] = [eq(robots.orgId, principal.orgId)];
+  if (!seesEverything(principal)) conditions.push(robotVisible(db, principal, robots.id));
+  return conditions;
+}
+
+/**
+ * One page of robots sorted by name, with the total. `everything` lists the whole organization whatever the
+ * caller's groups (the admin variant; its route already demands a restricted role).
+ */
+export async function listRobots(
+  db: Executor,
+  principal: Principal,
+  page: Page,
+  everything = false,
+): Promise<{ count: number; payload: Robot[] }> {
+  const where = and(...(everything ? [eq(robots.orgId, principal.orgId)] : visibleToCaller(db, principal)));
+  const [rows, totals] = await Promise.all([
+    db
+      .select(robotColumns)
+      .from(robots)
+      .leftJoin(floors, eq(floors.id, robots.floorId))
+      .where(where)
+      .orderBy(...byName)
+      .limit(page.limit)
+      .offset(page.offset),
+    db.select({ total: count() }).from(robots).where(where),
+  ]);
+  return { count: totals[0]?.total ?? 0, payload: rows.map(toRobot) };
+}
+
+/** Ids of the robots on a floor the caller may see; 404 when the floor is not of their organization. */
+export async function robotsOnFloor(db: Executor, principal: Principal, floorId: string): Promise<string[]> {
+  const [floor] = await db
+    .select({ id: floors.id })
+    .from(floors)
+    .where(and(eq(floors.orgId, principal.orgId), eq(floors.id, floorId)));
+  if (!floor) throw notFound('Floor');
+  const rows = await db
+    .select({ id: robots.id })
+    .from(robots)
+    .where(and(...visibleToCaller(db, principal), eq(robots.floorId, floorId)))
+    .orderBy(...byName);
+  return rows.map((row) => row.id);
+}
+
+export async function robotSummary(db: Executor, principal: Principal): Promise<RobotSummary> {
+  const rows = await db
+    .select({
+      mode: robots.mode,
+      status: robots.status,
+      total: count(),
+      charging: sql<number>`count(*) filter (where ${robots.chargingStatus} = 1)`.mapWith(Number),
+      lowBattery: sql<number>`count(*) filter (where ${lt(robots.battery, LOW_BATTERY_PERCENT)})`.mapWith(Number),
+    })
+    .from(robots)
+    .where(and(...visibleToCaller(db, principal)))
+    .groupBy(robots.mode, robots.status);
+  const summary: RobotSummary = {
+    total: 0,
+    by_mode: { offline: 0, manual: 0, autonomous: 0, semi_autonomous: 0, maintenance: 0 },
+    by_status: {},
+    charging: 0,
+    low_battery: 0,
+  };
+  const modeKey: Record<number, keyof RobotSummary['by_mode']> = {
+    [RobotMode.offline]: 'offline',
+    [RobotMode.manual]: 'manual',
+    [RobotMode.autonomous]: 'autonomous',
+    [RobotMode.semiAutonomous]: 'semi_autonomous',
+    [RobotMode.maintenance]: 'maintenance',
+  };
+  for (const row of rows) {
+    summary.total += row.total;
+    const key = modeKey[row.mode];
+    if (key) summary.by_mode[key] += row.total;
+    summary.by_status[row.status] = (summary.by_status[row.status] ?? 0) + row.total;
+    summary.charging += row.charging;
+    summary.low_battery += row.lowBattery;
+  }
+  return summary;
+}
+
+async function assertGroupInOrg(db: Executor, principal: Principal, groupId: string): Promise<void> {
+  const [group] = await db
+    .select({ id: groups.id })
+    .from(groups)
+    .where(and(eq(groups.orgId, principal.orgId), eq(groups.id, groupId)));
+  if (!group) throw notFound('Group');
+}
+
+export async function groupRobots(db: Executor, principal: Principal, groupId: string): Promise<Robot[]> {
+  await assertGroupInOrg(db, principal, groupId);
+  const rows = await db
+    .select(robotColumns)
+    .from(robots)
+    .innerJoin(robotGroups, eq(robotGroups.robotId, robots.id))
+    .leftJoin(floors, eq(floors.id, robots.floorId))
+    .where(and(eq(robots.orgId, principal.orgId), eq(robotGroups.groupId, groupId)))
+    .orderBy(...byName);
+  return rows.map(toRobot);
+}
+
+async function assertRobotsInOrg(db: Executor, principal: Principal, robotIds: readonly string[]): Promise<string[]> {
+  const unique = [...new Set(robotIds)];
+  const found = await db
+    .select({ id: robots.id })
+    .from(robots)
+    .where(and(eq(robots.orgId, principal.orgId), inArray(robots.id, unique)));
+  if (found.length !== unique.length) throw notFound('Robot');
+  return unique;
+}
+
+export async function addRobotsToGroup(db: Executor, principal: Principal, groupId: string, robotIds: readonly string[]) {
+  await assertGroupInOrg(db, principal, groupId);
+  const unique = await assertRobotsInOrg(db, principal, robotIds);
+  await db
+    .insert(robotGroups)
+    .values(unique.map((robotId) => ({ robotId, groupId })))
+    .onConflictDoNothing();
+}
+
+export async function removeRobotsFromGroup(
+  db: Executor,
+  principal: Principal,
+  groupId: string,
+  robotIds: readonly string[],
+) {
+  await assertGroupInOrg(db, principal, groupId);
+  const unique = await assertRobotsInOrg(db, principal, robotIds);
+  await db.delete(robotGroups).where(and(eq(robotGroups.groupId, groupId), inArray(robotGroups.robotId, unique)));
+}
