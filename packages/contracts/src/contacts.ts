@@ -1,2 +1,78 @@
 // Contracts of the contacts backend (spec §3, §7).
-export {};
+import { z } from 'zod';
+import { Id } from './common.ts';
+import { DeletedIds } from './groups.ts';
+import { RESTRICTED_ROLES } from './roles.ts';
+import { defineRoute } from './route.ts';
+
+/** Spec §3 contact: who to call about the robots (shown on the profile screen). */
+export const Contact = z.object({
+  id: Id,
+  title: z.string(),
+  name: z.string(),
+  phone: z.string(),
+  email: z.string(),
+});
+export type Contact = z.infer<typeof Contact>;
+
+/** Spec §7: the admin list is read from `data.payload`; the profile list answers the same shape. */
+export const ContactList = z.object({ data: z.object({ payload: z.array(Contact) }) });
+export type ContactList = z.infer<typeof ContactList>;
+
+/** Spec §5 "Add contact" messages (keys addContact.titleError … emailError). */
+export const CONTACT_MESSAGES = {
+  title: 'Title is required',
+  name: 'Full name is required',
+  phone: 'Phone Number is required',
+  email: 'Invalid email format',
+} as const;
+
+const required = (message: string) => z.string({ error: message }).trim().min(1, message).max(200);
+
+export const CreateContactInput = z.object({
+  title: required(CONTACT_MESSAGES.title),
+  name: required(CONTACT_MESSAGES.name),
+  phone: required(CONTACT_MESSAGES.phone),
+  email: z
+    .string({ error: CONTACT_MESSAGES.email })
+    .trim()
+    .pipe(z.email(CONTACT_MESSAGES.email).max(254, CONTACT_MESSAGES.email)),
+});
+export type CreateContactInput = z.infer<typeof CreateContactInput>;
+
+export const listContacts = defineRoute({
+  method: 'GET',
+  path: '/contact/profile/contacts',
+  summary: 'Contacts of the organization, for the profile screen',
+  tags: ['contacts'],
+  response: { 200: ContactList },
+});
+
+export const listAdminContacts = defineRoute({
+  method: 'GET',
+  path: '/contact/admin/profile/contacts',
+  summary: 'Contacts of the organization, for the admin dashboard',
+  tags: ['contacts'],
+  response: { 200: ContactList },
+  roles: RESTRICTED_ROLES,
+});
+
+export const createContact = defineRoute({
+  method: 'POST',
+  path: '/contact/admin/profile/contacts',
+  summary: 'Create a contact; the client counts it created when the reply has an id',
+  tags: ['contacts'],
+  body: CreateContactInput,
+  response: { 201: Contact },
+  roles: RESTRICTED_ROLES,
+});
+
+export const deleteContact = defineRoute({
+  method: 'DELETE',
+  path: '/contact/admin/profile/contacts/:id',
+  summary: 'Delete a contact; the reply data holds the deleted id as a key',
+  tags: ['contacts'],
+  params: z.object({ id: Id }),
+  response: { 200: DeletedIds },
+  roles: RESTRICTED_ROLES,
+});
