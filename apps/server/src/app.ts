@@ -22,6 +22,7 @@ import { localVerifier, remoteVerifier } from './identity/verifier.ts';
 import { jobsRoutes } from './jobs/routes.ts';
 import { registerRoute } from './lib/route.ts';
 import { createEventBus } from './live/bus.ts';
+import { liveRoutes } from './live/routes.ts';
 import { logsRoutes } from './logs/routes.ts';
 import { notificationsRoutes } from './notifications/routes.ts';
 import { authPlugin } from './plugins/auth.ts';
@@ -48,6 +49,7 @@ const apiModules: readonly FastifyPluginAsync<AppContext>[] = [
   settingsRoutes,
   notificationsRoutes,
   deliveriesRoutes,
+  liveRoutes,
 ];
 
 export interface BuildOptions {

@@ -15,3 +15,4 @@ export * from './contacts.ts';
 export * from './settings.ts';
 export * from './notifications.ts';
 export * from './deliveries.ts';
+export * from './live.ts';

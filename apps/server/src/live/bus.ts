@@ -3,11 +3,13 @@
  * event id (monotonic across processes, and the replay source after Last-Event-ID), then delivered to the
  * subscribers of this process and, through LISTEN/NOTIFY, of every other process on the same database.
  */
-import { and, asc, eq, gt, lt, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, inArray, lt, sql } from 'drizzle-orm';
+import { z } from 'zod';
 import type { Database, Executor } from '../db/client.ts';
 import { events } from '../db/schema.ts';
 
-export type Stream = 'jobs' | 'actions' | 'robots';
+export const Stream = z.enum(['jobs', 'actions', 'robots']);
+export type Stream = z.infer<typeof Stream>;
 
 export interface LiveEvent {
   id: number;
@@ -24,39 +26,101 @@ export type Listener = (event: LiveEvent) => void;
 export interface EventBus {
   /**
    * Records an event. Pass the transaction of the change it reports so the event exists only if the change
-   * does; delivery to subscribers happens after `flush` (or at once when no transaction is given).
+   * does: subscribers receive it once that transaction commits, never when it rolls back.
    */
   publish(event: NewLiveEvent, executor?: Executor): Promise<LiveEvent>;
+  /** Calls `listener` for every committed event of `stream`, of every organization; returns the unsubscriber. */
   subscribe(stream: Stream, listener: Listener): () => void;
-  /** Events of `stream` in `orgId` after `afterId`, oldest first (for Last-Event-ID replay). */
-  replay(orgId: string, stream: Stream, afterId: number, limit?: number): Promise<LiveEvent[]>;
-  /** Deletes events older than `before` (replay horizon). */
-  prune(before: Date): Promise<void>;
+  /**
+   * Events of `stream` in `orgId` after `afterId`, oldest first (for Last-Event-ID replay), limited to `keys`
+   * when given and not empty.
+   */
+  replay(orgId: string, stream: Stream, afterId: number, limit?: number, keys?: readonly string[]): Promise<LiveEvent[]>;
+  /** Deletes events recorded before `before` (the replay horizon); returns how many. */
+  prune(before: Date): Promise<number>;
+  /** Subscribers of `stream` (or of every stream) in this process: for leak checks and metrics. */
+  listenerCount(stream?: Stream): number;
   close(): Promise<void>;
 }
 
-const CHANNEL = 'uvd_live';
+export interface EventBusOptions {
+  /** Told of failures that no caller can see (a listener throwing, a notification that cannot be resolved). */
+  onError?: (error: unknown, message: string) => void;
+}
 
-export async function createEventBus(database: Database): Promise<EventBus> {
+/** The LISTEN/NOTIFY channel shared by every server process on one database. */
+export const LIVE_CHANNEL = 'uvd_live';
+
+/**
+ * PostgreSQL refuses NOTIFY payloads of 8000 bytes or more; larger events travel as a reference and every
+ * receiver reads the payload from the events table by id.
+ */
+export const NOTIFY_PAYLOAD_LIMIT = 7900;
+
+const Notification = z.object({
+  id: z.number().int().positive(),
+  orgId: z.string(),
+  stream: Stream,
+  key: z.string(),
+  type: z.string(),
+  /** Left out, with `ref`, when too large for a notification. */
+  payload: z.unknown().optional(),
+  /** Set when the payload was left out for size. */
+  ref: z.literal(true).optional(),
+});
+type Notification = z.infer<typeof Notification>;
+
+type EventRow = typeof events.$inferSelect;
+
+export async function createEventBus(database: Database, options: EventBusOptions = {}): Promise<EventBus> {
+  const onError = options.onError ?? (() => undefined);
   const listeners = new Map<Stream, Set<Listener>>();
-  const deliver = (event: LiveEvent) => {
-    for (const listener of listeners.get(event.stream) ?? []) listener(event);
-  };
-  // Every process, this one included, learns of an event through the notification, so ordering and
-  // delivery are the same for local and remote publishers.
-  const unlisten = await database.notifier.listen(CHANNEL, (payload) => {
-    const event = parseNotification(payload);
-    if (event) deliver(event);
-  });
+  let closed = false;
 
-  const toEvent = (row: typeof events.$inferSelect): LiveEvent => ({
-    id: row.id,
-    orgId: row.orgId,
-    stream: row.stream as Stream,
-    key: row.key,
-    type: row.type,
-    payload: row.payload,
-  });
+  const deliver = (event: LiveEvent) => {
+    for (const listener of listeners.get(event.stream) ?? []) {
+      try {
+        listener(event);
+      } catch (error) {
+        onError(error, 'A live event listener failed.');
+      }
+    }
+  };
+
+  const fetchById = async (id: number): Promise<LiveEvent | undefined> => {
+    const [row] = await database.db.select().from(events).where(eq(events.id, id));
+    return row ? toEvent(row) : undefined;
+  };
+
+  const resolve = async (notification: Notification): Promise<LiveEvent | undefined> => {
+    if (notification.ref) return fetchById(notification.id);
+    const { id, orgId, stream, key, type, payload } = notification;
+    return { id, orgId, stream, key, type, payload };
+  };
+
+  // Notifications are handled one after another so that a large event read back from the table is not
+  // overtaken by the small ones that follow it.
+  let handling: Promise<void> = Promise.resolve();
+  const onNotification = (text: string) => {
+    if (closed) return;
+    const notification = parseNotification(text);
+    if (!notification) {
+      onError(new Error('Unreadable live notification.'), `Ignored a notification on ${LIVE_CHANNEL}.`);
+      return;
+    }
+    handling = handling
+      .then(async () => {
+        const event = await resolve(notification);
+        if (event && !closed) deliver(event);
+      })
+      .catch((error: unknown) => {
+        onError(error, `Live event ${notification.id} could not be delivered.`);
+      });
+  };
+
+  // Every process, this one included, learns of an event through the notification, so delivery happens at
+  // commit for local and remote publishers alike.
+  const unlisten = await database.notifier.listen(LIVE_CHANNEL, onNotification);
 
   return {
     async publish(event, executor = database.db) {
@@ -67,7 +131,7 @@ export async function createEventBus(database: Database): Promise<EventBus> {
       if (!row) throw new Error('Event was not recorded.');
       const recorded = toEvent(row);
       // pg_notify inside a transaction is delivered at commit, and dropped on rollback.
-      await executor.execute(sqlNotify(recorded));
+      await executor.execute(sql`SELECT pg_notify(${LIVE_CHANNEL}, ${notificationText(recorded)})`);
       return recorded;
     },
     subscribe(stream, listener) {
@@ -76,42 +140,74 @@ export async function createEventBus(database: Database): Promise<EventBus> {
         set = new Set();
         listeners.set(stream, set);
       }
-      set.add(listener);
-      return () => set.delete(listener);
+      const subscribed = set;
+      subscribed.add(listener);
+      return () => {
+        subscribed.delete(listener);
+      };
     },
-    async replay(orgId, stream, afterId, limit = 1000) {
+    async replay(orgId, stream, afterId, limit = 1000, keys = []) {
       const rows = await database.db
         .select()
         .from(events)
-        .where(and(eq(events.orgId, orgId), eq(events.stream, stream), gt(events.id, afterId)))
+        .where(
+          and(
+            eq(events.orgId, orgId),
+            eq(events.stream, stream),
+            gt(events.id, afterId),
+            keys.length > 0 ? inArray(events.key, [...keys]) : undefined,
+          ),
+        )
         .orderBy(asc(events.id))
         .limit(limit);
       return rows.map(toEvent);
     },
     async prune(before) {
-      await database.db.delete(events).where(lt(events.createdAt, before));
+      const deleted = await database.db.delete(events).where(lt(events.createdAt, before)).returning({ id: events.id });
+      return deleted.length;
+    },
+    listenerCount(stream) {
+      if (stream) return listeners.get(stream)?.size ?? 0;
+      let count = 0;
+      for (const set of listeners.values()) count += set.size;
+      return count;
     },
     async close() {
+      if (closed) return;
+      closed = true;
       listeners.clear();
       await unlisten();
+      await handling;
     },
   };
 }
 
-/** NOTIFY payloads are limited to 8000 bytes: large payloads are fetched by id instead. */
-const NOTIFY_LIMIT = 7000;
-
-function sqlNotify(event: LiveEvent) {
-  const full = JSON.stringify(event);
-  const body = full.length <= NOTIFY_LIMIT ? full : JSON.stringify({ ...event, payload: undefined, truncated: true });
-  return sql`SELECT pg_notify(${CHANNEL}, ${body})`;
+function toEvent(row: EventRow): LiveEvent {
+  return {
+    id: row.id,
+    orgId: row.orgId,
+    // Only this module writes the table, through the typed `publish`.
+    stream: Stream.parse(row.stream),
+    key: row.key,
+    type: row.type,
+    payload: row.payload,
+  };
 }
 
-function parseNotification(payload: string): LiveEvent | undefined {
+function notificationText(event: LiveEvent): string {
+  const full = JSON.stringify(event satisfies Notification);
+  if (Buffer.byteLength(full) <= NOTIFY_PAYLOAD_LIMIT) return full;
+  const { payload: _payload, ...reference } = event;
+  return JSON.stringify({ ...reference, ref: true } satisfies Omit<Notification, 'payload'>);
+}
+
+function parseNotification(text: string): Notification | undefined {
+  let value: unknown;
   try {
-    const value = JSON.parse(payload) as LiveEvent & { truncated?: boolean };
-    return value;
+    value = JSON.parse(text);
   } catch {
     return undefined;
   }
+  const parsed = Notification.safeParse(value);
+  return parsed.success ? parsed.data : undefined;
 }

@@ -1,0 +1,290 @@
+/**
+ * Server-sent event streams over the event bus, shared by every live stream of spec §7 (jobs, actions,
+ * robots). A stream is a contract plus three decisions: which bus stream it reads, which keys the client
+ * listed, and whether the caller may see an event. Everything else is here: the bearer check (the auth
+ * plugin, as for any route), replay after Last-Event-ID, heartbeats, dropping clients that stop reading, and
+ * closing when the caller's token expires or the server shuts down.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { decodeJwt } from 'jose';
+import { z } from 'zod';
+import { errorResponses, LastEventId, type RouteContract } from '@uvd/contracts';
+import type { AppContext } from '../context.ts';
+import type { Principal } from '../identity/principal.ts';
+import { badRequest, unauthorized } from '../lib/http-error.ts';
+import type { LiveEvent, Stream } from './bus.ts';
+import { liveSettings, type LiveSettings } from './settings.ts';
+import { createViewer, type Viewer } from './viewer.ts';
+
+type Out<T> = T extends z.ZodType ? z.output<T> : undefined;
+
+export interface StreamOptions<R extends RouteContract> {
+  /** The bus stream the events come from. */
+  stream: Stream;
+  /** The keys (job ids, robot ids) the client listed; an empty list means every event the caller may see. */
+  keysFromQuery(query: Out<R['querystring']>): readonly string[];
+  /**
+   * Whether the caller may receive this event of their organization (the organization is already checked).
+   * Called once per event and connection, so it must answer from the viewer's cache, not a query per event.
+   */
+  authorize(event: LiveEvent, viewer: Viewer): boolean | Promise<boolean>;
+}
+
+/** One `text/event-stream` frame of an event: its log id, its type and its payload as JSON. */
+export const sseFrame = (event: LiveEvent): string =>
+  `id: ${event.id}\nevent: ${event.type}\ndata: ${JSON.stringify(event.payload ?? null)}\n\n`;
+
+export const HEARTBEAT_FRAME = ': ping\n\n';
+
+const StreamQuery = z.object({ last_event_id: LastEventId.optional() });
+
+/**
+ * Registers `contract` (a GET returning text/event-stream) as a live stream of `options.stream`. Open
+ * connections are closed before the server stops, so `app.close()` does not wait for clients to hang up.
+ */
+export function registerStream<R extends RouteContract>(
+  app: FastifyInstance,
+  context: AppContext,
+  contract: R,
+  options: StreamOptions<R>,
+): void {
+  const settings = liveSettings(context.config);
+  const open = new Set<() => void>();
+  app.addHook('preClose', async () => {
+    for (const close of [...open]) close();
+  });
+
+  app.withTypeProvider<ZodTypeProvider>().route({
+    method: contract.method,
+    url: contract.path,
+    schema: {
+      summary: contract.summary,
+      tags: [...contract.tags],
+      security: [{ bearer: [] }],
+      ...(contract.params ? { params: contract.params } : {}),
+      ...(contract.querystring ? { querystring: contract.querystring } : {}),
+      response: { ...errorResponses, ...contract.response },
+    },
+    config: { auth: true, roles: contract.roles },
+    handler: async (request, reply) => {
+      const principal = request.principal;
+      if (!principal) throw unauthorized();
+      // Validated by the contract's querystring schema before the handler runs.
+      const query = request.query as Out<R['querystring']>;
+      const keys = [...new Set(options.keysFromQuery(query))];
+      const lastEventId = readLastEventId(request);
+      const connection = openStream({
+        request,
+        reply,
+        context,
+        settings,
+        principal,
+        keys,
+        lastEventId,
+        expiresAt: tokenExpiry(request),
+        options,
+      });
+      open.add(connection.close);
+      connection.closed.finally(() => open.delete(connection.close)).catch(() => undefined);
+      return reply;
+    },
+  });
+}
+
+/** The `Last-Event-ID` header (what EventSource and fetch-based clients send), else the `last_event_id` query. */
+function readLastEventId(request: FastifyRequest): number | undefined {
+  const header = request.headers['last-event-id'];
+  if (header !== undefined) {
+    const parsed = LastEventId.safeParse(Array.isArray(header) ? header[0] : header);
+    if (!parsed.success || (typeof header === 'string' && header.trim() === '')) {
+      throw badRequest('Invalid header "Last-Event-ID": expected the id of the last event received.', {
+        issues: [{ field: 'Last-Event-ID', message: 'expected a non-negative integer' }],
+      });
+    }
+    return parsed.data;
+  }
+  return StreamQuery.safeParse(request.query).data?.last_event_id;
+}
+
+/** When the caller's access token expires (ms since epoch); the signature was checked by the auth plugin. */
+function tokenExpiry(request: FastifyRequest): number | undefined {
+  const token = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1];
+  if (!token) return undefined;
+  try {
+    const exp = decodeJwt(token).exp;
+    return exp === undefined ? undefined : exp * 1000;
+  } catch {
+    return undefined;
+  }
+}
+
+interface OpenArgs<R extends RouteContract> {
+  request: FastifyRequest;
+  reply: FastifyReply;
+  context: AppContext;
+  settings: LiveSettings;
+  principal: Principal;
+  keys: readonly string[];
+  lastEventId: number | undefined;
+  expiresAt: number | undefined;
+  options: StreamOptions<R>;
+}
+
+interface Connection {
+  close: () => void;
+  /** Settles when the connection is gone, whoever ended it. */
+  closed: Promise<void>;
+}
+
+/** Node's timers overflow above 2^31-1 ms (about 24.8 days). */
+const MAX_TIMER_MS = 2_147_483_647;
+
+function openStream<R extends RouteContract>(args: OpenArgs<R>): Connection {
+  const { request, reply, context, settings, principal, keys, options } = args;
+  const { bus } = context;
+  const keySet = new Set(keys);
+  const viewer = createViewer(context.db, principal, settings.visibilityRefreshMs);
+  const raw = reply.raw;
+  const log = request.log;
+
+  // From here on the reply is ours: Fastify neither serialises nor compresses it.
+  reply.hijack();
+  const socket = request.raw.socket;
+  socket.setNoDelay(true);
+  socket.setKeepAlive(true, settings.heartbeatMs);
+  // Headers set by earlier hooks (CORS, for one) would be lost with the hijack unless copied.
+  const earlier = Object.entries(reply.getHeaders()).filter(
+    (entry): entry is [string, string | number | string[]] => entry[1] !== undefined,
+  );
+  raw.writeHead(200, {
+    ...Object.fromEntries(earlier),
+    'content-type': 'text/event-stream; charset=utf-8',
+    // no-transform keeps compressing proxies from buffering; X-Accel-Buffering does the same for nginx.
+    'cache-control': 'no-cache, no-transform',
+    'x-accel-buffering': 'no',
+    connection: 'keep-alive',
+  });
+
+  let finished = false;
+  let resolveClosed: () => void = () => undefined;
+  const closed = new Promise<void>((resolve) => {
+    resolveClosed = resolve;
+  });
+  let unsubscribe: () => void = () => undefined;
+  const heartbeat = setInterval(() => {
+    write(HEARTBEAT_FRAME);
+  }, settings.heartbeatMs);
+  heartbeat.unref();
+  let expiry: NodeJS.Timeout | undefined;
+
+  const cleanUp = () => {
+    if (finished) return;
+    finished = true;
+    unsubscribe();
+    clearInterval(heartbeat);
+    clearTimeout(expiry);
+    resolveClosed();
+  };
+  /** Ends the stream in order: the client reconnects with Last-Event-ID. */
+  const close = () => {
+    if (finished) return;
+    cleanUp();
+    raw.end();
+  };
+  /** Cuts a client that cannot keep up; it reconnects and catches up from the event log. */
+  const drop = (reason: string) => {
+    if (finished) return;
+    log.warn({ reason, user: principal.sub }, 'dropping live stream client');
+    cleanUp();
+    raw.destroy();
+  };
+  raw.on('close', cleanUp);
+  raw.on('error', cleanUp);
+
+  const write = (text: string) => {
+    if (finished) return;
+    raw.write(text);
+    // write() returning false alone is normal under load; a buffer past the bound is a client not reading.
+    if (raw.writableLength > settings.maxBufferedBytes) drop('client is not reading');
+  };
+
+  let queued = 0;
+  let sending: Promise<void> = Promise.resolve();
+  const send = (event: LiveEvent) => {
+    if (finished) return;
+    if (++queued > settings.maxQueuedEvents) {
+      drop('too many events waiting');
+      return;
+    }
+    sending = sending
+      .then(async () => {
+        if (!finished && (await options.authorize(event, viewer))) write(sseFrame(event));
+      })
+      .catch((error: unknown) => {
+        log.error({ err: error }, 'live event could not be checked');
+        drop('authorization failed');
+      })
+      .finally(() => {
+        queued--;
+      });
+  };
+  const wanted = (event: LiveEvent) =>
+    event.orgId === principal.orgId && (keySet.size === 0 || keySet.has(event.key));
+
+  // Subscribe before reading the log, hold live events until the replay is written, then skip those the
+  // replay already sent. Ids are compared as a set, not by order: across processes an event with a lower id
+  // can commit after one with a higher id.
+  let held: LiveEvent[] | undefined = args.lastEventId === undefined ? undefined : [];
+  unsubscribe = bus.subscribe(options.stream, (event) => {
+    if (!wanted(event)) return;
+    if (held) held.push(event);
+    else send(event);
+  });
+
+  write(`retry: ${settings.retryMs}\n: connected\n\n`);
+  if (args.expiresAt !== undefined) {
+    // The token that opened the stream is its only proof of identity; when it expires the client must
+    // reconnect with a fresh one, as every other call would.
+    expiry = setTimeout(
+      () => {
+        write(': token expired\n\n');
+        close();
+      },
+      Math.min(MAX_TIMER_MS, Math.max(0, args.expiresAt - Date.now())),
+    );
+    expiry.unref();
+  }
+
+  if (args.lastEventId !== undefined) {
+    replay(args.lastEventId)
+      .then((replayed) => {
+        const waiting = held ?? [];
+        held = undefined;
+        for (const event of waiting) if (!replayed.has(event.id)) send(event);
+      })
+      .catch((error: unknown) => {
+        log.error({ err: error }, 'live replay failed');
+        drop('replay failed');
+      });
+  }
+
+  async function replay(afterId: number): Promise<Set<number>> {
+    const replayed = new Set<number>();
+    let after = afterId;
+    for (;;) {
+      const page = await bus.replay(principal.orgId, options.stream, after, settings.replayPageSize, keys);
+      for (const event of page) {
+        replayed.add(event.id);
+        send(event);
+      }
+      const last = page.at(-1);
+      if (!last || page.length < settings.replayPageSize || finished) return replayed;
+      after = last.id;
+      // Let the sends of this page drain before reading the next, so a long replay is not all in memory.
+      await sending;
+    }
+  }
+
+  return { close, closed };
+}
