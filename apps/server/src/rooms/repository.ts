@@ -5,7 +5,7 @@
 import { and, asc, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { Building, Floor, FloorMapMetadata, GroupRooms, Room, RoomReadiness } from '@uvd/contracts';
 import type { Executor } from '../db/client.ts';
-import { buildings, floors, groups, roomGroups, rooms } from '../db/schema.ts';
+import { buildings, floors, groups, jobRooms, jobs, roomGroups, rooms } from '../db/schema.ts';
 import type { Principal } from '../identity/principal.ts';
 import { notFound } from '../lib/http-error.ts';
 import { roomVisible, seesEverything, visibleRoomIds } from '../lib/visibility.ts';
@@ -209,6 +209,20 @@ export async function setRoomReadiness(
       .where(and(eq(rooms.orgId, principal.orgId), inArray(rooms.id, ids)));
   }
   return roomReadiness(db, principal, roomIds);
+}
+
+/** Jobs not yet performed that visit any of `roomIds`: their rooms' readiness is part of what the job list shows. */
+export async function pendingJobsVisiting(db: Executor, principal: Principal, roomIds: readonly string[]) {
+  return db
+    .select()
+    .from(jobs)
+    .where(
+      and(
+        eq(jobs.orgId, principal.orgId),
+        eq(jobs.performed, false),
+        inArray(jobs.id, db.selectDistinct({ id: jobRooms.jobId }).from(jobRooms).where(inArray(jobRooms.roomId, [...roomIds]))),
+      ),
+    );
 }
 
 async function assertGroupInOrg(db: Executor, principal: Principal, groupId: string): Promise<void> {

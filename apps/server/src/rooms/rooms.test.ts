@@ -7,11 +7,12 @@ import {
   FloorList,
   FloorMapMetadata,
   GroupRoomsList,
+  Job,
   Room,
   RoomList,
   RoomReadinessList,
 } from '@uvd/contracts';
-import { roomGroups, rooms } from '../db/schema.ts';
+import { jobRooms, jobs, roomGroups, rooms } from '../db/schema.ts';
 import { startTestServer, type TestResponse, type TestServer } from '../testing/harness.ts';
 import { addFloorMap, putRoomsInGroup, TEST_MAP_METADATA } from '../testing/rooms-fixtures.ts';
 import { createSite } from '../testing/site-fixtures.ts';
@@ -406,6 +407,39 @@ describe('PATCH /rooms/room/ready', () => {
     });
     expectStatus(back, 200);
     expect(await readiness([a, b, c])).toEqual([true, true, false]);
+  });
+
+  it('publishes job_change for pending jobs visiting a changed room, with the new readiness', async () => {
+    const w = await world();
+    const [a, b] = w.mainGround.roomIds;
+    const [robotId] = (await createSite(server.context.db, w.orgId, { floors: 1, roomsPerFloor: 0, robots: 1 })).robotIds;
+    if (!a || !b || !robotId) throw new Error('site incomplete');
+    const insertJob = async (performed: boolean) => {
+      const [job] = await server.context.db
+        .insert(jobs)
+        .values({ orgId: w.orgId, robotId, name: `job ${String(performed)}`, startTime: new Date(), createdBy: 'admin', performed })
+        .returning({ id: jobs.id });
+      if (!job) throw new Error('job not created');
+      await server.context.db.insert(jobRooms).values([
+        { jobId: job.id, orderNo: 0, roomId: b, dose: 20 },
+        { jobId: job.id, orderNo: 1, roomId: a, dose: 20 },
+      ]);
+      return job.id;
+    };
+    const pending = await insertJob(false);
+    await insertJob(true);
+    const response = await server.request('PATCH', '/api/rooms/room/ready', {
+      token: w.operator.token,
+      body: { rooms: [{ room_id: a, ready_for_disinfection: false }] },
+    });
+    expectStatus(response, 200);
+    const events = await server.context.bus.replay(w.orgId, 'jobs', 0);
+    expect(events.map((event) => [event.type, event.key])).toEqual([['job_change', pending]]);
+    const job = Job.parse(events[0]?.payload);
+    expect(job.rooms.map((room) => [room.room_id, room.ready_for_disinfection])).toEqual([
+      [b, true],
+      [a, false],
+    ]);
   });
 
   it('answers 400 naming the field and changes nothing', async () => {

@@ -14,6 +14,7 @@ import {
   updateRoomReadiness,
 } from '@uvd/contracts';
 import type { AppContext } from '../context.ts';
+import { toJobs } from '../jobs/repository.ts';
 import { badRequest } from '../lib/http-error.ts';
 import { registerRoute } from '../lib/route.ts';
 import * as repository from './repository.ts';
@@ -80,7 +81,16 @@ export const roomsRoutes: FastifyPluginAsync<AppContext> = async (app, ctx) => {
       }
       seen.add(change.room_id);
     });
-    return { data: await ctx.db.transaction((tx) => repository.setRoomReadiness(tx, principal, body.rooms)) };
+    const data = await ctx.db.transaction(async (tx) => {
+      const readiness = await repository.setRoomReadiness(tx, principal, body.rooms);
+      // Each job row shows its rooms' ready toggles (spec §2), so every open jobs list hears of the change.
+      const affected = await repository.pendingJobsVisiting(tx, principal, readiness.map((room) => room.room_id));
+      for (const job of await toJobs(tx, affected, { roomData: true })) {
+        await ctx.bus.publish({ orgId: principal.orgId, stream: 'jobs', key: job.job_id, type: 'job_change', payload: job }, tx);
+      }
+      return readiness;
+    });
+    return { data };
   });
 
   registerRoute(app, addRoomsToGroup, async ({ query, principal }) => {
