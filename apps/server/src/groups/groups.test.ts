@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ApiError, DeletedIds, Group, GroupUser } from '@uvd/contracts';
+import { groups } from '../db/schema.ts';
 import { startTestServer, type TestServer } from '../testing/harness.ts';
+import { isUniqueViolation } from '../users/unique-violation.ts';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -155,6 +157,25 @@ describe('POST /api/group/create', () => {
     expect(ApiError.parse(response.body).message).toContain('Ward C');
     const elsewhere = await server.createUser(await server.createOrg(), ['done-admin']);
     expect((await server.request('POST', '/api/group/create', { token: elsewhere.token, body: { name: 'Ward C' } })).status).toBe(201);
+  });
+
+  it('recognises the database engine’s unique violation, which backs the 409 under races', async () => {
+    const org = await server.createOrg();
+    await server.createGroup(org, 'Twice');
+    const error: unknown = await server.context.db
+      .insert(groups)
+      .values({ orgId: org, name: 'Twice' })
+      .then(() => undefined, (caught: unknown) => caught);
+    expect(isUniqueViolation(error)).toBe(true);
+    expect(isUniqueViolation(new Error('other'))).toBe(false);
+  });
+
+  it('answers one 201 and otherwise 409 when admins race to create the same name', async () => {
+    const admin = await server.createUser(await server.createOrg(), ['done-admin']);
+    const replies = await Promise.all(
+      Array.from({ length: 6 }, () => server.request('POST', '/api/group/create', { token: admin.token, body: { name: 'Race' } })),
+    );
+    expect(replies.map((reply) => reply.status).sort()).toEqual([201, 409, 409, 409, 409, 409]);
   });
 
   it('answers 401 without a token and 403 for a teleoperator', async () => {

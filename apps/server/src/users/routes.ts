@@ -17,7 +17,7 @@ import type { AppContext } from '../context.ts';
 import { findGroup } from '../groups/repository.ts';
 import { hashPassword } from '../identity/passwords.ts';
 import type { Principal } from '../identity/principal.ts';
-import { HttpError, conflict, forbidden, notFound } from '../lib/http-error.ts';
+import { HttpError, conflict, forbidden, notFound, unauthorized } from '../lib/http-error.ts';
 import { registerRoute } from '../lib/route.ts';
 import * as repo from './repository.ts';
 import { isUniqueViolation } from './unique-violation.ts';
@@ -32,8 +32,8 @@ const fullName = (first: string, last: string) => `${first} ${last}`.trim();
 
 /**
  * The session user of spec §3. The directory row supplies what may have changed since the token was issued
- * (language, timezone, names, groups); without a row (a user known only to an external Keycloak) the token's
- * claims and the spec's defaults stand in, so the console still starts.
+ * (language, timezone, names, groups). With an external Keycloak (IDP_ISSUER_BASE) a user may have no row;
+ * the token's claims and the spec's defaults then stand in, so the console still starts.
  */
 async function sessionUser(ctx: AppContext, principal: Principal): Promise<SessionUser> {
   const roles = [...principal.roles];
@@ -45,6 +45,8 @@ async function sessionUser(ctx: AppContext, principal: Principal): Promise<Sessi
   };
   // Keycloak subjects are UUIDs too; anything else cannot be one of our rows (and would be a SQL type error).
   const row = Id.safeParse(principal.sub).success ? await repo.findProfile(ctx.db, principal.orgId, principal.sub) : undefined;
+  // With the built-in provider every subject has a row: none means the user was deleted after the token was issued.
+  if (!row && !ctx.config.idpIssuerBase) throw unauthorized('The user of this token no longer exists.');
   if (!row) {
     return {
       ...base,

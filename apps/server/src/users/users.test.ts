@@ -94,6 +94,16 @@ describe('GET /api/user/my-profile', () => {
     expect(errorOf(response.body).error).toBe('unauthorized');
   });
 
+  it('answers 401 once the user of the token was deleted', async () => {
+    const org = await server.createOrg();
+    const admin = await server.createUser(org, ['done-admin']);
+    const gone = await server.createUser(org, ['done-teleoperator']);
+    expect((await server.request('DELETE', `/api/user/delete/${gone.id}`, { token: admin.token })).status).toBe(200);
+    const response = await server.request('GET', '/api/user/my-profile', { token: gone.token });
+    expect(response.status).toBe(401);
+    expect(errorOf(response.body).message).toBe('The user of this token no longer exists.');
+  });
+
   it('accepts a token from the password grant of the built-in identity provider', async () => {
     const org = await server.createOrg();
     const user = await server.createUser(org, ['done-admin']);
@@ -188,6 +198,15 @@ describe('POST /api/user/create', () => {
     expect(errorOf(again.body).error).toBe('conflict');
     const elsewhere = await server.createUser(await server.createOrg(), ['done-admin']);
     expect((await server.request('POST', '/api/user/create', { token: elsewhere.token, body: input })).status).toBe(201);
+  });
+
+  it('answers one 201 and otherwise 409 when admins race to create the same user', async () => {
+    const org = await server.createOrg();
+    const admin = await server.createUser(org, ['done-admin']);
+    const replies = await Promise.all(
+      Array.from({ length: 4 }, () => server.request('POST', '/api/user/create', { token: admin.token, body: input })),
+    );
+    expect(replies.map((reply) => reply.status).sort()).toEqual([201, 409, 409, 409]);
   });
 
   it('answers 401 without a token and 403 for a teleoperator', async () => {
@@ -348,5 +367,25 @@ describe('DELETE /api/user/delete/group/{user_id}/{groupId}', () => {
     expect((await server.request('DELETE', `/api/user/delete/group/${admin.id}/${foreignGroup}`, { token: admin.token })).status).toBe(404);
     const owner = await server.createUser(foreignOrg, ['done-admin']);
     expect((await server.request('GET', `/api/group/group/${foreignGroup}/users`, { token: owner.token })).body).toHaveLength(1);
+  });
+});
+
+describe('OpenAPI document', () => {
+  it('describes the people calls from their contracts', async () => {
+    const response = await server.request<{ paths: Record<string, Record<string, unknown>> }>('GET', '/api/docs/json');
+    expect(response.status).toBe(200);
+    const paths = Object.keys(response.body.paths);
+    for (const path of [
+      '/user/my-profile',
+      '/user/create',
+      '/user/update/group/{groupId}',
+      '/user/delete/group/{user_id}/{groupId}',
+      '/group/create',
+      '/contact/admin/profile/contacts/{id}',
+      '/settings/timezones',
+      '/remove',
+    ]) {
+      expect(paths.some((documented) => documented.endsWith(path))).toBe(true);
+    }
   });
 });
