@@ -10,6 +10,7 @@ import { startTestServer, type TestServer } from '../testing/harness.ts';
 import { eventually, openSse, type SseClient } from '../testing/live-fixtures.ts';
 import { createSite } from '../testing/site-fixtures.ts';
 import { schedulePruning } from './pruning.ts';
+import { createViewer } from './viewer.ts';
 
 const STREAM = '/api/jobs/v2/jobs/stream';
 const HEARTBEAT_MS = 200;
@@ -25,8 +26,10 @@ beforeAll(async () => {
   server = await startTestServer({ liveHeartbeatMs: HEARTBEAT_MS, liveMaxBufferedBytes: MAX_BUFFERED_BYTES });
 });
 afterAll(async () => {
-  for (const client of clients) client.close();
+  // Streams still open: closing the server must end them rather than wait for the clients to hang up.
+  const open = clients.filter((client) => client.status === 200);
   await server.close();
+  await Promise.all(open.map((client) => client.ended));
 });
 
 async function stream(options: Parameters<typeof openSse>[2]): Promise<SseClient> {
@@ -337,6 +340,40 @@ describe('GET /jobs/v2/jobs/stream', () => {
     await pruner.stop();
     const left = await server.context.bus.replay(orgId, 'jobs', 0);
     expect(left.map((event) => event.id)).toEqual([recent.id]);
+  });
+});
+
+describe('stream viewer', () => {
+  it('reads a teleoperator’s robots once, and again only after the refresh interval', async () => {
+    const orgId = await server.createOrg();
+    const groupId = await server.createGroup(orgId);
+    const operator = await server.createUser(orgId, ['done-teleoperator'], { groupIds: [groupId] });
+    const site = await createSite(server.context.db, orgId, { robots: 1 });
+    const robotId = site.robotIds[0] ?? '';
+    let clock = 0;
+    const viewer = createViewer(
+      server.context.db,
+      { sub: operator.id, orgId, username: operator.username, roles: operator.roles, givenName: 'T', familyName: 'U', email: '', groups: [] },
+      1000,
+      () => clock,
+    );
+    expect(await viewer.canSeeRobot(robotId)).toBe(false);
+    await server.context.db.insert(robotGroups).values({ robotId, groupId });
+    clock = 999;
+    expect(await viewer.canSeeRobot(robotId)).toBe(false);
+    clock = 1000;
+    expect(await viewer.canSeeRobot(robotId)).toBe(true);
+  });
+});
+
+describe('the stream in the OpenAPI document', () => {
+  it('is listed with its query', async () => {
+    const response = await server.request<{ paths: Record<string, { get?: { parameters?: { name: string }[] } }> }>(
+      'GET',
+      '/api/docs/json',
+    );
+    const names = response.body.paths['/api/jobs/v2/jobs/stream']?.get?.parameters?.map((parameter) => parameter.name);
+    expect(names).toEqual(expect.arrayContaining(['job_list', 'last_event_id']));
   });
 });
 
