@@ -5,6 +5,12 @@ import { gte, lt, lte, sql, type SQL } from 'drizzle-orm';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import type { Executor } from '../db/client.ts';
 
+/**
+ * `column DESC NULLS LAST`: the list indexes are built so (drizzle's `.desc()`), and PostgreSQL walks an index
+ * for ORDER BY only when the nulls order matches too; plain DESC means NULLS FIRST and costs a sort of every match.
+ */
+export const newestFirst = (column: AnyPgColumn): SQL => sql`${column} DESC NULLS LAST`;
+
 const BARE_DATE = /^\d{4}-\d{2}-\d{2}$/;
 const DAY_MS = 86_400_000;
 

@@ -2,14 +2,14 @@
  * SQL of the jobs backend. Every query filters on the caller's organization, and for a done-teleoperator on
  * the robots of their groups (DESIGN.md "Tenancy and visibility").
  */
-import { and, asc, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import { and, asc, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { Job, JobListQuery, JobRoom } from '@uvd/contracts';
 import type { z } from 'zod';
 import type { Executor } from '../db/client.ts';
 import { jobRooms, jobs, logs, organizations, robots, rooms } from '../db/schema.ts';
 import type { Principal } from '../identity/principal.ts';
 import { robotVisible, seesEverything } from '../lib/visibility.ts';
-import { cappedCount, dateConditions } from './list-filter.ts';
+import { cappedCount, dateConditions, newestFirst } from './list-filter.ts';
 
 type JobRow = typeof jobs.$inferSelect;
 export type ListFilter = z.output<typeof JobListQuery>;
@@ -42,7 +42,7 @@ export async function listJobs(executor: Executor, principal: Principal, filter:
     .select({ id: jobs.id })
     .from(jobs)
     .where(where)
-    .orderBy(desc(jobs.startTime), asc(jobs.id))
+    .orderBy(newestFirst(jobs.startTime), asc(jobs.id))
     .limit(filter.limit)
     .offset(filter.offset);
   const [ids, count] = await Promise.all([

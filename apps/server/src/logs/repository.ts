@@ -2,13 +2,13 @@
  * SQL of the logs backend. Logs are written by the fleet when a job ends; a done-teleoperator sees the logs
  * of the robots of their groups, the restricted roles every log of their organization.
  */
-import { and, asc, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import { and, asc, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { LogEntry } from '@uvd/contracts';
 import type { Executor } from '../db/client.ts';
 import { logs } from '../db/schema.ts';
 import type { Principal } from '../identity/principal.ts';
 import { robotVisible, seesEverything } from '../lib/visibility.ts';
-import { cappedCount, dateConditions } from '../jobs/list-filter.ts';
+import { cappedCount, dateConditions, newestFirst } from '../jobs/list-filter.ts';
 import type { ListFilter } from '../jobs/repository.ts';
 
 type LogRow = Omit<typeof logs.$inferSelect, 'trajectory'> & { hasTrajectory: boolean };
@@ -54,7 +54,7 @@ export async function listLogs(executor: Executor, principal: Principal, filter:
     .select({ jobId: logs.jobId })
     .from(logs)
     .where(where)
-    .orderBy(desc(logs.startTime), asc(logs.jobId))
+    .orderBy(newestFirst(logs.startTime), asc(logs.jobId))
     .limit(filter.limit)
     .offset(filter.offset);
   const [ids, count] = await Promise.all([
