@@ -2,6 +2,10 @@
 import { z } from 'zod';
 
 const EnvSchema = z.object({
+  /** Live streams: heartbeat interval, replay horizon, unread bytes before a stalled client is dropped. */
+  LIVE_HEARTBEAT_SECONDS: z.coerce.number().positive().default(15),
+  LIVE_RETENTION_SECONDS: z.coerce.number().int().min(60).default(3600),
+  LIVE_MAX_BUFFERED_BYTES: z.coerce.number().int().min(16384).default(1048576),
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   HOST: z.string().default('0.0.0.0'),
   /** Public base address, used in issuer URLs when behind a proxy. Defaults to http://localhost:PORT. */
@@ -35,6 +39,9 @@ const EnvSchema = z.object({
 export type Env = z.input<typeof EnvSchema>;
 
 export interface Config {
+  liveHeartbeatMs: number;
+  liveRetentionMs: number;
+  liveMaxBufferedBytes: number;
   port: number;
   host: string;
   publicUrl: string | undefined;
@@ -61,6 +68,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   const e = parsed.data;
   return {
+    liveHeartbeatMs: e.LIVE_HEARTBEAT_SECONDS * 1000,
+    liveRetentionMs: e.LIVE_RETENTION_SECONDS * 1000,
+    liveMaxBufferedBytes: e.LIVE_MAX_BUFFERED_BYTES,
     port: e.PORT,
     host: e.HOST,
     publicUrl: e.PUBLIC_URL,

@@ -1,19 +1,6 @@
 /** Tunables of the live streams, with the defaults a deployment gets when it sets nothing. */
 import type { Config } from '../config.ts';
 
-// Until config.ts reads the LIVE_* environment variables (see live/README.md), the live settings are
-// optional fields of Config so that tests can pass them to `startTestServer`.
-declare module '../config.ts' {
-  interface Config {
-    /** Heartbeat comment interval of every stream (LIVE_HEARTBEAT_SECONDS). */
-    liveHeartbeatMs?: number;
-    /** How long events stay replayable after Last-Event-ID (LIVE_RETENTION_SECONDS). */
-    liveRetentionMs?: number;
-    /** Unread bytes after which a stalled client is dropped (LIVE_MAX_BUFFERED_BYTES). */
-    liveMaxBufferedBytes?: number;
-  }
-}
-
 export interface LiveSettings {
   /**
    * Interval of the `: ping` comment. Proxies and load balancers commonly cut connections idle for 30–60 s,
@@ -51,12 +38,12 @@ export const DEFAULT_LIVE_SETTINGS: LiveSettings = {
 };
 
 export function liveSettings(config: Config, overrides: Partial<LiveSettings> = {}): LiveSettings {
-  const retentionMs = config.liveRetentionMs ?? DEFAULT_LIVE_SETTINGS.retentionMs;
+  const retentionMs = config.liveRetentionMs;
   return {
     ...DEFAULT_LIVE_SETTINGS,
-    heartbeatMs: config.liveHeartbeatMs ?? DEFAULT_LIVE_SETTINGS.heartbeatMs,
+    heartbeatMs: config.liveHeartbeatMs,
     retentionMs,
-    maxBufferedBytes: config.liveMaxBufferedBytes ?? DEFAULT_LIVE_SETTINGS.maxBufferedBytes,
+    maxBufferedBytes: config.liveMaxBufferedBytes,
     pruneIntervalMs: Math.min(DEFAULT_LIVE_SETTINGS.pruneIntervalMs, Math.max(1000, Math.floor(retentionMs / 4))),
     ...overrides,
   };
