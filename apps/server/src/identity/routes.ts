@@ -40,7 +40,6 @@ import {
   endSession,
   findLoginUser,
   findSessionSubject,
-  insertRefreshToken,
   purgeSessions,
   realmExists,
   recordLoginFailure,
@@ -230,11 +229,7 @@ export const identityRoutes: FastifyPluginAsync<AppContext> = async (app, ctx) =
     const offline = scopes.includes('offline_access');
     const expiresAt = sessionExpiry(offline, now);
     const refreshJti = randomUUID();
-    const sessionId = await db.transaction(async (tx) => {
-      const id = await createSession(tx, { orgId, userId: user.id, offline, expiresAt });
-      await insertRefreshToken(tx, refreshJti, id);
-      return id;
-    });
+    const sessionId = await createSession(db, { orgId, userId: user.id, offline, expiresAt, refreshJti });
     return issueTokens(request, toSubject(user), {
       id: sessionId,
       offline,
@@ -254,16 +249,13 @@ export const identityRoutes: FastifyPluginAsync<AppContext> = async (app, ctx) =
 
     const now = new Date();
     const refreshJti = randomUUID();
-    const outcome = await db.transaction(async (tx) => {
-      const result = await useRefreshToken(tx, {
-        jti: claims.jti,
-        sessionId: claims.sid,
-        orgId,
-        now,
-        expiresAt: (offline) => sessionExpiry(offline, now),
-      });
-      if (result.kind === 'ok') await insertRefreshToken(tx, refreshJti, claims.sid);
-      return result;
+    const outcome = await useRefreshToken(db, {
+      jti: claims.jti,
+      nextJti: refreshJti,
+      sessionId: claims.sid,
+      orgId,
+      now,
+      expiresAt: (offline) => sessionExpiry(offline, now),
     });
     switch (outcome.kind) {
       case 'unknown':
