@@ -226,6 +226,15 @@ export const robots = pgTable(
     pose: jsonb('pose').$type<Pose>(),
     home: jsonb('home').$type<Pose>(),
     lastSeenAt: timestamp('last_seen_at', { withTimezone: true }),
+    /** VDA 5050 connectionState: ONLINE, OFFLINE or CONNECTIONBROKEN (the last will). */
+    connectionState: text('connection_state').notNull().default('OFFLINE'),
+    /** headerId of the last state message applied: a duplicated or late publish changes nothing. */
+    lastStateHeaderId: integer('last_state_header_id'),
+    /** Password of the robot's login to the embedded MQTT broker (argon2id); null means it cannot log in. */
+    mqttPasswordHash: text('mqtt_password_hash'),
+    /** The robot's current VDA 5050 errors, as reported. */
+    errors: jsonb('errors').$type<unknown[]>().notNull().default(sql`'[]'::jsonb`),
+    factsheet: jsonb('factsheet'),
     createdAt: createdAt(),
   },
   (t) => [
@@ -270,6 +279,12 @@ export const jobs = pgTable(
     createdById: uuid('created_by_id').references(() => users.id, { onDelete: 'set null' }),
     createdAt: createdAt(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+    startedAt: timestamp('started_at', { withTimezone: true }),
+    endedAt: timestamp('ended_at', { withTimezone: true }),
+    /** completed, aborted (stopped by an operator) or failed; set when the job ends. */
+    completionStatus: text('completion_status'),
+    /** VDA 5050 orderUpdateId of the order last sent for this job (the orderId is the job id). */
+    orderUpdateId: integer('order_update_id').notNull().default(0),
   },
   (t) => [
     // The jobs list filters by organization, optionally robots, and a start_time range, newest first.
@@ -291,6 +306,10 @@ export const jobRooms = pgTable(
       .notNull()
       .references(() => rooms.id, { onDelete: 'cascade' }),
     dose: integer('dose').notNull(),
+    /** pending, active, done, not_ready, not_reached or aborted, as the robot reports progress. */
+    state: text('state').notNull().default('pending'),
+    startedAt: timestamp('started_at', { withTimezone: true }),
+    endedAt: timestamp('ended_at', { withTimezone: true }),
   },
   (t) => [primaryKey({ columns: [t.jobId, t.orderNo] }), index('job_rooms_room').on(t.roomId)],
 );
@@ -332,6 +351,64 @@ export const logs = pgTable(
     index('logs_org_start').on(t.orgId, t.startTime.desc(), t.jobId),
     index('logs_org_robot_start').on(t.orgId, t.robotId, t.startTime.desc(), t.jobId),
   ],
+);
+
+/** Poses of a robot during a job, thinned as they arrive; become the log's trajectory when the job ends. */
+export const trajectoryPoints = pgTable(
+  'trajectory_points',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    jobId: uuid('job_id')
+      .notNull()
+      .references(() => jobs.id, { onDelete: 'cascade' }),
+    floorId: uuid('floor_id'),
+    t: real('t').notNull(), // seconds since the job started
+    x: real('x').notNull(),
+    y: real('y').notNull(),
+  },
+  (t) => [index('trajectory_points_job').on(t.jobId, t.id)],
+);
+
+/**
+ * A robot's question to the operator (spec "action"): button text of spec §3 (wait_to_enter, …). It travels
+ * from the robot as VDA 5050 information and the decision goes back as an instant action.
+ */
+export const actions = pgTable(
+  'actions',
+  {
+    id: id(),
+    orgId: orgId(),
+    jobId: uuid('job_id')
+      .notNull()
+      .references(() => jobs.id, { onDelete: 'cascade' }),
+    robotId: uuid('robot_id')
+      .notNull()
+      .references(() => robots.id, { onDelete: 'cascade' }),
+    roomId: uuid('room_id').references(() => rooms.id, { onDelete: 'set null' }),
+    /** The robot's own id of the prompt: a repeated report of the same prompt is one action. */
+    promptId: text('prompt_id').notNull(),
+    buttonText: text('button_text').notNull(),
+    disabled: boolean('disabled').notNull().default(false),
+    confirm: boolean('confirm'),
+    createdAt: createdAt(),
+    resolvedAt: timestamp('resolved_at', { withTimezone: true }),
+  },
+  (t) => [
+    uniqueIndex('actions_robot_prompt').on(t.robotId, t.promptId),
+    index('actions_job').on(t.jobId, t.createdAt.desc()),
+  ],
+);
+
+/** Replies of commands sent with an Idempotency-Key: a retried command has exactly one effect. */
+export const commandReplies = pgTable(
+  'command_replies',
+  {
+    orgId: orgId(),
+    key: text('key').notNull(),
+    reply: jsonb('reply').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.orgId, t.key] })],
 );
 
 // ---------------------------------------------------------------- people
