@@ -74,7 +74,7 @@ export interface PlanRoomShape {
  * One `<polygon class="room">` per room, and its label. The label is the room number and its kind on two lines
  * when the name reads "A2-214 Patient room", so it fits a 4 m room at the usual 0.05 m/px.
  */
-export function roomLayer(metadata: MapMetadata, rooms: readonly PlanRoomShape[], defaultFill: string): string {
+export function roomLayer(metadata: MapMetadata, rooms: readonly PlanRoomShape[], defaultFill: string, fillOpacity = 1): string {
   const shapes = rooms.map(
     (room) =>
       `<polygon class="room" data-room-name="${escapeXml(room.name)}" points="${svgPoints(metadata, room.polygon)}" fill="${room.fill ?? defaultFill}"/>`,
@@ -89,7 +89,7 @@ export function roomLayer(metadata: MapMetadata, rooms: readonly PlanRoomShape[]
     return `<text class="room-label" x="${fmt(px)}" y="${fmt(py + 4)}">${spans}</text>`;
   });
   return [
-    `<g id="rooms" stroke="#37474f" stroke-width="3" stroke-linejoin="round">${shapes.join('')}</g>`,
+    `<g id="rooms" stroke="#37474f" stroke-width="3" stroke-linejoin="round"${fillOpacity < 1 ? ` fill-opacity="${fillOpacity}"` : ''}>${shapes.join('')}</g>`,
     `<g id="room-labels" font-family="sans-serif" font-size="11" fill="#263238" text-anchor="middle">${labels.join('')}</g>`,
   ].join('\n');
 }
