@@ -70,10 +70,27 @@ export interface PlanRoomShape {
   fill?: string;
 }
 
-/**
- * One `<polygon class="room">` per room, and its label. The label is the room number and its kind on two lines
- * when the name reads "A2-214 Patient room", so it fits a 4 m room at the usual 0.05 m/px.
- */
+const LABEL_FONT_PX = 11;
+/** Average advance of a sans-serif character, as a share of the font size. */
+const CHAR_WIDTH = 0.58;
+
+/** Greedy word wrap of the room's name to the room's width; the room number ("A2-214") stays on a line of its own. */
+function labelLines(name: string, widthPx: number): string[] {
+  const maxChars = Math.max(6, Math.floor((widthPx - 6) / (LABEL_FONT_PX * CHAR_WIDTH)));
+  const [first = '', ...words] = name.split(/\s+/).filter(Boolean);
+  const lines = [first];
+  let line = '';
+  for (const word of words) {
+    if (line && line.length + 1 + word.length > maxChars) {
+      lines.push(line);
+      line = word;
+    } else line = line ? `${line} ${word}` : word;
+  }
+  if (line) lines.push(line);
+  return lines;
+}
+
+/** One `<polygon class="room">` per room, and its label centred in it. */
 export function roomLayer(metadata: MapMetadata, rooms: readonly PlanRoomShape[], defaultFill: string, fillOpacity = 1): string {
   const shapes = rooms.map(
     (room) =>
@@ -81,16 +98,17 @@ export function roomLayer(metadata: MapMetadata, rooms: readonly PlanRoomShape[]
   );
   const labels = rooms.map((room) => {
     const { px, py } = toPixel(metadata, centroid(room.polygon));
-    const space = room.name.indexOf(' ');
-    const lines = space > 0 ? [room.name.slice(0, space), room.name.slice(space + 1)] : [room.name];
+    const bounds = boundsOf(room.polygon);
+    const lines = labelLines(room.name, (bounds.maxX - bounds.minX) / metadata.resolution);
+    const lineHeight = LABEL_FONT_PX + 1;
     const spans = lines
-      .map((line, index) => `<tspan x="${fmt(px)}" dy="${index === 0 ? fmt(-(lines.length - 1) * 6) : '12'}">${escapeXml(line)}</tspan>`)
+      .map((line, index) => `<tspan x="${fmt(px)}" dy="${index === 0 ? fmt((-(lines.length - 1) * lineHeight) / 2) : lineHeight}">${escapeXml(line)}</tspan>`)
       .join('');
     return `<text class="room-label" x="${fmt(px)}" y="${fmt(py + 4)}">${spans}</text>`;
   });
   return [
     `<g id="rooms" stroke="#37474f" stroke-width="3" stroke-linejoin="round"${fillOpacity < 1 ? ` fill-opacity="${fillOpacity}"` : ''}>${shapes.join('')}</g>`,
-    `<g id="room-labels" font-family="sans-serif" font-size="11" fill="#263238" text-anchor="middle">${labels.join('')}</g>`,
+    `<g id="room-labels" font-family="sans-serif" font-size="${LABEL_FONT_PX}" fill="#263238" text-anchor="middle">${labels.join('')}</g>`,
   ].join('\n');
 }
 
