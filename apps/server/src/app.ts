@@ -15,6 +15,10 @@ import type { Database } from './db/client.ts';
 import { actionsRoutes } from './actions/routes.ts';
 import { contactsRoutes } from './contacts/routes.ts';
 import { deliveriesRoutes } from './deliveries/routes.ts';
+import { startExecution } from './execution/execution.ts';
+import { executionRoutes } from './execution/routes.ts';
+import { createFleet } from './fleet/gateway.ts';
+import { fleetRoutes } from './fleet/routes.ts';
 import { groupsRoutes } from './groups/routes.ts';
 import { loadKeyStore } from './identity/keys.ts';
 import { identityRoutes } from './identity/routes.ts';
@@ -49,6 +53,8 @@ const apiModules: readonly FastifyPluginAsync<AppContext>[] = [
   settingsRoutes,
   notificationsRoutes,
   deliveriesRoutes,
+  fleetRoutes,
+  executionRoutes,
   liveRoutes,
 ];
 
@@ -74,8 +80,12 @@ export async function buildApp({ config, database }: BuildOptions): Promise<App>
 
   const keys = await loadKeyStore(database.db);
   const bus = await createEventBus(database);
-  const context: AppContext = { config, database, db: database.db, bus, keys };
+  const fleet = await createFleet({ config, database, bus });
+  const context: AppContext = { config, database, db: database.db, bus, keys, fleet };
+  const execution = await startExecution(context);
   app.addHook('onClose', async () => {
+    await execution.close();
+    await fleet.close();
     await bus.close();
   });
 

@@ -13,6 +13,9 @@ const EnvSchema = z.object({
   DATA_DIR: z.string().default('./data'),
   DATABASE_URL: z.string().optional(),
   MQTT_URL: z.string().optional(),
+  /** The embedded broker (used when MQTT_URL is not set) listens here; 1883 is left to a system broker. */
+  MQTT_PORT: z.coerce.number().int().min(0).max(65535).default(1884),
+  MQTT_HOST: z.string().default('127.0.0.1'),
   /** An external OIDC issuer base (e.g. https://sso.example/realms): tokens are then verified through its JWKS. */
   IDP_ISSUER_BASE: z.url().optional(),
   CLIENT_ID: z.string().default('uvd-console'),
@@ -48,6 +51,8 @@ export interface Config {
   dataDir: string;
   databaseUrl: string | undefined;
   mqttUrl: string | undefined;
+  mqttPort: number;
+  mqttHost: string;
   idpIssuerBase: string | undefined;
   clientId: string;
   variant: 'disinfection' | 'logistics';
@@ -77,6 +82,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     dataDir: e.DATA_DIR,
     databaseUrl: e.DATABASE_URL === '' ? undefined : e.DATABASE_URL,
     mqttUrl: e.MQTT_URL === '' ? undefined : e.MQTT_URL,
+    mqttPort: e.MQTT_PORT,
+    mqttHost: e.MQTT_HOST,
     idpIssuerBase: e.IDP_ISSUER_BASE,
     clientId: e.CLIENT_ID,
     variant: e.VARIANT,

@@ -1,13 +1,15 @@
 import type { Config } from './config.ts';
 import type { Database, Db } from './db/client.ts';
+import type { Fleet } from './fleet/fleet.ts';
 import type { KeyStore } from './identity/keys.ts';
 import type { EventBus } from './live/bus.ts';
 
-/** What every backend module is given: configuration, the database, the event bus and the signing keys. */
+/** What every backend module is given: configuration, the database, the event bus, the signing keys and the fleet link. */
 export interface AppContext {
   config: Config;
   database: Database;
   db: Db;
   bus: EventBus;
   keys: KeyStore;
+  fleet: Fleet;
 }

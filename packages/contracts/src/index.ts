@@ -16,3 +16,6 @@ export * from './settings.ts';
 export * from './notifications.ts';
 export * from './deliveries.ts';
 export * from './live.ts';
+export * from './vda5050.ts';
+export * from './fleet.ts';
+export * from './execution.ts';

@@ -56,6 +56,9 @@ export async function startTestServer(overrides: Partial<Config> = {}): Promise<
     ...loadConfig({ LOG_LEVEL: 'silent', SEED_DEMO: 'false', TOKEN_RATE_LIMIT_PER_MINUTE: '0' }),
     port: 0,
     host: '127.0.0.1',
+    // The embedded MQTT broker on a free port of its own, so test servers never clash.
+    mqttPort: 0,
+    mqttUrl: undefined,
     ...overrides,
   };
   const built = await buildApp({ config, database: testDatabase.database });

@@ -1,0 +1,2 @@
+// Job start, job commands.
+export {};

@@ -1,0 +1,2 @@
+// Robot commands and the robot stream.
+export {};

@@ -1,0 +1,209 @@
+/**
+ * VDA 5050 v2.0 messages (https://github.com/VDA5050/VDA5050, MIT), validated on every inbound message.
+ * Topics: uagv/v2/{manufacturer}/{serialNumber}/{order|instantActions|state|connection|factsheet}.
+ * Unknown extra fields are allowed (robots may send newer minor versions); required fields are enforced.
+ */
+import { z } from 'zod';
+
+export const VDA_INTERFACE = 'uagv';
+export const VDA_MAJOR = 'v2';
+export const VDA_VERSION = '2.0.0';
+
+export const vdaTopic = (manufacturer: string, serialNumber: string, topic: VdaTopicName) =>
+  `${VDA_INTERFACE}/${VDA_MAJOR}/${manufacturer}/${serialNumber}/${topic}`;
+export const VdaTopicName = z.enum(['order', 'instantActions', 'state', 'connection', 'factsheet', 'visualization']);
+export type VdaTopicName = z.infer<typeof VdaTopicName>;
+
+export const VdaHeader = z.object({
+  headerId: z.number().int().min(0),
+  timestamp: z.string(),
+  version: z.string(),
+  manufacturer: z.string(),
+  serialNumber: z.string(),
+});
+
+export const ActionParameter = z.object({
+  key: z.string(),
+  value: z.union([z.string(), z.number(), z.boolean(), z.array(z.unknown()), z.record(z.string(), z.unknown())]),
+});
+export type ActionParameter = z.infer<typeof ActionParameter>;
+
+export const BlockingType = z.enum(['NONE', 'SOFT', 'HARD']);
+
+export const VdaAction = z.object({
+  actionType: z.string(),
+  actionId: z.string(),
+  actionDescription: z.string().optional(),
+  blockingType: BlockingType,
+  actionParameters: z.array(ActionParameter).optional(),
+});
+export type VdaAction = z.infer<typeof VdaAction>;
+
+export const NodePosition = z.object({
+  x: z.number(),
+  y: z.number(),
+  theta: z.number().optional(),
+  allowedDeviationXY: z.number().optional(),
+  allowedDeviationTheta: z.number().optional(),
+  mapId: z.string(),
+  mapDescription: z.string().optional(),
+});
+
+export const OrderNode = z.object({
+  nodeId: z.string(),
+  sequenceId: z.number().int().min(0),
+  nodeDescription: z.string().optional(),
+  released: z.boolean(),
+  nodePosition: NodePosition.optional(),
+  actions: z.array(VdaAction),
+});
+export type OrderNode = z.infer<typeof OrderNode>;
+
+export const OrderEdge = z.object({
+  edgeId: z.string(),
+  sequenceId: z.number().int().min(0),
+  edgeDescription: z.string().optional(),
+  released: z.boolean(),
+  startNodeId: z.string(),
+  endNodeId: z.string(),
+  maxSpeed: z.number().optional(),
+  actions: z.array(VdaAction),
+});
+export type OrderEdge = z.infer<typeof OrderEdge>;
+
+export const OrderMessage = VdaHeader.extend({
+  orderId: z.string(),
+  orderUpdateId: z.number().int().min(0),
+  zoneSetId: z.string().optional(),
+  nodes: z.array(OrderNode),
+  edges: z.array(OrderEdge),
+});
+export type OrderMessage = z.infer<typeof OrderMessage>;
+
+export const InstantActionsMessage = VdaHeader.extend({
+  actions: z.array(VdaAction),
+});
+export type InstantActionsMessage = z.infer<typeof InstantActionsMessage>;
+
+export const ActionStatus = z.enum(['WAITING', 'INITIALIZING', 'RUNNING', 'PAUSED', 'FINISHED', 'FAILED']);
+export type ActionStatus = z.infer<typeof ActionStatus>;
+
+export const ActionState = z.object({
+  actionId: z.string(),
+  actionType: z.string().optional(),
+  actionDescription: z.string().optional(),
+  actionStatus: ActionStatus,
+  resultDescription: z.string().optional(),
+});
+export type ActionState = z.infer<typeof ActionState>;
+
+export const AgvPosition = z.object({
+  x: z.number(),
+  y: z.number(),
+  theta: z.number(),
+  mapId: z.string(),
+  mapDescription: z.string().optional(),
+  positionInitialized: z.boolean(),
+  localizationScore: z.number().optional(),
+  deviationRange: z.number().optional(),
+});
+
+export const BatteryState = z.object({
+  batteryCharge: z.number().min(0).max(100),
+  batteryVoltage: z.number().optional(),
+  batteryHealth: z.number().optional(),
+  charging: z.boolean(),
+  reach: z.number().optional(),
+});
+
+export const OperatingMode = z.enum(['AUTOMATIC', 'SEMIAUTOMATIC', 'MANUAL', 'SERVICE', 'TEACHIN']);
+export type OperatingMode = z.infer<typeof OperatingMode>;
+
+export const VdaError = z.object({
+  errorType: z.string(),
+  errorLevel: z.enum(['WARNING', 'FATAL']),
+  errorDescription: z.string().optional(),
+  errorReferences: z.array(z.object({ referenceKey: z.string(), referenceValue: z.string() })).optional(),
+});
+
+export const InfoReference = z.object({ referenceKey: z.string(), referenceValue: z.string() });
+export const VdaInformation = z.object({
+  infoType: z.string(),
+  infoLevel: z.enum(['INFO', 'DEBUG']),
+  infoDescription: z.string().optional(),
+  infoReferences: z.array(InfoReference).optional(),
+});
+export type VdaInformation = z.infer<typeof VdaInformation>;
+
+export const StateMessage = VdaHeader.extend({
+  orderId: z.string(),
+  orderUpdateId: z.number().int().min(0),
+  zoneSetId: z.string().optional(),
+  lastNodeId: z.string(),
+  lastNodeSequenceId: z.number().int().min(0),
+  nodeStates: z.array(z.object({ nodeId: z.string(), sequenceId: z.number().int(), released: z.boolean() }).loose()),
+  edgeStates: z.array(z.object({ edgeId: z.string(), sequenceId: z.number().int(), released: z.boolean() }).loose()),
+  agvPosition: AgvPosition.optional(),
+  velocity: z.object({ vx: z.number().optional(), vy: z.number().optional(), omega: z.number().optional() }).optional(),
+  driving: z.boolean(),
+  paused: z.boolean().optional(),
+  newBaseRequest: z.boolean().optional(),
+  distanceSinceLastNode: z.number().optional(),
+  actionStates: z.array(ActionState),
+  batteryState: BatteryState,
+  operatingMode: OperatingMode,
+  errors: z.array(VdaError),
+  information: z.array(VdaInformation).optional(),
+  safetyState: z.object({ eStop: z.string(), fieldViolation: z.boolean() }),
+});
+export type StateMessage = z.infer<typeof StateMessage>;
+
+export const ConnectionState = z.enum(['ONLINE', 'OFFLINE', 'CONNECTIONBROKEN']);
+export type ConnectionState = z.infer<typeof ConnectionState>;
+export const ConnectionMessage = VdaHeader.extend({ connectionState: ConnectionState });
+export type ConnectionMessage = z.infer<typeof ConnectionMessage>;
+
+export const FactsheetMessage = VdaHeader.extend({}).loose();
+export type FactsheetMessage = z.infer<typeof FactsheetMessage>;
+
+// ---------------------------------------------------------------- our documented custom conventions
+
+/** Custom action and information types of this product (prefixed `uvd_`, as VDA 5050 allows). */
+export const UvdActionType = {
+  /** On a room's node: disinfect. Parameters: room_id, dose (J/m²), ready (boolean: room ready for disinfection). */
+  disinfect: 'uvd_disinfect',
+  /** Instant: drive to the dock. */
+  goHome: 'uvd_go_home',
+  /** Instant: measures round-trip time; the robot reports it FINISHED in its next state. Parameter sent_at. */
+  ping: 'uvd_ping',
+  /** Instant: the operator's answer to a prompt. Parameters: prompt_id, confirm (boolean). */
+  operatorDecision: 'uvd_operator_decision',
+} as const;
+
+/** VDA 5050 standard instant actions we use: pause, resume and stop (cancel the order). */
+export const VdaInstantAction = {
+  pause: 'startPause',
+  resume: 'stopPause',
+  cancel: 'cancelOrder',
+} as const;
+
+/**
+ * A robot's question to the operator travels as an information entry of this type with references
+ * prompt_id, button (one of spec §3's action button texts) and room_id.
+ */
+export const UVD_PROMPT_INFO_TYPE = 'uvd_operator_prompt';
+
+/** resultDescription of a FAILED uvd_disinfect action: why the room was not disinfected. */
+export const DisinfectFailure = z.enum(['not_ready', 'not_reached', 'aborted']);
+export type DisinfectFailure = z.infer<typeof DisinfectFailure>;
+
+/** Spec §3 robot modes from VDA 5050 operating modes; offline comes from the connection topic. */
+export const ROBOT_MODE = { offline: 0, manual: 1, autonomous: 2, semiAutonomous: 3, maintenance: 4 } as const;
+export const modeFromOperatingMode = (mode: OperatingMode): number =>
+  ({
+    AUTOMATIC: ROBOT_MODE.autonomous,
+    SEMIAUTOMATIC: ROBOT_MODE.semiAutonomous,
+    MANUAL: ROBOT_MODE.manual,
+    TEACHIN: ROBOT_MODE.manual,
+    SERVICE: ROBOT_MODE.maintenance,
+  })[mode];
