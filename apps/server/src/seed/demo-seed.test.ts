@@ -117,6 +117,9 @@ describe('demo seed', () => {
       const job = completed.find((candidate) => candidate.id === log.jobId);
       expect(job).toMatchObject({ performed: true, name: log.jobName, robotId: log.robotId });
       expect(job?.startTime.getTime()).toBe(log.startTime.getTime());
+      expect(job).toMatchObject({ completionStatus: log.completionStatus, startedAt: log.startTime, endedAt: log.endTime });
+      const jobRoomRows = await db.select().from(jobRooms).where(eq(jobRooms.jobId, log.jobId)).orderBy(jobRooms.orderNo);
+      expect(jobRoomRows.map((row) => [row.roomId, row.dose, row.state])).toEqual(log.rooms.map((room) => [room.room_id, room.dose, room.state]));
       expect(job?.startTime.getUTCSeconds()).toBe(0);
     }
     const trajectoryFloors = new Set(withTrajectory.flatMap((log) => log.trajectory?.map((point) => point.floor_id) ?? []));
@@ -135,6 +138,7 @@ describe('demo seed', () => {
       const jobRoomRows = await db.select().from(jobRooms).where(eq(jobRooms.jobId, job.id));
       expect(jobRoomRows.length).toBeGreaterThanOrEqual(3);
       for (const jobRoom of jobRoomRows) {
+        expect(jobRoom.state).toBe('pending');
         expect(site.rooms.find((room) => room.id === jobRoom.roomId)?.floorId).toBe(robot?.floorId);
         expect(DEMO.uvcDoses).toContain(jobRoom.dose);
       }

@@ -46,6 +46,9 @@ export interface JobRow {
   createdById: string;
   createdAt: Date;
   updatedAt: Date;
+  startedAt: Date | null;
+  endedAt: Date | null;
+  completionStatus: LogRow['completionStatus'] | null;
 }
 
 export interface JobRoomRow {
@@ -53,6 +56,9 @@ export interface JobRoomRow {
   orderNo: number;
   roomId: string;
   dose: number;
+  state: 'pending' | LoggedRoom['state'];
+  startedAt: Date | null;
+  endedAt: Date | null;
 }
 
 export interface LogRow {
@@ -119,7 +125,14 @@ function drive(from: { x: number; y: number }, to: Pose, corridorY: number): { x
   ];
 }
 
-function trajectoryOf(robot: HistoryRobot, visits: { room: HistoryRoom; dwell: number }[]): { points: TrajectoryPoint[]; seconds: number } {
+interface Trip {
+  points: TrajectoryPoint[];
+  seconds: number;
+  /** Seconds since the start at which each visit began and ended at its room. */
+  visits: { arrive: number; leave: number }[];
+}
+
+function trajectoryOf(robot: HistoryRobot, visits: { room: HistoryRoom; dwell: number }[]): Trip {
   const points: TrajectoryPoint[] = [{ t: 0, x: robot.home.x, y: robot.home.y, floor_id: robot.floorId }];
   let t = 0;
   let here = { x: robot.home.x, y: robot.home.y };
@@ -130,13 +143,16 @@ function trajectoryOf(robot: HistoryRobot, visits: { room: HistoryRoom; dwell: n
     here = target;
     points.push({ t: Math.round(t), x: target.x, y: target.y, floor_id: robot.floorId });
   };
+  const times: Trip['visits'] = [];
   for (const visit of visits) {
     for (const point of drive(here, visit.room.entryPoint, robot.corridorY)) moveTo(point);
+    const arrive = Math.round(t);
     t += visit.dwell;
+    times.push({ arrive, leave: Math.round(t) });
     points.push({ t: Math.round(t), x: here.x, y: here.y, floor_id: robot.floorId });
   }
   for (const point of drive(here, robot.home, robot.corridorY)) moveTo(point);
-  return { points, seconds: Math.round(t) };
+  return { points, seconds: Math.round(t), visits: times };
 }
 
 export function generateHistory(robots: readonly HistoryRobot[], options: HistoryOptions): History {
@@ -178,9 +194,12 @@ export function generateHistory(robots: readonly HistoryRobot[], options: Histor
         const visits = job.rooms.flatMap(({ room, dose }, order) => {
           const state = logged[order]?.state;
           if (state === 'not_reached') return [];
-          return [{ room, dwell: state === 'done' ? exposureSeconds(dose) : NOT_READY_CHECK_S }];
+          return [{ order, room, dwell: state === 'done' ? exposureSeconds(dose) : NOT_READY_CHECK_S }];
         });
-        const { points, seconds } = trajectoryOf(robot, visits);
+        const trip = trajectoryOf(robot, visits);
+        const { points, seconds } = trip;
+        const after = (s: number) => new Date(startTime.getTime() + s * 1000);
+        const visitTimes = new Map(visits.map((visit, index) => [visit.order, trip.visits[index]]));
         const endTime = new Date(startTime.getTime() + seconds * 1000);
         const createdAt = new Date(startTime.getTime() - prng.int(2, 30) * 3600 * 1000);
         history.jobs.push({
@@ -195,8 +214,24 @@ export function generateHistory(robots: readonly HistoryRobot[], options: Histor
           createdById: job.creator.id,
           createdAt,
           updatedAt: endTime,
+          startedAt: startTime,
+          endedAt: endTime,
+          completionStatus,
         });
-        history.jobRooms.push(...job.rooms.map(({ room, dose }, orderNo) => ({ jobId: job.id, orderNo, roomId: room.id, dose })));
+        history.jobRooms.push(
+          ...job.rooms.map(({ room, dose }, orderNo) => {
+            const times = visitTimes.get(orderNo);
+            return {
+              jobId: job.id,
+              orderNo,
+              roomId: room.id,
+              dose,
+              state: logged[orderNo]?.state ?? 'not_reached',
+              startedAt: times ? after(times.arrive) : null,
+              endedAt: times ? after(times.leave) : null,
+            };
+          }),
+        );
         history.logs.push({
           jobId: job.id,
           jobName: job.name,
@@ -232,8 +267,13 @@ export function generateHistory(robots: readonly HistoryRobot[], options: Histor
         createdById: job.creator.id,
         createdAt: options.now,
         updatedAt: options.now,
+        startedAt: null,
+        endedAt: null,
+        completionStatus: null,
       });
-      history.jobRooms.push(...job.rooms.map(({ room, dose }, orderNo) => ({ jobId: job.id, orderNo, roomId: room.id, dose })));
+      history.jobRooms.push(
+        ...job.rooms.map(({ room, dose }, orderNo) => ({ jobId: job.id, orderNo, roomId: room.id, dose, state: 'pending' as const, startedAt: null, endedAt: null })),
+      );
     }
   }
   return history;
