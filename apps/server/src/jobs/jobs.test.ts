@@ -1,7 +1,8 @@
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError, AT_LEAST_ONE_ROOM, DataFlag, Doses, DUPLICATE_ROOM, Job, JobList, type JobInput } from '@uvd/contracts';
 import { jobs, logs, organizations, robots } from '../db/schema.ts';
+import { EXACT_COUNT_CAP } from './list-filter.ts';
 import { startTestServer, type TestServer, type TestUser } from '../testing/harness.ts';
 import { createSite, type Site } from '../testing/site-fixtures.ts';
 
@@ -307,7 +308,9 @@ describe('GET /jobs/v2/jobs', () => {
     const names = async (query: Record<string, string | number | string[]>) =>
       JobList.parse((await server.request('GET', '/api/jobs/v2/jobs', { token: w.admin.token, query })).body).payload.map((job) => job.name);
     expect(await names({ robot_id: [robotOf(w, 0)] })).toEqual(['job 2', 'job 0']);
-    expect(await names({ robot_id: [robotOf(w, 0), robotOf(w, 1)] })).toHaveLength(4);
+    expect(await names({ robot_id: [robotOf(w, 0), robotOf(w, 1)] })).toEqual(['job 3', 'job 2', 'job 1', 'job 0']);
+    expect(await names({ robot_id: [robotOf(w, 1), robotOf(w, 0)], offset: 1, limit: 2 })).toEqual(['job 2', 'job 1']);
+    expect(await names({ robot_id: [w.hiddenRobotId] })).toEqual([]);
     expect(await names({ from_date: '2030-01-02', to_date: '2030-01-02' })).toEqual(['job 2', 'job 1']);
     expect(await names({ from_date: '2030-01-02T12:00:00Z' })).toEqual(['job 3', 'job 2']);
     expect(await names({ to_date: '2030-01-02T10:00:00+00:00' })).toEqual(['job 1', 'job 0']);
@@ -330,6 +333,24 @@ describe('GET /jobs/v2/jobs', () => {
     expect(asOperator.count).toBe(1);
     const asAdmin = JobList.parse((await server.request('GET', '/api/jobs/v2/jobs', { token: w.admin.token })).body);
     expect(asAdmin.payload.map((job) => job.name).sort()).toEqual(['hidden', 'visible']);
+  });
+
+  it(`counts exactly up to ${EXACT_COUNT_CAP} matches, then answers at least the cap, and pages beyond it`, async () => {
+    const w = await world();
+    const total = EXACT_COUNT_CAP + 50;
+    await server.context.db.execute(sql`
+      INSERT INTO jobs (org_id, robot_id, name, start_time, created_by)
+      SELECT ${w.orgId}, ${robotOf(w)}::uuid, 'bulk ' || g, timestamptz '2030-01-01T00:00:00Z' - make_interval(mins => g), 'bench'
+      FROM generate_series(1, ${total}::int) AS g`);
+    const deep = JobList.parse(
+      (await server.request('GET', '/api/jobs/v2/jobs', { token: w.admin.token, query: { offset: total - 3, limit: 5 } })).body,
+    );
+    expect(deep.count).toBeGreaterThan(EXACT_COUNT_CAP);
+    expect(deep.payload.map((job) => job.name)).toEqual([`bulk ${total - 2}`, `bulk ${total - 1}`, `bulk ${total}`]);
+    const filtered = JobList.parse(
+      (await server.request('GET', '/api/jobs/v2/jobs', { token: w.admin.token, query: { from_date: '2029-12-31T23:00:00Z' } })).body,
+    );
+    expect(filtered.count).toBe(60);
   });
 
   it.each([

@@ -1,9 +1,12 @@
 /**
  * The filters shared by the jobs and logs lists: robots and a start-time range, and the count of matches.
  */
-import { gte, lt, lte, sql, type SQL } from 'drizzle-orm';
-import type { AnyPgColumn } from 'drizzle-orm/pg-core';
+import { and, eq, gte, inArray, lt, lte, sql, type SQL } from 'drizzle-orm';
+import type { AnyPgColumn, PgTable } from 'drizzle-orm/pg-core';
+import { z } from 'zod';
 import type { Executor } from '../db/client.ts';
+import type { Principal } from '../identity/principal.ts';
+import { seesEverything, visibleRobotIds } from '../lib/visibility.ts';
 
 /**
  * `column DESC NULLS LAST`: the list indexes are built so (drizzle's `.desc()`), and PostgreSQL walks an index
@@ -64,4 +67,62 @@ function planRows(queryPlan: unknown): number {
   if (typeof plan !== 'object' || plan === null || !('Plan Rows' in plan)) return 0;
   const rows = plan['Plan Rows'];
   return typeof rows === 'number' ? Math.round(rows) : 0;
+}
+
+/** The table behind a list (jobs or logs) and its indexed columns: (org, [robot,] start DESC NULLS LAST, id). */
+export interface ListTable {
+  table: PgTable;
+  id: AnyPgColumn;
+  start: AnyPgColumn;
+  robot: AnyPgColumn;
+}
+
+export interface ListScope {
+  /** Organization and date conditions. */
+  where: SQL | undefined;
+  /** The robots whose rows are listed; undefined means every robot of the organization. */
+  robotIds: string[] | undefined;
+}
+
+/**
+ * The robots a list covers: those asked for (`robot_id`), cut to those the caller sees. Undefined when a
+ * restricted role asks for no robot (the organization filter alone applies).
+ */
+export async function listedRobots(executor: Executor, principal: Principal, requested: readonly string[]): Promise<string[] | undefined> {
+  const asked = [...new Set(requested)];
+  if (seesEverything(principal)) return asked.length > 0 ? asked : undefined;
+  const visible = (await visibleRobotIds(executor, principal)).map((robot) => robot.id);
+  return asked.length > 0 ? visible.filter((id) => asked.includes(id)) : visible;
+}
+
+/** Up to this many robots, a page is merged from one index range per robot (see `pageIds`). */
+const MERGE_ROBOTS_MAX = 32;
+const IdRows = z.object({ rows: z.array(z.object({ id: z.string() })) });
+
+/**
+ * The ids of one page, newest first. Only indexed columns are read, so PostgreSQL skips deep offsets with an
+ * index-only scan. For several robots, no single index gives their rows in start order, so each robot's index
+ * range is read up to offset+limit rows and the ranges are merged (a Merge Append) instead of sorting every match.
+ */
+export async function pageIds(executor: Executor, list: ListTable, scope: ListScope, offset: number, limit: number): Promise<string[]> {
+  const order = sql`${newestFirst(list.start)}, ${list.id}`;
+  const robotIds = scope.robotIds;
+  let query: SQL;
+  if (robotIds === undefined || robotIds.length === 1 || robotIds.length > MERGE_ROBOTS_MAX) {
+    const where = and(scope.where, robotIds ? inArray(list.robot, robotIds) : undefined);
+    query = sql`SELECT ${list.id} AS id FROM ${list.table} WHERE ${where ?? sql`true`} ORDER BY ${order} LIMIT ${limit} OFFSET ${offset}`;
+  } else {
+    const ranges = robotIds.map(
+      (robotId) =>
+        sql`(SELECT ${list.id} AS id, ${list.start} AS start FROM ${list.table} WHERE ${and(scope.where, eq(list.robot, robotId)) ?? sql`true`} ORDER BY ${order} LIMIT ${offset + limit})`,
+    );
+    query = sql`SELECT id FROM (${sql.join(ranges, sql` UNION ALL `)}) AS ranges ORDER BY start DESC NULLS LAST, id LIMIT ${limit} OFFSET ${offset}`;
+  }
+  return IdRows.parse(await executor.execute(query)).rows.map((row) => row.id);
+}
+
+/** The count of a list's matches, exact up to `EXACT_COUNT_CAP` (see `cappedCount`). */
+export function listCount(executor: Executor, list: ListTable, scope: ListScope): Promise<number> {
+  const where = and(scope.where, scope.robotIds ? inArray(list.robot, scope.robotIds) : undefined);
+  return cappedCount(executor, sql`SELECT 1 FROM ${list.table} WHERE ${where ?? sql`true`}`);
 }

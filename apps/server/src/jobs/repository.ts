@@ -2,14 +2,14 @@
  * SQL of the jobs backend. Every query filters on the caller's organization, and for a done-teleoperator on
  * the robots of their groups (DESIGN.md "Tenancy and visibility").
  */
-import { and, asc, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import { and, asc, eq, getTableColumns, inArray, type SQL } from 'drizzle-orm';
 import type { Job, JobListQuery, JobRoom } from '@uvd/contracts';
 import type { z } from 'zod';
 import type { Executor } from '../db/client.ts';
 import { jobRooms, jobs, logs, organizations, robots, rooms } from '../db/schema.ts';
 import type { Principal } from '../identity/principal.ts';
 import { robotVisible, seesEverything } from '../lib/visibility.ts';
-import { cappedCount, dateConditions, newestFirst } from './list-filter.ts';
+import { dateConditions, listCount, listedRobots, pageIds, type ListTable } from './list-filter.ts';
 
 type JobRow = typeof jobs.$inferSelect;
 export type ListFilter = z.output<typeof JobListQuery>;
@@ -28,31 +28,21 @@ export async function findJob(executor: Executor, principal: Principal, jobId: s
   return row;
 }
 
-/** The jobs rows of a page, in list order, then the rows themselves: the page is found on the index alone. */
-export async function listJobs(executor: Executor, principal: Principal, filter: ListFilter): Promise<{ count: number; rows: JobRow[] }> {
-  const where = and(
-    eq(jobs.orgId, principal.orgId),
-    filter.robot_id.length > 0 ? inArray(jobs.robotId, filter.robot_id) : undefined,
-    ...dateConditions(jobs.startTime, filter.from_date, filter.to_date),
-    visibility(executor, principal),
-  );
-  // Selecting only indexed columns lets PostgreSQL skip deep offsets with an index-only scan; the full
-  // rows of the ten jobs shown are fetched after.
-  const pageIds = executor
-    .select({ id: jobs.id })
-    .from(jobs)
-    .where(where)
-    .orderBy(newestFirst(jobs.startTime), asc(jobs.id))
-    .limit(filter.limit)
-    .offset(filter.offset);
+const jobsList: ListTable = { table: jobs, id: jobs.id, start: jobs.startTime, robot: jobs.robotId };
+
+/** One page of the jobs the caller sees, newest start_time first, and the count of all matches. */
+export async function listJobs(executor: Executor, principal: Principal, filter: ListFilter): Promise<{ count: number; ids: string[] }> {
+  const robotIds = await listedRobots(executor, principal, filter.robot_id);
+  if (robotIds?.length === 0) return { count: 0, ids: [] };
+  const scope = {
+    where: and(eq(jobs.orgId, principal.orgId), ...dateConditions(jobs.startTime, filter.from_date, filter.to_date)),
+    robotIds,
+  };
   const [ids, count] = await Promise.all([
-    pageIds,
-    cappedCount(executor, executor.select({ one: sql`1` }).from(jobs).where(where).getSQL()),
+    pageIds(executor, jobsList, scope, filter.offset, filter.limit),
+    listCount(executor, jobsList, scope),
   ]);
-  if (ids.length === 0) return { count, rows: [] };
-  const rows = await executor.select().from(jobs).where(inArray(jobs.id, ids.map((row) => row.id)));
-  const byId = new Map(rows.map((row) => [row.id, row]));
-  return { count, rows: ids.flatMap((row) => byId.get(row.id) ?? []) };
+  return { count, ids };
 }
 
 export interface JobExtras {
@@ -62,13 +52,19 @@ export interface JobExtras {
   navigation?: boolean;
 }
 
-/** The wire form of `rows`, with their robots' names and their rooms in order. */
-export async function toJobs(executor: Executor, rows: readonly JobRow[], extras: JobExtras): Promise<Job[]> {
-  if (rows.length === 0) return [];
-  const jobIds = rows.map((row) => row.id);
-  const robotIds = [...new Set(rows.map((row) => row.robotId))];
-  const [robotRows, roomRows, trajectories] = await Promise.all([
-    executor.select({ id: robots.id, name: robots.name }).from(robots).where(inArray(robots.id, robotIds)),
+/**
+ * The wire form of the jobs `jobIds` in that order, with their robots' names and their rooms in order. The
+ * queries run side by side (on separate connections of the pool) since each needs only the ids.
+ */
+export async function jobsByIds(executor: Executor, jobIds: readonly string[], extras: JobExtras): Promise<Job[]> {
+  if (jobIds.length === 0) return [];
+  const ids = [...jobIds];
+  const [rows, roomRows, trajectories] = await Promise.all([
+    executor
+      .select({ ...getTableColumns(jobs), robotName: robots.name })
+      .from(jobs)
+      .innerJoin(robots, eq(robots.id, jobs.robotId))
+      .where(inArray(jobs.id, ids)),
     executor
       .select({
         jobId: jobRooms.jobId,
@@ -82,13 +78,13 @@ export async function toJobs(executor: Executor, rows: readonly JobRow[], extras
       })
       .from(jobRooms)
       .innerJoin(rooms, eq(rooms.id, jobRooms.roomId))
-      .where(inArray(jobRooms.jobId, jobIds))
+      .where(inArray(jobRooms.jobId, ids))
       .orderBy(asc(jobRooms.jobId), asc(jobRooms.orderNo)),
     extras.navigation
-      ? executor.select({ jobId: logs.jobId, trajectory: logs.trajectory }).from(logs).where(inArray(logs.jobId, jobIds))
+      ? executor.select({ jobId: logs.jobId, trajectory: logs.trajectory }).from(logs).where(inArray(logs.jobId, ids))
       : Promise.resolve([]),
   ]);
-  const robotNames = new Map(robotRows.map((robot) => [robot.id, robot.name]));
+  const byId = new Map(rows.map((row) => [row.id, row]));
   const roomsByJob = new Map<string, JobRoom[]>();
   for (const room of roomRows) {
     const list = roomsByJob.get(room.jobId) ?? [];
@@ -108,13 +104,15 @@ export async function toJobs(executor: Executor, rows: readonly JobRow[], extras
     roomsByJob.set(room.jobId, list);
   }
   const trajectoryByJob = new Map(trajectories.map((log) => [log.jobId, log.trajectory]));
-  return rows.map((row) => {
+  return ids.flatMap((id) => {
+    const row = byId.get(id);
+    if (!row) return [];
     const job: Job = {
       job_id: row.id,
       name: row.name,
       status: jobStatus(row.status),
       robot_id: row.robotId,
-      robot_name: robotNames.get(row.robotId) ?? '',
+      robot_name: row.robotName,
       active_state: row.status === 'Running' ? activeState(row.activeState) : null,
       start_time: row.startTime.toISOString(),
       created_at: row.createdAt.toISOString(),
@@ -126,12 +124,12 @@ export async function toJobs(executor: Executor, rows: readonly JobRow[], extras
     };
     const trajectory = trajectoryByJob.get(row.id);
     if (trajectory) job.trajectory = trajectory;
-    return job;
+    return [job];
   });
 }
 
 export async function toJob(executor: Executor, row: JobRow, extras: JobExtras): Promise<Job> {
-  const [job] = await toJobs(executor, [row], extras);
+  const [job] = await jobsByIds(executor, [row.id], extras);
   if (!job) throw new Error('job mapping lost a row');
   return job;
 }

@@ -2,13 +2,13 @@
  * SQL of the logs backend. Logs are written by the fleet when a job ends; a done-teleoperator sees the logs
  * of the robots of their groups, the restricted roles every log of their organization.
  */
-import { and, asc, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import { and, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { LogEntry } from '@uvd/contracts';
 import type { Executor } from '../db/client.ts';
 import { logs } from '../db/schema.ts';
 import type { Principal } from '../identity/principal.ts';
 import { robotVisible, seesEverything } from '../lib/visibility.ts';
-import { cappedCount, dateConditions, newestFirst } from '../jobs/list-filter.ts';
+import { dateConditions, listCount, listedRobots, pageIds, type ListTable } from '../jobs/list-filter.ts';
 import type { ListFilter } from '../jobs/repository.ts';
 
 type LogRow = Omit<typeof logs.$inferSelect, 'trajectory'> & { hasTrajectory: boolean };
@@ -42,32 +42,24 @@ export async function findLog(executor: Executor, principal: Principal, jobId: s
   return row;
 }
 
-/** As the jobs list: the page's ids from the index alone, then their rows. */
+const logsList: ListTable = { table: logs, id: logs.jobId, start: logs.startTime, robot: logs.robotId };
+
+/** As the jobs list: one page newest starttime first, and the count of all matches. */
 export async function listLogs(executor: Executor, principal: Principal, filter: ListFilter): Promise<{ count: number; rows: LogRow[] }> {
-  const where = and(
-    eq(logs.orgId, principal.orgId),
-    filter.robot_id.length > 0 ? inArray(logs.robotId, filter.robot_id) : undefined,
-    ...dateConditions(logs.startTime, filter.from_date, filter.to_date),
-    visibility(executor, principal),
-  );
-  const pageIds = executor
-    .select({ jobId: logs.jobId })
-    .from(logs)
-    .where(where)
-    .orderBy(newestFirst(logs.startTime), asc(logs.jobId))
-    .limit(filter.limit)
-    .offset(filter.offset);
+  const robotIds = await listedRobots(executor, principal, filter.robot_id);
+  if (robotIds?.length === 0) return { count: 0, rows: [] };
+  const scope = {
+    where: and(eq(logs.orgId, principal.orgId), ...dateConditions(logs.startTime, filter.from_date, filter.to_date)),
+    robotIds,
+  };
   const [ids, count] = await Promise.all([
-    pageIds,
-    cappedCount(executor, executor.select({ one: sql`1` }).from(logs).where(where).getSQL()),
+    pageIds(executor, logsList, scope, filter.offset, filter.limit),
+    listCount(executor, logsList, scope),
   ]);
   if (ids.length === 0) return { count, rows: [] };
-  const rows = await executor
-    .select(columns)
-    .from(logs)
-    .where(inArray(logs.jobId, ids.map((row) => row.jobId)));
+  const rows = await executor.select(columns).from(logs).where(inArray(logs.jobId, ids));
   const byId = new Map(rows.map((row) => [row.jobId, row]));
-  return { count, rows: ids.flatMap((row) => byId.get(row.jobId) ?? []) };
+  return { count, rows: ids.flatMap((id) => byId.get(id) ?? []) };
 }
 
 export async function setLogNotes(executor: Executor, jobId: string, notes: string): Promise<void> {
