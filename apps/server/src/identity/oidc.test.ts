@@ -251,6 +251,33 @@ describe('refresh', () => {
     expect((await oidc.refreshTokenGrant(config, other.refresh_token ?? '')).access_token).toBeTruthy();
   });
 
+  it('of two simultaneous exchanges of one token exactly one succeeds, and the session ends', async () => {
+    const orgId = await server.createOrg();
+    const user = await server.createUser(orgId, ['done-teleoperator']);
+    const config = await discover(orgId);
+    const { refresh_token: token = '' } = await passwordGrant(config, user);
+    const form = { grant_type: 'refresh_token', client_id: CLIENT_ID, refresh_token: token };
+    const replies = await Promise.all([tokenRequest(orgId, form), tokenRequest(orgId, form)]);
+    expect(replies.map((reply) => reply.status).sort()).toEqual([200, 400]);
+    const winner = replies.find((reply) => reply.status === 200);
+    const next = TokenResponse.parse(winner?.body).refresh_token;
+    expect(await refusal(oidc.refreshTokenGrant(config, next))).toEqual({ status: 400, error: 'invalid_grant' });
+  });
+
+  it('exchanges the refresh tokens of many sessions at once, each getting its own', async () => {
+    const orgId = await server.createOrg();
+    const groupId = await server.createGroup(orgId, 'Night shift');
+    const user = await server.createUser(orgId, ['done-teleoperator'], { groupIds: [groupId] });
+    const config = await discover(orgId);
+    const sessions = await Promise.all(Array.from({ length: 12 }, () => passwordGrant(config, user)));
+    const refreshed = await Promise.all(sessions.map((tokens) => oidc.refreshTokenGrant(config, tokens.refresh_token ?? '')));
+    refreshed.forEach((tokens, i) => {
+      expect(tokens.session_state).toBe(sessions[i]?.session_state);
+      expect(decodeJwt(tokens.access_token)).toMatchObject({ sid: sessions[i]?.session_state, groups: ['Night shift'] });
+    });
+    expect(new Set(refreshed.map((tokens) => tokens.refresh_token)).size).toBe(12);
+  });
+
   it('refuses a refresh token of another realm, of a disabled user, or from another client', async () => {
     const orgId = await server.createOrg();
     const otherOrg = await server.createOrg();

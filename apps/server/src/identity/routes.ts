@@ -45,7 +45,7 @@ import {
   recordLoginFailure,
   lockUser,
   resetLoginFailures,
-  useRefreshToken,
+  createRefreshExchanger,
   type SubjectRow,
 } from './repository.ts';
 import { signAccessToken, signIdToken, signRefreshToken, verifyRefreshToken, type TokenSubject } from './tokens.ts';
@@ -192,6 +192,7 @@ export const identityRoutes: FastifyPluginAsync<AppContext> = async (app, ctx) =
     };
   }
 
+  const refreshes = createRefreshExchanger(db, (offline) => (offline ? config.offlineTokenTtlSeconds : config.refreshTokenTtlSeconds));
   const sessionExpiry = (offline: boolean, now: Date) =>
     new Date(now.getTime() + 1000 * (offline ? config.offlineTokenTtlSeconds : config.refreshTokenTtlSeconds));
 
@@ -247,16 +248,8 @@ export const identityRoutes: FastifyPluginAsync<AppContext> = async (app, ctx) =
     if (claims.clientId !== config.clientId) throw invalidGrant("Invalid refresh token. Token client and authorized client don't match");
     await requireRealm(orgId);
 
-    const now = new Date();
     const refreshJti = randomUUID();
-    const outcome = await useRefreshToken(db, {
-      jti: claims.jti,
-      nextJti: refreshJti,
-      sessionId: claims.sid,
-      orgId,
-      now,
-      expiresAt: (offline) => sessionExpiry(offline, now),
-    });
+    const outcome = await refreshes.exchange({ jti: claims.jti, nextJti: refreshJti, sessionId: claims.sid, orgId });
     switch (outcome.kind) {
       case 'unknown':
         throw invalidGrant('Invalid refresh token');
@@ -269,7 +262,7 @@ export const identityRoutes: FastifyPluginAsync<AppContext> = async (app, ctx) =
         return issueTokens(request, toSubject(outcome.subject), {
           id: claims.sid,
           offline: outcome.offline,
-          expiresAt: sessionExpiry(outcome.offline, now),
+          expiresAt: outcome.expiresAt,
           refreshJti,
           scopes: claims.scope.split(' ').filter(Boolean),
         });
