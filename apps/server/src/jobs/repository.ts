@@ -128,6 +128,15 @@ export async function jobsByIds(executor: Executor, jobIds: readonly string[], e
   });
 }
 
+/** The wire form of `rows` (jobs already read), in that order; used by other modules that publish job_change. */
+export function toJobs(executor: Executor, rows: readonly Pick<JobRow, 'id'>[], extras: JobExtras): Promise<Job[]> {
+  return jobsByIds(
+    executor,
+    rows.map((row) => row.id),
+    extras,
+  );
+}
+
 export async function toJob(executor: Executor, row: JobRow, extras: JobExtras): Promise<Job> {
   const [job] = await jobsByIds(executor, [row.id], extras);
   if (!job) throw new Error('job mapping lost a row');
