@@ -1,2 +1,68 @@
-// Contracts of the actions backend (spec §3, §7).
-export {};
+// Contracts of the actions backend (spec §3, §7): the robot's questions to the operator.
+import { z } from 'zod';
+import { DataFlag, Id } from './common.ts';
+import { commaIdListQuery, EventStreamReply, LastEventId } from './live.ts';
+import { defineRoute } from './route.ts';
+
+/** Spec §3 action button texts. */
+export const ActionButtonText = z.enum([
+  'skip',
+  'wait',
+  'wait_to_enter',
+  'wait_next_room',
+  'wait_to_disinfect',
+  'go_home',
+  'continue',
+  'charge',
+]);
+export type ActionButtonText = z.infer<typeof ActionButtonText>;
+
+/** Spec §3 action. `disabled` once a decision was sent (spec §4: "disables the button"), or the robot withdrew it. */
+export const Action = z.object({
+  action_id: Id,
+  job_id: Id,
+  button: z.object({ text: ActionButtonText, disabled: z.boolean() }),
+});
+export type Action = z.infer<typeof Action>;
+
+/**
+ * Payload of an `action_change` event: the action, its robot, and `resolved` once the robot no longer asks
+ * (the client hides a disabled or resolved action).
+ */
+export const ActionChange = Action.extend({ robot_id: Id, resolved: z.boolean() });
+export type ActionChange = z.infer<typeof ActionChange>;
+
+export const ActionDecision = z.object({ action_id: Id, confirm: z.boolean() });
+export type ActionDecision = z.infer<typeof ActionDecision>;
+
+export const getAction = defineRoute({
+  method: 'GET',
+  path: '/action/action',
+  summary: "The job's open action; 204 when there is none",
+  tags: ['actions'],
+  querystring: z.object({ job_id: Id }),
+  response: { 200: Action, 204: z.null().describe('No open action') },
+});
+
+export const confirmAction = defineRoute({
+  method: 'POST',
+  path: '/action/action/confirm',
+  summary: "Send the operator's decision (confirm or skip) to the robot and disable the button; 409 when already answered",
+  tags: ['actions'],
+  body: ActionDecision,
+  response: { 200: DataFlag },
+});
+
+export const ActionStreamQuery = z.object({
+  job_list: commaIdListQuery(Id),
+  last_event_id: LastEventId.optional(),
+});
+
+export const streamActions = defineRoute({
+  method: 'GET',
+  path: '/action/action/stream',
+  summary: 'Live action changes (action_change) of the listed jobs, or of every job the caller may see',
+  tags: ['actions', 'live'],
+  querystring: ActionStreamQuery,
+  response: { 200: EventStreamReply },
+});

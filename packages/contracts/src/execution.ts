@@ -1,2 +1,47 @@
-// Job start, job commands.
-export {};
+// Contracts of job execution (spec §4, §7): starting a job now and the job commands.
+import { z } from 'zod';
+import { DataFlag, Id } from './common.ts';
+import { defineRoute } from './route.ts';
+
+/** Spec §4 commands to jobs. */
+export const JobCommand = z.enum(['start', 'resume', 'pause', 'stop']);
+export type JobCommand = z.infer<typeof JobCommand>;
+
+/**
+ * Commands accept an `Idempotency-Key` header: a retried command with the same key (per organization) has one
+ * effect and answers the first reply again.
+ */
+export const IDEMPOTENCY_HEADER = 'idempotency-key';
+
+/** Error codes of refused commands (409), beside the spec §8 toast keys the client shows for them. */
+export const CommandRefusal = {
+  /** The job already runs or has ended. */
+  jobState: 'job_state',
+  /** The robot's connection is not ONLINE. */
+  robotOffline: 'robot_offline',
+  /** Spec §4: robot controls are enabled only in Autonomous mode. */
+  robotNotAutonomous: 'robot_not_autonomous',
+  /** The robot already runs another job. */
+  robotBusy: 'robot_busy',
+} as const;
+
+export const startJobNow = defineRoute({
+  method: 'POST',
+  path: '/jobs/job/start',
+  summary:
+    'Start a Scheduled job now ({data: true}); 409 when it runs or ended, its robot is offline, not Autonomous or busy with another job',
+  tags: ['jobs', 'execution'],
+  querystring: z.object({ job_id: Id }),
+  response: { 200: DataFlag },
+});
+
+export const commandJob = defineRoute({
+  method: 'POST',
+  path: '/command/job/:job_id',
+  summary:
+    'start, pause, resume or stop a job ({data: true}); stop of a Scheduled job ends it unstarted; 409 when the job state or robot does not allow it',
+  tags: ['execution'],
+  params: z.object({ job_id: Id }),
+  querystring: z.object({ command: JobCommand }),
+  response: { 200: DataFlag },
+});
