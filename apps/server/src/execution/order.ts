@@ -1,0 +1,78 @@
+/**
+ * A job as a VDA 5050 order (design of issue 3, documented in fleet/README.md): one node per room at its entry
+ * point, in job order, each with a HARD `uvd_disinfect` action carrying the room, its dose and whether it is
+ * ready; then the robot's home as the last node. Every node and edge is released: the robot may run the whole
+ * job without the server (a connection drop does not stop it). The orderId is the job id.
+ */
+import { UvdActionType, type OrderEdge, type OrderNode } from '@uvd/contracts';
+import type { Pose } from '../db/schema.ts';
+import type { Fleet } from '../fleet/fleet.ts';
+
+export type OrderBody = Parameters<Fleet['sendOrder']>[1];
+
+export interface OrderRoom {
+  orderNo: number;
+  roomId: string;
+  dose: number;
+  floorId: string;
+  /** Where the robot stands to disinfect; a room without one gets a node without position (not reachable). */
+  entryPoint: Pose | null;
+  /** rooms.ready_for_disinfection when the order is sent: a room not ready makes the robot ask first. */
+  ready: boolean;
+}
+
+export interface OrderHome {
+  floorId: string | null;
+  pose: Pose | null;
+}
+
+export const HOME_NODE_ID = 'home';
+export const roomNodeId = (orderNo: number, roomId: string) => `room-${orderNo}-${roomId}`;
+export const disinfectActionId = (jobId: string, orderNo: number) => `disinfect-${jobId}-${orderNo}`;
+/** Instant actions of a job's commands carry the job id, so its state tells which job they were for. */
+export const cancelActionPrefix = (jobId: string) => `cancel-${jobId}-`;
+
+const position = (pose: Pose | null, floorId: string | null): OrderNode['nodePosition'] =>
+  pose && floorId ? { x: pose.x, y: pose.y, theta: pose.theta, mapId: floorId } : undefined;
+
+export function buildOrder(jobId: string, orderUpdateId: number, rooms: readonly OrderRoom[], home: OrderHome): OrderBody {
+  const sorted = [...rooms].sort((a, b) => a.orderNo - b.orderNo);
+  const nodes: OrderNode[] = sorted.map((room, index) => {
+    const nodePosition = position(room.entryPoint, room.floorId);
+    return {
+      nodeId: roomNodeId(room.orderNo, room.roomId),
+      sequenceId: index * 2,
+      released: true,
+      ...(nodePosition ? { nodePosition } : {}),
+      actions: [
+        {
+          actionType: UvdActionType.disinfect,
+          actionId: disinfectActionId(jobId, room.orderNo),
+          blockingType: 'HARD',
+          actionParameters: [
+            { key: 'room_id', value: room.roomId },
+            { key: 'dose', value: room.dose },
+            { key: 'ready', value: room.ready },
+          ],
+        },
+      ],
+    };
+  });
+  const homePosition = position(home.pose, home.floorId);
+  nodes.push({
+    nodeId: HOME_NODE_ID,
+    sequenceId: sorted.length * 2,
+    released: true,
+    ...(homePosition ? { nodePosition: homePosition } : {}),
+    actions: [],
+  });
+  const edges: OrderEdge[] = nodes.slice(1).map((node, index) => ({
+    edgeId: `edge-${index}`,
+    sequenceId: index * 2 + 1,
+    released: true,
+    startNodeId: nodes[index]?.nodeId ?? HOME_NODE_ID,
+    endNodeId: node.nodeId,
+    actions: [],
+  }));
+  return { orderId: jobId, orderUpdateId, nodes, edges };
+}

@@ -1,0 +1,185 @@
+import { describe, expect, it } from 'vitest';
+import { OrderMessage, StateMessage, type ActionState } from '@uvd/contracts';
+import { buildOrder, disinfectActionId } from './order.ts';
+import { completionStatus, promptsOf, reduceProgress, worthRecording, type JobSnapshot } from './progress.ts';
+
+const jobId = '00000000-0000-4000-8000-000000000001';
+const floorId = '00000000-0000-4000-8000-0000000000f1';
+const roomIds = ['00000000-0000-4000-8000-0000000000a1', '00000000-0000-4000-8000-0000000000a2', '00000000-0000-4000-8000-0000000000a3'];
+
+function state(overrides: Partial<StateMessage> = {}): StateMessage {
+  return StateMessage.parse({
+    headerId: 1,
+    timestamp: new Date().toISOString(),
+    version: '2.0.0',
+    manufacturer: 'uvd',
+    serialNumber: 'SN-1',
+    orderId: jobId,
+    orderUpdateId: 0,
+    lastNodeId: '',
+    lastNodeSequenceId: 0,
+    nodeStates: [],
+    edgeStates: [],
+    driving: false,
+    actionStates: [],
+    batteryState: { batteryCharge: 80, charging: false },
+    operatingMode: 'AUTOMATIC',
+    errors: [],
+    safetyState: { eStop: 'NONE', fieldViolation: false },
+    ...overrides,
+  });
+}
+
+const action = (orderNo: number, actionStatus: ActionState['actionStatus'], resultDescription?: string): ActionState => ({
+  actionId: disinfectActionId(jobId, orderNo),
+  actionType: 'uvd_disinfect',
+  actionStatus,
+  ...(resultDescription ? { resultDescription } : {}),
+});
+
+const snapshot = (...states: JobSnapshot['rooms'][number]['state'][]): JobSnapshot => ({
+  jobId,
+  activeState: 'disinfecting',
+  rooms: states.map((roomState, orderNo) => ({ orderNo, state: roomState })),
+});
+
+describe('buildOrder', () => {
+  it('makes one node per room at its entry point with a disinfect action, then home, all released', () => {
+    const order = buildOrder(
+      jobId,
+      0,
+      [1, 0].map((orderNo) => ({
+        orderNo,
+        roomId: roomIds[orderNo] ?? '',
+        dose: 20 + orderNo,
+        floorId,
+        entryPoint: { x: orderNo * 5 + 2, y: 2, theta: 0 },
+        ready: orderNo === 0,
+      })),
+      { floorId, pose: { x: 0, y: 0, theta: 1 } },
+    );
+    // The header is the gateway's; the rest must be a valid VDA 5050 order.
+    OrderMessage.parse({ ...order, headerId: 0, timestamp: '', version: '2.0.0', manufacturer: 'uvd', serialNumber: 'x' });
+    expect(order.orderId).toBe(jobId);
+    expect(order.nodes.map((node) => node.nodeId)).toEqual([`room-0-${roomIds[0]}`, `room-1-${roomIds[1]}`, 'home']);
+    expect(order.nodes.map((node) => node.sequenceId)).toEqual([0, 2, 4]);
+    expect(order.edges.map((edge) => [edge.edgeId, edge.sequenceId, edge.startNodeId, edge.endNodeId])).toEqual([
+      ['edge-0', 1, `room-0-${roomIds[0]}`, `room-1-${roomIds[1]}`],
+      ['edge-1', 3, `room-1-${roomIds[1]}`, 'home'],
+    ]);
+    expect(order.nodes.every((node) => node.released) && order.edges.every((edge) => edge.released)).toBe(true);
+    expect(order.nodes[1]?.nodePosition).toEqual({ x: 7, y: 2, theta: 0, mapId: floorId });
+    expect(order.nodes[1]?.actions).toEqual([
+      {
+        actionType: 'uvd_disinfect',
+        actionId: disinfectActionId(jobId, 1),
+        blockingType: 'HARD',
+        actionParameters: [
+          { key: 'room_id', value: roomIds[1] },
+          { key: 'dose', value: 21 },
+          { key: 'ready', value: false },
+        ],
+      },
+    ]);
+    expect(order.nodes[2]).toMatchObject({ nodeId: 'home', actions: [], nodePosition: { x: 0, y: 0, mapId: floorId } });
+  });
+
+  it('leaves out the position of a room without entry point and of a robot without home', () => {
+    const order = buildOrder(jobId, 3, [{ orderNo: 0, roomId: roomIds[0] ?? '', dose: 10, floorId, entryPoint: null, ready: true }], {
+      floorId: null,
+      pose: null,
+    });
+    expect(order.orderUpdateId).toBe(3);
+    expect(order.nodes.map((node) => node.nodePosition)).toEqual([undefined, undefined]);
+  });
+});
+
+describe('reduceProgress', () => {
+  it('ignores a state of another order', () => {
+    expect(reduceProgress(snapshot('pending'), state({ orderId: '' }))).toBeUndefined();
+  });
+
+  it('moves rooms from pending to active to done and ends with completed once every room is final', () => {
+    const first = reduceProgress(snapshot('pending', 'pending', 'pending'), state({ actionStates: [action(0, 'RUNNING'), action(1, 'WAITING')] }));
+    expect(first).toMatchObject({ changed: [0], ended: false, activeState: 'disinfecting', completionStatus: undefined });
+    expect(first?.rooms.map((room) => room.state)).toEqual(['active', 'pending', 'pending']);
+
+    const last = reduceProgress(
+      snapshot('done', 'not_ready', 'active'),
+      state({ actionStates: [action(0, 'FINISHED'), action(1, 'FAILED', 'not_ready'), action(2, 'FINISHED')] }),
+    );
+    expect(last).toMatchObject({ changed: [2], ended: true, completionStatus: 'completed' });
+  });
+
+  it('records why a room failed, and a final state never changes', () => {
+    const progress = reduceProgress(
+      snapshot('pending', 'done', 'pending'),
+      state({ actionStates: [action(0, 'FAILED', 'not_reached'), action(1, 'FAILED', 'aborted'), action(2, 'FAILED', 'something else')] }),
+    );
+    expect(progress?.rooms.map((room) => room.state)).toEqual(['not_reached', 'done', 'not_reached']);
+    expect(progress?.completionStatus).toBe('failed');
+  });
+
+  it('reports paused from state.paused', () => {
+    expect(reduceProgress(snapshot('active'), state({ paused: true }))?.activeState).toBe('paused');
+  });
+
+  it('ends a cancelled order as aborted, whatever the robot says of unfinished rooms', () => {
+    const progress = reduceProgress(
+      snapshot('done', 'active', 'pending'),
+      state({
+        actionStates: [
+          action(0, 'FINISHED'),
+          action(1, 'RUNNING'),
+          action(2, 'FAILED'),
+          { actionId: `cancel-${jobId}-1`, actionType: 'cancelOrder', actionStatus: 'FINISHED' },
+        ],
+      }),
+    );
+    expect(progress?.rooms.map((room) => room.state)).toEqual(['done', 'aborted', 'aborted']);
+    expect(progress).toMatchObject({ ended: true, completionStatus: 'aborted', changed: [1, 2] });
+  });
+});
+
+describe('completionStatus', () => {
+  it('is completed with rooms done or skipped as not ready', () => {
+    expect(completionStatus([{ state: 'done' }, { state: 'not_ready' }])).toBe('completed');
+    expect(completionStatus([{ state: 'done' }, { state: 'not_reached' }])).toBe('failed');
+    expect(completionStatus([{ state: 'aborted' }, { state: 'not_reached' }])).toBe('aborted');
+  });
+});
+
+describe('promptsOf', () => {
+  it('reads operator prompts from information entries and skips malformed ones', () => {
+    const prompts = promptsOf(
+      state({
+        information: [
+          {
+            infoType: 'uvd_operator_prompt',
+            infoLevel: 'INFO',
+            infoDescription: 'wait_to_enter',
+            infoReferences: [
+              { referenceKey: 'prompt_id', referenceValue: 'p-1' },
+              { referenceKey: 'button', referenceValue: 'wait_to_enter' },
+              { referenceKey: 'room_id', referenceValue: roomIds[0] ?? '' },
+            ],
+          },
+          { infoType: 'uvd_operator_prompt', infoLevel: 'INFO', infoDescription: 'not_a_button', infoReferences: [{ referenceKey: 'prompt_id', referenceValue: 'p-2' }] },
+          { infoType: 'uvd_operator_prompt', infoLevel: 'INFO', infoDescription: 'skip' },
+          { infoType: 'other', infoLevel: 'DEBUG' },
+        ],
+      }),
+    );
+    expect(prompts).toEqual([{ promptId: 'p-1', button: 'wait_to_enter', roomId: roomIds[0] }]);
+  });
+});
+
+describe('worthRecording', () => {
+  it('keeps a point after 0.3 m or a floor change', () => {
+    const last = { x: 0, y: 0, floorId };
+    expect(worthRecording(undefined, last)).toBe(true);
+    expect(worthRecording(last, { x: 0.2, y: 0.2, floorId })).toBe(false);
+    expect(worthRecording(last, { x: 0.3, y: 0, floorId })).toBe(true);
+    expect(worthRecording(last, { x: 0, y: 0, floorId: roomIds[0] ?? '' })).toBe(true);
+  });
+});
