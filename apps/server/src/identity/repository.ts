@@ -251,6 +251,12 @@ export function createRefreshExchanger(db: Executor, ttlSeconds: (offline: boole
   const drain = async () => {
     running = true;
     while (queue.length > 0) {
+      // A few turns of the event loop first (while more keep arriving), so exchanges whose requests are being read (or whose tokens are being
+      // verified) join this batch: PGlite runs on this thread, so nothing queues while a statement runs.
+      for (let turn = 0, before = -1; turn < 4 && queue.length !== before && queue.length < MAX_BATCH; turn++) {
+        before = queue.length;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
       // A token presented twice in one batch would match one update twice: the second copy waits for the
       // next batch, where it is seen as reused.
       const batch: Pending[] = [];
