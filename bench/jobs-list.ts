@@ -30,6 +30,8 @@ const { values: args } = parseArgs({
     rounds: { type: 'string', default: '20' },
     orgs: { type: 'string', default: '4' },
     'robots-per-org': { type: 'string', default: '5' },
+    /** Keep the PostgreSQL database afterwards (its name is printed) to study plans by hand. */
+    keep: { type: 'boolean', default: false },
   },
 });
 const engine = args.engine === 'pglite' ? 'pglite' : 'postgres';
@@ -60,6 +62,10 @@ async function openBenchDatabase(): Promise<{ database: Database; drop: () => Pr
   url.pathname = `/${name}`;
   const database = await openDatabase({ databaseUrl: url.toString() });
   const drop = async () => {
+    if (args.keep) {
+      console.log(`  kept ${url.toString()}`);
+      return;
+    }
     const cleanup = new pg.Client({ connectionString: serverUrl });
     await cleanup.connect();
     await cleanup.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
@@ -249,7 +255,7 @@ async function main(): Promise<void> {
       );
     }
 
-    await printCountCost(database.db, org.id, robot0, today);
+    await printCountCost(database.db, org.id, robot0, robot1, today);
     await built.app.close();
   } finally {
     await database.close();
@@ -277,11 +283,12 @@ async function explain(db: Db, query: SQL): Promise<string[]> {
   return ExplainResult.parse(result).rows.map((row) => row['QUERY PLAN']);
 }
 
-async function printCountCost(db: Db, orgId: string, robotId: string, today: Date): Promise<void> {
+async function printCountCost(db: Db, orgId: string, robotId: string, robot1: string, today: Date): Promise<void> {
   const from = new Date(today.getTime() - 30 * DAY_MS);
   const filters: [string, SQL][] = [
     ['org only', sql`org_id = ${orgId}`],
     ['1 robot + 30 days', sql`org_id = ${orgId} AND robot_id = ${robotId}::uuid AND start_time >= ${from.toISOString()}::timestamptz`],
+    ['2 robots', sql`org_id = ${orgId} AND robot_id IN (${robotId}::uuid, ${robot1}::uuid)`],
   ];
   console.log('\nCount cost in SQL, median ms (the list answers page and count in parallel on two connections)');
   console.log(`${'jobs filter'.padEnd(22)} ${'page ids'.padStart(9)} ${'exact count'.padStart(12)} ${'capped count'.padStart(13)} ${'estimate'.padStart(9)}`);
@@ -297,6 +304,12 @@ async function printCountCost(db: Db, orgId: string, robotId: string, today: Dat
   console.log('\nPlans (EXPLAIN ANALYZE):');
   const plans: [string, SQL][] = [
     ['jobs page, 1 robot + 30 days', sql`SELECT id FROM jobs WHERE ${filters[1]?.[1] ?? sql`true`} ORDER BY start_time DESC NULLS LAST, id LIMIT 10 OFFSET 90`],
+    [
+      'jobs page, 2 robots (per-robot ranges merged), offset 90',
+      sql`SELECT id FROM ((SELECT id, start_time FROM jobs WHERE org_id = ${orgId} AND robot_id = ${robotId}::uuid ORDER BY start_time DESC NULLS LAST, id LIMIT 100)
+          UNION ALL (SELECT id, start_time FROM jobs WHERE org_id = ${orgId} AND robot_id = ${robot1}::uuid ORDER BY start_time DESC NULLS LAST, id LIMIT 100)) AS ranges
+          ORDER BY start_time DESC NULLS LAST, id LIMIT 10 OFFSET 90`,
+    ],
     ['jobs page, org only, offset 100,000', sql`SELECT id FROM jobs WHERE org_id = ${orgId} ORDER BY start_time DESC NULLS LAST, id LIMIT 10 OFFSET 100000`],
     ['jobs exact count, org only', sql`SELECT count(*) FROM jobs WHERE org_id = ${orgId}`],
     ['logs page, 1 robot + 30 days', sql`SELECT job_id FROM logs WHERE org_id = ${orgId} AND robot_id = ${robotId}::uuid AND starttime >= ${from.toISOString()}::timestamptz ORDER BY starttime DESC NULLS LAST, job_id LIMIT 10 OFFSET 90`],

@@ -3,7 +3,6 @@
  */
 import { and, eq, gte, inArray, lt, lte, sql, type SQL } from 'drizzle-orm';
 import type { AnyPgColumn, PgTable } from 'drizzle-orm/pg-core';
-import { z } from 'zod';
 import type { Executor } from '../db/client.ts';
 import type { Principal } from '../identity/principal.ts';
 import { seesEverything, visibleRobotIds } from '../lib/visibility.ts';
@@ -95,30 +94,27 @@ export async function listedRobots(executor: Executor, principal: Principal, req
   return asked.length > 0 ? visible.filter((id) => asked.includes(id)) : visible;
 }
 
-/** Up to this many robots, a page is merged from one index range per robot (see `pageIds`). */
+/** Up to this many robots, a page is merged from one index range per robot (see `pageQuery`). */
 const MERGE_ROBOTS_MAX = 32;
-const IdRows = z.object({ rows: z.array(z.object({ id: z.string() })) });
 
 /**
- * The ids of one page, newest first. Only indexed columns are read, so PostgreSQL skips deep offsets with an
- * index-only scan. For several robots, no single index gives their rows in start order, so each robot's index
- * range is read up to offset+limit rows and the ranges are merged (a Merge Append) instead of sorting every match.
+ * A query of the ids (column `id`) of one page, newest first, for the `IN (…)` of the query reading the rows.
+ * Only indexed columns are read, so PostgreSQL skips deep offsets with an index-only scan. For several robots,
+ * no single index gives their rows in start order, so each robot's index range is read up to offset+limit rows
+ * and the ranges are merged (a Merge Append) instead of sorting every match.
  */
-export async function pageIds(executor: Executor, list: ListTable, scope: ListScope, offset: number, limit: number): Promise<string[]> {
+export function pageQuery(list: ListTable, scope: ListScope, offset: number, limit: number): SQL {
   const order = sql`${newestFirst(list.start)}, ${list.id}`;
   const robotIds = scope.robotIds;
-  let query: SQL;
   if (robotIds === undefined || robotIds.length === 1 || robotIds.length > MERGE_ROBOTS_MAX) {
     const where = and(scope.where, robotIds ? inArray(list.robot, robotIds) : undefined);
-    query = sql`SELECT ${list.id} AS id FROM ${list.table} WHERE ${where ?? sql`true`} ORDER BY ${order} LIMIT ${limit} OFFSET ${offset}`;
-  } else {
-    const ranges = robotIds.map(
-      (robotId) =>
-        sql`(SELECT ${list.id} AS id, ${list.start} AS start FROM ${list.table} WHERE ${and(scope.where, eq(list.robot, robotId)) ?? sql`true`} ORDER BY ${order} LIMIT ${offset + limit})`,
-    );
-    query = sql`SELECT id FROM (${sql.join(ranges, sql` UNION ALL `)}) AS ranges ORDER BY start DESC NULLS LAST, id LIMIT ${limit} OFFSET ${offset}`;
+    return sql`SELECT ${list.id} AS id FROM ${list.table} WHERE ${where ?? sql`true`} ORDER BY ${order} LIMIT ${limit} OFFSET ${offset}`;
   }
-  return IdRows.parse(await executor.execute(query)).rows.map((row) => row.id);
+  const ranges = robotIds.map(
+    (robotId) =>
+      sql`(SELECT ${list.id} AS id, ${list.start} AS start FROM ${list.table} WHERE ${and(scope.where, eq(list.robot, robotId)) ?? sql`true`} ORDER BY ${order} LIMIT ${offset + limit})`,
+  );
+  return sql`SELECT id FROM (${sql.join(ranges, sql` UNION ALL `)}) AS ranges ORDER BY start DESC NULLS LAST, id LIMIT ${limit} OFFSET ${offset}`;
 }
 
 /** The count of a list's matches, exact up to `EXACT_COUNT_CAP` (see `cappedCount`). */

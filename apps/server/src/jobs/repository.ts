@@ -2,14 +2,14 @@
  * SQL of the jobs backend. Every query filters on the caller's organization, and for a done-teleoperator on
  * the robots of their groups (DESIGN.md "Tenancy and visibility").
  */
-import { and, asc, eq, getTableColumns, inArray, type SQL } from 'drizzle-orm';
-import type { Job, JobListQuery, JobRoom } from '@uvd/contracts';
-import type { z } from 'zod';
+import { and, asc, eq, getTableColumns, inArray, sql, type SQL } from 'drizzle-orm';
+import { TrajectoryPoint, type Job, type JobListQuery, type JobRoom } from '@uvd/contracts';
+import { z } from 'zod';
 import type { Executor } from '../db/client.ts';
 import { jobRooms, jobs, logs, organizations, robots, rooms } from '../db/schema.ts';
 import type { Principal } from '../identity/principal.ts';
 import { robotVisible, seesEverything } from '../lib/visibility.ts';
-import { dateConditions, listCount, listedRobots, pageIds, type ListTable } from './list-filter.ts';
+import { dateConditions, listCount, listedRobots, newestFirst, pageQuery, type ListTable } from './list-filter.ts';
 
 type JobRow = typeof jobs.$inferSelect;
 export type ListFilter = z.output<typeof JobListQuery>;
@@ -31,18 +31,19 @@ export async function findJob(executor: Executor, principal: Principal, jobId: s
 const jobsList: ListTable = { table: jobs, id: jobs.id, start: jobs.startTime, robot: jobs.robotId };
 
 /** One page of the jobs the caller sees, newest start_time first, and the count of all matches. */
-export async function listJobs(executor: Executor, principal: Principal, filter: ListFilter): Promise<{ count: number; ids: string[] }> {
+export async function listJobs(executor: Executor, principal: Principal, filter: ListFilter, extras: JobExtras): Promise<{ count: number; jobs: Job[] }> {
   const robotIds = await listedRobots(executor, principal, filter.robot_id);
-  if (robotIds?.length === 0) return { count: 0, ids: [] };
+  if (robotIds?.length === 0) return { count: 0, jobs: [] };
   const scope = {
     where: and(eq(jobs.orgId, principal.orgId), ...dateConditions(jobs.startTime, filter.from_date, filter.to_date)),
     robotIds,
   };
-  const [ids, count] = await Promise.all([
-    pageIds(executor, jobsList, scope, filter.offset, filter.limit),
+  // Two queries side by side on the pool: the page with everything shown, and the count.
+  const [page, count] = await Promise.all([
+    selectJobs(executor, sql`${jobs.id} IN (${pageQuery(jobsList, scope, filter.offset, filter.limit)})`, extras),
     listCount(executor, jobsList, scope),
   ]);
-  return { count, ids };
+  return { count, jobs: page };
 }
 
 export interface JobExtras {
@@ -52,61 +53,44 @@ export interface JobExtras {
   navigation?: boolean;
 }
 
+const RoomsJson = z.array(
+  z.object({
+    room_id: z.string(),
+    order_no: z.number(),
+    dose: z.number(),
+    room_name: z.string(),
+    building_id: z.string(),
+    floor_id: z.string(),
+    ready_for_disinfection: z.boolean(),
+  }),
+);
+const TrajectoryJson = z.array(TrajectoryPoint).nullable();
+
 /**
- * The wire form of the jobs `jobIds` in that order, with their robots' names and their rooms in order. The
- * queries run side by side (on separate connections of the pool) since each needs only the ids.
+ * The jobs matching `condition`, newest start_time first, in their wire form: one query that also reads the
+ * robot's name, the rooms in order (as JSON) and, for `navigation`, the logged trajectory.
  */
-export async function jobsByIds(executor: Executor, jobIds: readonly string[], extras: JobExtras): Promise<Job[]> {
-  if (jobIds.length === 0) return [];
-  const ids = [...jobIds];
-  const [rows, roomRows, trajectories] = await Promise.all([
-    executor
-      .select({ ...getTableColumns(jobs), robotName: robots.name })
-      .from(jobs)
-      .innerJoin(robots, eq(robots.id, jobs.robotId))
-      .where(inArray(jobs.id, ids)),
-    executor
-      .select({
-        jobId: jobRooms.jobId,
-        orderNo: jobRooms.orderNo,
-        roomId: jobRooms.roomId,
-        dose: jobRooms.dose,
-        roomName: rooms.name,
-        buildingId: rooms.buildingId,
-        floorId: rooms.floorId,
-        ready: rooms.readyForDisinfection,
-      })
-      .from(jobRooms)
-      .innerJoin(rooms, eq(rooms.id, jobRooms.roomId))
-      .where(inArray(jobRooms.jobId, ids))
-      .orderBy(asc(jobRooms.jobId), asc(jobRooms.orderNo)),
-    extras.navigation
-      ? executor.select({ jobId: logs.jobId, trajectory: logs.trajectory }).from(logs).where(inArray(logs.jobId, ids))
-      : Promise.resolve([]),
-  ]);
-  const byId = new Map(rows.map((row) => [row.id, row]));
-  const roomsByJob = new Map<string, JobRoom[]>();
-  for (const room of roomRows) {
-    const list = roomsByJob.get(room.jobId) ?? [];
-    list.push(
-      extras.roomData
-        ? {
-            room_id: room.roomId,
-            order_no: room.orderNo,
-            dose: room.dose,
-            room_name: room.roomName,
-            building_id: room.buildingId,
-            floor_id: room.floorId,
-            ready_for_disinfection: room.ready,
-          }
-        : { room_id: room.roomId, order_no: room.orderNo, dose: room.dose },
+async function selectJobs(executor: Executor, condition: SQL, extras: JobExtras): Promise<Job[]> {
+  const rows = await executor
+    .select({
+      ...getTableColumns(jobs),
+      robotName: robots.name,
+      rooms: sql<unknown>`(
+        SELECT coalesce(json_agg(json_build_object(
+          'room_id', ${jobRooms.roomId}, 'order_no', ${jobRooms.orderNo}, 'dose', ${jobRooms.dose}, 'room_name', ${rooms.name},
+          'building_id', ${rooms.buildingId}, 'floor_id', ${rooms.floorId}, 'ready_for_disinfection', ${rooms.readyForDisinfection}
+        ) ORDER BY ${jobRooms.orderNo}), '[]'::json)
+        FROM ${jobRooms} JOIN ${rooms} ON ${rooms.id} = ${jobRooms.roomId} WHERE ${jobRooms.jobId} = ${jobs.id})`,
+      trajectory: extras.navigation ? sql<unknown>`(SELECT ${logs.trajectory} FROM ${logs} WHERE ${logs.jobId} = ${jobs.id})` : sql<unknown>`NULL`,
+    })
+    .from(jobs)
+    .innerJoin(robots, eq(robots.id, jobs.robotId))
+    .where(condition)
+    .orderBy(sql`${newestFirst(jobs.startTime)}`, asc(jobs.id));
+  return rows.map((row) => {
+    const roomList = RoomsJson.parse(row.rooms).map(
+      (room): JobRoom => (extras.roomData ? room : { room_id: room.room_id, order_no: room.order_no, dose: room.dose }),
     );
-    roomsByJob.set(room.jobId, list);
-  }
-  const trajectoryByJob = new Map(trajectories.map((log) => [log.jobId, log.trajectory]));
-  return ids.flatMap((id) => {
-    const row = byId.get(id);
-    if (!row) return [];
     const job: Job = {
       job_id: row.id,
       name: row.name,
@@ -118,17 +102,23 @@ export async function jobsByIds(executor: Executor, jobIds: readonly string[], e
       created_at: row.createdAt.toISOString(),
       created_by: row.createdBy,
       notes: row.notes,
-      rooms: roomsByJob.get(row.id) ?? [],
+      rooms: roomList,
       start_now: row.startNow,
       performed: row.performed,
     };
-    const trajectory = trajectoryByJob.get(row.id);
+    const trajectory = TrajectoryJson.parse(row.trajectory);
     if (trajectory) job.trajectory = trajectory;
-    return [job];
+    return job;
   });
 }
 
-/** The wire form of `rows` (jobs already read), in that order; used by other modules that publish job_change. */
+/** The wire form of the jobs `jobIds`, newest start_time first. */
+export function jobsByIds(executor: Executor, jobIds: readonly string[], extras: JobExtras): Promise<Job[]> {
+  if (jobIds.length === 0) return Promise.resolve([]);
+  return selectJobs(executor, inArray(jobs.id, [...jobIds]), extras);
+}
+
+/** The wire form of `rows` (jobs already read), newest first; other modules publish job_change with it. */
 export function toJobs(executor: Executor, rows: readonly Pick<JobRow, 'id'>[], extras: JobExtras): Promise<Job[]> {
   return jobsByIds(
     executor,

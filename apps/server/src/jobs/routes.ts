@@ -41,9 +41,9 @@ export const jobsRoutes: FastifyPluginAsync<AppContext> = async (app, ctx) => {
   );
 
   registerRoute(app, listJobs, async ({ query, principal }) => {
-    const { count, ids } = await repository.listJobs(ctx.db, principal, query);
     // The expanded row shows each room's name and ready toggle, so the list carries the room data.
-    return { count, payload: await repository.jobsByIds(ctx.db, ids, { roomData: true }) };
+    const { count, jobs } = await repository.listJobs(ctx.db, principal, query, { roomData: true });
+    return { count, payload: jobs };
   });
 
   registerRoute(app, getJob, async ({ params, query, principal }) => {

@@ -2,13 +2,13 @@
  * SQL of the logs backend. Logs are written by the fleet when a job ends; a done-teleoperator sees the logs
  * of the robots of their groups, the restricted roles every log of their organization.
  */
-import { and, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import { and, asc, eq, sql, type SQL } from 'drizzle-orm';
 import type { LogEntry } from '@uvd/contracts';
 import type { Executor } from '../db/client.ts';
 import { logs } from '../db/schema.ts';
 import type { Principal } from '../identity/principal.ts';
 import { robotVisible, seesEverything } from '../lib/visibility.ts';
-import { dateConditions, listCount, listedRobots, pageIds, type ListTable } from '../jobs/list-filter.ts';
+import { dateConditions, listCount, listedRobots, newestFirst, pageQuery, type ListTable } from '../jobs/list-filter.ts';
 import type { ListFilter } from '../jobs/repository.ts';
 
 type LogRow = Omit<typeof logs.$inferSelect, 'trajectory'> & { hasTrajectory: boolean };
@@ -52,14 +52,15 @@ export async function listLogs(executor: Executor, principal: Principal, filter:
     where: and(eq(logs.orgId, principal.orgId), ...dateConditions(logs.startTime, filter.from_date, filter.to_date)),
     robotIds,
   };
-  const [ids, count] = await Promise.all([
-    pageIds(executor, logsList, scope, filter.offset, filter.limit),
+  const [rows, count] = await Promise.all([
+    executor
+      .select(columns)
+      .from(logs)
+      .where(sql`${logs.jobId} IN (${pageQuery(logsList, scope, filter.offset, filter.limit)})`)
+      .orderBy(newestFirst(logs.startTime), asc(logs.jobId)),
     listCount(executor, logsList, scope),
   ]);
-  if (ids.length === 0) return { count, rows: [] };
-  const rows = await executor.select(columns).from(logs).where(inArray(logs.jobId, ids));
-  const byId = new Map(rows.map((row) => [row.jobId, row]));
-  return { count, rows: ids.flatMap((id) => byId.get(id) ?? []) };
+  return { count, rows };
 }
 
 export async function setLogNotes(executor: Executor, jobId: string, notes: string): Promise<void> {
