@@ -1,0 +1,653 @@
+/**
+ * One simulated UV-C robot without any I/O: orders, instant actions and the passing of simulated time go in,
+ * a VDA 5050 v2 state comes out. `SimRobot` wires it to MQTT and to the clock; tests may drive it directly.
+ */
+import { randomUUID } from 'node:crypto';
+import type {
+  ActionState,
+  ActionStatus,
+  InstantActionsMessage,
+  OperatingMode,
+  OrderEdge,
+  OrderMessage,
+  OrderNode,
+  StateMessage,
+  VdaAction,
+  VdaInformation,
+} from '@uvd/contracts';
+import { UVD_PROMPT_INFO_TYPE, UvdActionType, VdaInstantAction } from '@uvd/contracts';
+
+export interface Pose {
+  x: number;
+  y: number;
+  theta: number;
+}
+
+/** Battery change in percent per simulated second, by what the robot is doing. */
+export interface BatteryRates {
+  driving: number;
+  disinfecting: number;
+  idle: number;
+  charging: number;
+}
+
+export interface RobotModelOptions {
+  /** The floor (VDA mapId) of the robot's home. */
+  mapId: string;
+  home: Pose;
+  /** Where the robot starts; its home by default. */
+  pose?: Pose;
+  /** Battery charge in percent at start (default 100). */
+  battery?: number;
+  operatingMode?: OperatingMode;
+  /** Driving speed in m/s (default 0.5). */
+  speed?: number;
+  /** UV-C irradiance at the room's surfaces in W/m²: a dose of D J/m² takes D / irradiance seconds (default 0.5). */
+  irradiance?: number;
+  /** Below this charge (percent) the robot finishes the current room and goes home to charge (default 20). */
+  lowBatteryThreshold?: number;
+  batteryRates?: Partial<BatteryRates>;
+  /** Probability that a room's node cannot be reached (default 0). */
+  faultRate?: number;
+  /** Node ids, or room ids of a node's uvd_disinfect action, that can never be reached: deterministic faults for tests. */
+  unreachableNodes?: Iterable<string>;
+  /** Seconds an elevator ride takes when the next node lies on another floor (default 20). */
+  elevatorSeconds?: number;
+  random?: () => number;
+}
+
+/** Why a uvd_disinfect action failed (DisinfectFailure in the contracts) or why an instant action was refused. */
+type FailureReason = 'not_ready' | 'not_reached' | 'aborted' | 'no_order' | 'unknown_prompt' | 'unsupported';
+
+interface ActiveOrder {
+  orderId: string;
+  orderUpdateId: number;
+  nodes: OrderNode[];
+  edges: OrderEdge[];
+  /** Index in `nodes` of the next node to drive to. */
+  nextIndex: number;
+  /** Actions of the node just reached that have not started yet. */
+  nodeActions: VdaAction[];
+}
+
+type Activity =
+  | { kind: 'idle' }
+  | {
+      kind: 'driving';
+      to: { x: number; y: number; mapId: string };
+      /** Seconds still to wait in an elevator before the robot appears on the target's floor. */
+      elevatorSeconds: number;
+      arrival: { kind: 'node'; node: OrderNode } | { kind: 'give-up'; node: OrderNode } | { kind: 'home' };
+    }
+  | { kind: 'prompt'; promptId: string; action: VdaAction; roomId: string }
+  | { kind: 'disinfecting'; action: VdaAction; remainingSeconds: number };
+
+const DEFAULT_RATES: BatteryRates = { driving: 0.02, disinfecting: 0.03, idle: 0.002, charging: 0.05 };
+const INSTANT_STATES_KEPT = 20;
+const AT_HOME_METRES = 0.05;
+/** Recharged this far above the threshold, the robot takes work again. */
+const LOW_BATTERY_HYSTERESIS = 10;
+
+const param = (action: VdaAction, key: string) => action.actionParameters?.find((p) => p.key === key)?.value;
+const paramString = (action: VdaAction, key: string): string | undefined => {
+  const value = param(action, key);
+  return typeof value === 'string' || typeof value === 'number' ? String(value) : undefined;
+};
+const paramBoolean = (action: VdaAction, key: string): boolean | undefined => {
+  const value = param(action, key);
+  if (typeof value === 'boolean') return value;
+  if (value === 'true' || value === 'false') return value === 'true';
+  return undefined;
+};
+const paramNumber = (action: VdaAction, key: string): number | undefined => {
+  const value = param(action, key);
+  const n = typeof value === 'number' ? value : typeof value === 'string' ? Number(value) : Number.NaN;
+  return Number.isFinite(n) ? n : undefined;
+};
+
+export type RobotStateBody = Omit<StateMessage, 'headerId' | 'timestamp' | 'version' | 'manufacturer' | 'serialNumber'>;
+
+export class RobotModel {
+  readonly home: Pose;
+  readonly homeMapId: string;
+  operatingMode: OperatingMode;
+  pose: Pose;
+  mapId: string;
+  battery: number;
+  paused = false;
+
+  private readonly speed: number;
+  private readonly irradiance: number;
+  private readonly lowBatteryThreshold: number;
+  private readonly rates: BatteryRates;
+  private readonly faultRate: number;
+  private readonly unreachable: Set<string>;
+  private readonly elevatorSeconds: number;
+  private readonly random: () => number;
+
+  private order: ActiveOrder | null = null;
+  /** The last order's id and update id stay in the state after it ends, as VDA 5050 requires. */
+  private orderId = '';
+  private orderUpdateId = 0;
+  private lastNodeId = '';
+  private lastNodeSequenceId = 0;
+  private activity: Activity = { kind: 'idle' };
+  private orderActionStates: ActionState[] = [];
+  private instantActionStates: ActionState[] = [];
+  /** A uvd_go_home in progress: RUNNING until the robot is home. */
+  private homeActionId: string | null = null;
+  private lowBattery = false;
+  private orderRefusal: string | null = null;
+  private distanceSinceLastNode = 0;
+  private changed = true;
+
+  constructor(options: RobotModelOptions) {
+    this.home = { ...options.home };
+    this.homeMapId = options.mapId;
+    this.mapId = options.mapId;
+    this.pose = { ...(options.pose ?? options.home) };
+    this.battery = options.battery ?? 100;
+    this.operatingMode = options.operatingMode ?? 'AUTOMATIC';
+    this.speed = options.speed ?? 0.5;
+    this.irradiance = options.irradiance ?? 0.5;
+    this.lowBatteryThreshold = options.lowBatteryThreshold ?? 20;
+    this.rates = { ...DEFAULT_RATES, ...options.batteryRates };
+    this.faultRate = options.faultRate ?? 0;
+    this.unreachable = new Set(options.unreachableNodes ?? []);
+    this.elevatorSeconds = options.elevatorSeconds ?? 20;
+    this.random = options.random ?? Math.random;
+    this.lowBattery = this.battery < this.lowBatteryThreshold;
+  }
+
+  /** Whether something a server would notice changed since the last call (then a state is due now). */
+  takeChanged(): boolean {
+    const changed = this.changed;
+    this.changed = false;
+    return changed;
+  }
+
+  get driving(): boolean {
+    return this.activity.kind === 'driving' && !this.paused;
+  }
+
+  get charging(): boolean {
+    return this.activity.kind === 'idle' && !this.paused && this.atHome();
+  }
+
+  get hasOrder(): boolean {
+    return this.order !== null;
+  }
+
+  setOperatingMode(mode: OperatingMode): void {
+    if (mode === this.operatingMode) return;
+    this.operatingMode = mode;
+    this.changed = true;
+  }
+
+  /** Sets the charge, e.g. to make a test robot run low; the low-battery rule applies from the next step. */
+  setBattery(percent: number): void {
+    this.battery = Math.min(100, Math.max(0, percent));
+    this.changed = true;
+  }
+
+  // ---------------------------------------------------------------- orders
+
+  /** Applies an order; returns false when it was ignored (a duplicate or stale update, or not in automatic mode). */
+  receiveOrder(message: OrderMessage): boolean {
+    if (this.operatingMode !== 'AUTOMATIC' && this.operatingMode !== 'SEMIAUTOMATIC') {
+      this.orderRefusal = `order ${message.orderId} refused: operating mode is ${this.operatingMode}`;
+      this.changed = true;
+      return false;
+    }
+    const nodes = [...message.nodes].sort((a, b) => a.sequenceId - b.sequenceId);
+    const edges = [...message.edges].sort((a, b) => a.sequenceId - b.sequenceId);
+    this.orderRefusal = null;
+    if (message.orderId === this.orderId) {
+      // VDA 5050: an update id not above the current one is a duplicate or a late message.
+      if (message.orderUpdateId <= this.orderUpdateId) return false;
+      this.applyOrderUpdate(message, nodes, edges);
+      return true;
+    }
+    if (this.order) this.abortOrder('aborted');
+    this.interruptGoHome();
+    this.orderId = message.orderId;
+    this.orderUpdateId = message.orderUpdateId;
+    this.order = { orderId: message.orderId, orderUpdateId: message.orderUpdateId, nodes, edges, nextIndex: 0, nodeActions: [] };
+    this.orderActionStates = nodes.flatMap((node) => node.actions.map((action) => waiting(action)));
+    this.activity = { kind: 'idle' };
+    this.distanceSinceLastNode = 0;
+    this.changed = true;
+    return true;
+  }
+
+  /**
+   * An update of the running order: when its first node is the last node reached (VDA 5050 stitching), the
+   * nodes up to it are already done; otherwise all its nodes are still to be visited.
+   */
+  private applyOrderUpdate(message: OrderMessage, nodes: OrderNode[], edges: OrderEdge[]): void {
+    const first = nodes[0];
+    const stitched = first !== undefined && first.nodeId === this.lastNodeId && first.sequenceId === this.lastNodeSequenceId;
+    const pending = stitched ? nodes.filter((n) => n.sequenceId > this.lastNodeSequenceId) : nodes;
+    const pendingEdges = stitched ? edges.filter((e) => e.sequenceId > this.lastNodeSequenceId) : edges;
+    const known = new Set(this.orderActionStates.map((s) => s.actionId));
+    for (const node of pending) {
+      for (const action of node.actions) if (!known.has(action.actionId)) this.orderActionStates.push(waiting(action));
+    }
+    this.orderUpdateId = message.orderUpdateId;
+    const nodeActions = this.order?.nodeActions ?? [];
+    this.order = { orderId: message.orderId, orderUpdateId: message.orderUpdateId, nodes: pending, edges: pendingEdges, nextIndex: 0, nodeActions };
+    // A robot on its way to a node re-plans from where it is; work at a node carries on.
+    if (this.activity.kind === 'driving') this.activity = { kind: 'idle' };
+    this.changed = true;
+  }
+
+  // ---------------------------------------------------------------- instant actions
+
+  receiveInstantActions(message: InstantActionsMessage): void {
+    for (const action of message.actions) {
+      // A duplicated publish carries the same actionId: it takes effect once.
+      if (this.instantActionStates.some((s) => s.actionId === action.actionId)) continue;
+      this.runInstantAction(action);
+      this.changed = true;
+    }
+  }
+
+  private runInstantAction(action: VdaAction): void {
+    const record = (status: ActionStatus, resultDescription?: string) => {
+      this.instantActionStates.push({ ...waiting(action), actionStatus: status, ...(resultDescription ? { resultDescription } : {}) });
+      if (this.instantActionStates.length > INSTANT_STATES_KEPT) this.instantActionStates.shift();
+    };
+    switch (action.actionType) {
+      case VdaInstantAction.pause:
+        this.setPaused(true);
+        record('FINISHED');
+        return;
+      case VdaInstantAction.resume:
+        this.setPaused(false);
+        record('FINISHED');
+        return;
+      case VdaInstantAction.cancel:
+        if (!this.order && !this.homeActionId) {
+          record('FAILED', 'no_order');
+          return;
+        }
+        if (this.order) this.abortOrder('aborted');
+        this.interruptGoHome();
+        this.activity = { kind: 'idle' };
+        record('FINISHED');
+        return;
+      case UvdActionType.goHome:
+        if (this.order) this.abortOrder('aborted');
+        this.interruptGoHome();
+        record('RUNNING');
+        this.homeActionId = action.actionId;
+        this.driveHome();
+        return;
+      case UvdActionType.ping:
+        record('FINISHED');
+        return;
+      case UvdActionType.operatorDecision: {
+        const promptId = paramString(action, 'prompt_id');
+        const confirm = paramBoolean(action, 'confirm');
+        if (this.activity.kind !== 'prompt' || this.activity.promptId !== promptId || confirm === undefined) {
+          record('FAILED', 'unknown_prompt');
+          return;
+        }
+        const prompted = this.activity.action;
+        if (confirm) this.startDisinfecting(prompted);
+        else {
+          this.setOrderActionStatus(prompted.actionId, 'FAILED', 'not_ready');
+          this.activity = { kind: 'idle' };
+        }
+        record('FINISHED');
+        return;
+      }
+      default:
+        record('FAILED', 'unsupported');
+    }
+  }
+
+  private setPaused(paused: boolean): void {
+    if (this.paused === paused) return;
+    this.paused = paused;
+    // VDA 5050: a running action is PAUSED while the robot is paused.
+    if (this.activity.kind === 'disinfecting') {
+      this.setOrderActionStatus(this.activity.action.actionId, paused ? 'PAUSED' : 'RUNNING');
+    }
+  }
+
+  /** Stops the order where the robot is: every action not yet done fails with `reason`, no node is left to visit. */
+  private abortOrder(reason: FailureReason): void {
+    for (const state of this.orderActionStates) {
+      if (state.actionStatus !== 'FINISHED' && state.actionStatus !== 'FAILED') {
+        state.actionStatus = 'FAILED';
+        state.resultDescription = reason;
+      }
+    }
+    this.order = null;
+    this.activity = { kind: 'idle' };
+    this.changed = true;
+  }
+
+  private interruptGoHome(): void {
+    if (!this.homeActionId) return;
+    this.setInstantActionStatus(this.homeActionId, 'FAILED', 'aborted');
+    this.homeActionId = null;
+    if (this.activity.kind === 'driving' && this.activity.arrival.kind === 'home') this.activity = { kind: 'idle' };
+  }
+
+  // ---------------------------------------------------------------- time
+
+  /**
+   * Lets `seconds` of simulated time pass. `onStep` runs after every discrete event (a node reached, an action
+   * started or finished), so a caller publishing state there reports each of them even at high time factors.
+   */
+  advance(seconds: number, onStep: () => void = () => undefined): void {
+    this.updateBattery(seconds);
+    if (this.paused) return;
+    let left: number | null = seconds;
+    // Every pass consumes time or changes what the robot does; the bound only guards against a bug looping forever.
+    for (let pass = 0; pass < 1000 && left !== null; pass++) {
+      left = this.step(left);
+      if (this.changed) onStep();
+    }
+  }
+
+  private updateBattery(seconds: number): void {
+    const kind = this.paused ? 'idle' : this.activity.kind;
+    const rate = this.charging
+      ? this.rates.charging
+      : kind === 'driving'
+        ? -this.rates.driving
+        : kind === 'disinfecting'
+          ? -this.rates.disinfecting
+          : -this.rates.idle;
+    const before = Math.floor(this.battery);
+    this.battery = Math.min(100, Math.max(0, this.battery + rate * seconds));
+    if (Math.floor(this.battery) !== before) this.changed = true;
+    if (!this.lowBattery && this.battery < this.lowBatteryThreshold) {
+      this.lowBattery = true;
+      this.changed = true;
+    } else if (this.lowBattery && this.battery >= this.lowBatteryThreshold + LOW_BATTERY_HYSTERESIS) {
+      this.lowBattery = false;
+      this.changed = true;
+    }
+  }
+
+  /** Runs the current activity for at most `seconds`; returns the time left over, or null when there is nothing more to do now. */
+  private step(seconds: number): number | null {
+    const activity = this.activity;
+    switch (activity.kind) {
+      case 'idle':
+        return this.decide() ? seconds : null;
+      case 'prompt':
+        return null;
+      case 'disinfecting': {
+        if (seconds < activity.remainingSeconds) {
+          activity.remainingSeconds -= seconds;
+          return null;
+        }
+        this.setOrderActionStatus(activity.action.actionId, 'FINISHED');
+        this.activity = { kind: 'idle' };
+        return seconds - activity.remainingSeconds;
+      }
+      case 'driving': {
+        let left = seconds;
+        if (activity.elevatorSeconds > 0) {
+          if (left < activity.elevatorSeconds) {
+            activity.elevatorSeconds -= left;
+            return null;
+          }
+          left -= activity.elevatorSeconds;
+          activity.elevatorSeconds = 0;
+          this.mapId = activity.to.mapId;
+          this.pose = { ...this.pose, x: activity.to.x, y: activity.to.y };
+          this.changed = true;
+        }
+        const dx = activity.to.x - this.pose.x;
+        const dy = activity.to.y - this.pose.y;
+        const distance = Math.hypot(dx, dy);
+        const reach = this.speed * left;
+        if (distance > 0) this.pose.theta = Math.atan2(dy, dx);
+        if (reach < distance) {
+          this.pose.x += (dx / distance) * reach;
+          this.pose.y += (dy / distance) * reach;
+          this.distanceSinceLastNode += reach;
+          return null;
+        }
+        this.pose.x = activity.to.x;
+        this.pose.y = activity.to.y;
+        this.distanceSinceLastNode += distance;
+        left -= distance / this.speed;
+        this.arrive(activity);
+        return left;
+      }
+    }
+  }
+
+  private arrive(activity: Extract<Activity, { kind: 'driving' }>): void {
+    this.activity = { kind: 'idle' };
+    this.changed = true;
+    const { arrival } = activity;
+    if (arrival.kind === 'home') {
+      if (this.homeActionId) {
+        this.setInstantActionStatus(this.homeActionId, 'FINISHED');
+        this.homeActionId = null;
+      }
+      return;
+    }
+    if (!this.order) return;
+    this.order.nextIndex += 1;
+    if (arrival.kind === 'give-up') {
+      for (const action of arrival.node.actions) this.setOrderActionStatus(action.actionId, 'FAILED', 'not_reached');
+      return;
+    }
+    const node = arrival.node;
+    if (node.nodePosition?.theta !== undefined) this.pose.theta = node.nodePosition.theta;
+    this.lastNodeId = node.nodeId;
+    this.lastNodeSequenceId = node.sequenceId;
+    this.distanceSinceLastNode = 0;
+    this.order.nodeActions = [...node.actions];
+  }
+
+  /** With nothing to do: the next action of the node, the next node, home after a low battery; false to rest. */
+  private decide(): boolean {
+    const order = this.order;
+    if (order) {
+      const action = order.nodeActions.shift();
+      if (action) {
+        this.startNodeAction(action);
+        return true;
+      }
+      const node = order.nodes[order.nextIndex];
+      if (!node) {
+        this.order = null;
+        this.changed = true;
+        return true;
+      }
+      if (!node.released) return false;
+      if (this.lowBattery && isRoomNode(node)) this.giveUpRoomsForCharging(order);
+      else this.driveTo(node);
+      return true;
+    }
+    if (this.lowBattery && !this.atHome()) {
+      this.driveHome();
+      return true;
+    }
+    return false;
+  }
+
+  private startNodeAction(action: VdaAction): void {
+    if (action.actionType !== UvdActionType.disinfect) {
+      this.setOrderActionStatus(action.actionId, 'FAILED', 'unsupported');
+      return;
+    }
+    if (paramBoolean(action, 'ready') === false) {
+      this.activity = { kind: 'prompt', promptId: randomUUID(), action, roomId: paramString(action, 'room_id') ?? '' };
+      this.changed = true;
+      return;
+    }
+    this.startDisinfecting(action);
+  }
+
+  private startDisinfecting(action: VdaAction): void {
+    const dose = paramNumber(action, 'dose') ?? 0;
+    this.activity = { kind: 'disinfecting', action, remainingSeconds: Math.max(0, dose) / this.irradiance };
+    this.setOrderActionStatus(action.actionId, this.paused ? 'PAUSED' : 'RUNNING');
+  }
+
+  /** Low battery: the rooms still ahead are given up (not_reached) and the robot goes to the order's home node. */
+  private giveUpRoomsForCharging(order: ActiveOrder): void {
+    const remaining = order.nodes.slice(order.nextIndex);
+    const homeIndex = remaining.findIndex((n) => !isRoomNode(n));
+    const skipped = homeIndex === -1 ? remaining : remaining.slice(0, homeIndex);
+    for (const node of skipped) {
+      for (const action of node.actions) this.setOrderActionStatus(action.actionId, 'FAILED', 'not_reached');
+    }
+    order.nextIndex += skipped.length;
+    this.changed = true;
+    if (homeIndex === -1) {
+      this.order = null;
+      this.driveHome();
+    }
+  }
+
+  private driveTo(node: OrderNode): void {
+    const position = node.nodePosition;
+    this.changed = true;
+    if (!position) {
+      // A node without a position (VDA allows it) is where the robot already is.
+      this.arrive({ kind: 'driving', to: { ...this.pose, mapId: this.mapId }, elevatorSeconds: 0, arrival: { kind: 'node', node } });
+      return;
+    }
+    const unreachable =
+      this.unreachable.has(node.nodeId) ||
+      node.actions.some((a) => this.unreachable.has(paramString(a, 'room_id') ?? '')) ||
+      (isRoomNode(node) && this.faultRate > 0 && this.random() < this.faultRate);
+    const elevatorSeconds = position.mapId === this.mapId ? 0 : this.elevatorSeconds;
+    if (unreachable) {
+      // The robot sets off, gets halfway and finds the way blocked.
+      const start = elevatorSeconds > 0 ? { x: position.x, y: position.y } : this.pose;
+      const to = { x: (start.x + position.x) / 2, y: (start.y + position.y) / 2, mapId: position.mapId };
+      this.activity = { kind: 'driving', to, elevatorSeconds, arrival: { kind: 'give-up', node } };
+      return;
+    }
+    this.activity = { kind: 'driving', to: { x: position.x, y: position.y, mapId: position.mapId }, elevatorSeconds, arrival: { kind: 'node', node } };
+  }
+
+  private driveHome(): void {
+    this.changed = true;
+    if (this.atHome()) {
+      this.arrive({ kind: 'driving', to: { ...this.home, mapId: this.homeMapId }, elevatorSeconds: 0, arrival: { kind: 'home' } });
+      return;
+    }
+    const elevatorSeconds = this.mapId === this.homeMapId ? 0 : this.elevatorSeconds;
+    this.activity = { kind: 'driving', to: { x: this.home.x, y: this.home.y, mapId: this.homeMapId }, elevatorSeconds, arrival: { kind: 'home' } };
+  }
+
+  private atHome(): boolean {
+    return this.mapId === this.homeMapId && Math.hypot(this.pose.x - this.home.x, this.pose.y - this.home.y) < AT_HOME_METRES;
+  }
+
+  private setOrderActionStatus(actionId: string, status: ActionStatus, resultDescription?: string): void {
+    const state = this.orderActionStates.find((s) => s.actionId === actionId);
+    if (!state) return;
+    state.actionStatus = status;
+    if (resultDescription) state.resultDescription = resultDescription;
+    this.changed = true;
+  }
+
+  private setInstantActionStatus(actionId: string, status: ActionStatus, resultDescription?: string): void {
+    const state = this.instantActionStates.find((s) => s.actionId === actionId);
+    if (!state) return;
+    state.actionStatus = status;
+    if (resultDescription) state.resultDescription = resultDescription;
+    this.changed = true;
+  }
+
+  // ---------------------------------------------------------------- state
+
+  /** The open operator prompt, if any. */
+  get prompt(): { promptId: string; roomId: string; actionId: string } | null {
+    const a = this.activity;
+    return a.kind === 'prompt' ? { promptId: a.promptId, roomId: a.roomId, actionId: a.action.actionId } : null;
+  }
+
+  /** The VDA 5050 state without its header. */
+  state(): RobotStateBody {
+    const order = this.order;
+    const pendingNodes = order ? order.nodes.slice(order.nextIndex) : [];
+    const passedSequence = order ? (order.nodes[order.nextIndex - 1]?.sequenceId ?? -1) : Number.POSITIVE_INFINITY;
+    const pendingEdges = order ? order.edges.filter((e) => e.sequenceId > passedSequence) : [];
+    const driving = this.driving;
+    const velocity = driving ? this.speed : 0;
+    return {
+      orderId: this.orderId,
+      orderUpdateId: this.orderUpdateId,
+      lastNodeId: this.lastNodeId,
+      lastNodeSequenceId: this.lastNodeSequenceId,
+      nodeStates: pendingNodes.map((n) => ({
+        nodeId: n.nodeId,
+        sequenceId: n.sequenceId,
+        released: n.released,
+        ...(n.nodePosition ? { nodePosition: n.nodePosition } : {}),
+      })),
+      edgeStates: pendingEdges.map((e) => ({ edgeId: e.edgeId, sequenceId: e.sequenceId, released: e.released })),
+      agvPosition: { x: round(this.pose.x), y: round(this.pose.y), theta: round(this.pose.theta), mapId: this.mapId, positionInitialized: true },
+      velocity: { vx: round(velocity * Math.cos(this.pose.theta)), vy: round(velocity * Math.sin(this.pose.theta)), omega: 0 },
+      driving,
+      paused: this.paused,
+      newBaseRequest: false,
+      distanceSinceLastNode: round(this.distanceSinceLastNode),
+      actionStates: [...this.orderActionStates, ...this.instantActionStates].map((s) => ({ ...s })),
+      batteryState: { batteryCharge: round(this.battery), charging: this.charging },
+      operatingMode: this.operatingMode,
+      errors: this.errors(),
+      information: this.information(),
+      safetyState: { eStop: 'NONE', fieldViolation: false },
+    };
+  }
+
+  private errors(): StateMessage['errors'] {
+    const errors: StateMessage['errors'] = [];
+    if (this.lowBattery) {
+      errors.push({
+        errorType: 'uvd_low_battery',
+        errorLevel: 'WARNING',
+        errorDescription: `Battery below ${this.lowBatteryThreshold} %: going home to charge`,
+      });
+    }
+    if (this.orderRefusal) errors.push({ errorType: 'orderError', errorLevel: 'WARNING', errorDescription: this.orderRefusal });
+    return errors;
+  }
+
+  private information(): VdaInformation[] {
+    const a = this.activity;
+    if (a.kind !== 'prompt') return [];
+    return [
+      {
+        infoType: UVD_PROMPT_INFO_TYPE,
+        infoLevel: 'INFO',
+        infoDescription: 'wait_to_enter',
+        infoReferences: [
+          { referenceKey: 'prompt_id', referenceValue: a.promptId },
+          { referenceKey: 'button', referenceValue: 'wait_to_enter' },
+          { referenceKey: 'room_id', referenceValue: a.roomId },
+          { referenceKey: 'action_id', referenceValue: a.action.actionId },
+        ],
+      },
+    ];
+  }
+}
+
+function waiting(action: VdaAction): ActionState {
+  return {
+    actionId: action.actionId,
+    actionType: action.actionType,
+    ...(action.actionDescription ? { actionDescription: action.actionDescription } : {}),
+    actionStatus: 'WAITING',
+  };
+}
+
+const isRoomNode = (node: OrderNode) => node.actions.some((a) => a.actionType === UvdActionType.disinfect);
+const round = (n: number) => Math.round(n * 1000) / 1000;
