@@ -32,6 +32,8 @@ const EnvSchema = z.object({
   BRUTE_FORCE_FAILURE_FACTOR: z.coerce.number().int().min(1).default(5),
   BRUTE_FORCE_WAIT_INCREMENT_SECONDS: z.coerce.number().int().min(0).default(60),
   BRUTE_FORCE_MAX_WAIT_SECONDS: z.coerce.number().int().min(0).default(900),
+  /** How often the job scheduler looks for due Scheduled jobs (every server process polls; each job starts once). */
+  SCHEDULER_POLL_MS: z.coerce.number().int().min(10).default(1000),
   SEED_DEMO: z
     .enum(['true', 'false'])
     .default('true')
@@ -61,6 +63,7 @@ export interface Config {
   offlineTokenTtlSeconds: number;
   tokenRateLimitPerMinute: number;
   bruteForce: { failureFactor: number; waitIncrementSeconds: number; maxWaitSeconds: number };
+  schedulerPollMs: number;
   seedDemo: boolean;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 }
@@ -96,6 +99,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       waitIncrementSeconds: e.BRUTE_FORCE_WAIT_INCREMENT_SECONDS,
       maxWaitSeconds: e.BRUTE_FORCE_MAX_WAIT_SECONDS,
     },
+    schedulerPollMs: e.SCHEDULER_POLL_MS,
     seedDemo: e.SEED_DEMO,
     logLevel: e.LOG_LEVEL,
   };

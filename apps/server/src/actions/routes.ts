@@ -1,5 +1,69 @@
+import { and, eq } from 'drizzle-orm';
 import type { FastifyPluginAsync } from 'fastify';
+import { z } from 'zod';
+import { CommandRefusal, confirmAction, DataFlag, getAction, streamActions } from '@uvd/contracts';
 import type { AppContext } from '../context.ts';
+import { jobs } from '../db/schema.ts';
+import { actionChange, publishActionChange, sendDecision } from '../execution/lifecycle.ts';
+import { conflict, notFound } from '../lib/http-error.ts';
+import { idempotencyKey, idempotent } from '../lib/idempotency.ts';
+import { registerRoute } from '../lib/route.ts';
+import type { LiveEvent } from '../live/bus.ts';
+import { registerStream } from '../live/sse.ts';
+import type { Viewer } from '../live/viewer.ts';
+import * as repository from './repository.ts';
 
-/** The actions backend (spec §7). */
-export const actionsRoutes: FastifyPluginAsync<AppContext> = async (_app, _ctx) => {};
+const ActionRobot = z.object({ robot_id: z.string() });
+
+/** The actions backend (spec §7): the robot's questions to the operator, the operator's answers, the stream. */
+export const actionsRoutes: FastifyPluginAsync<AppContext> = async (app, ctx) => {
+  registerRoute(app, getAction, async ({ query, principal, reply }) => {
+    if (!(await repository.jobVisible(ctx.db, principal, query.job_id))) throw notFound('Job');
+    const row = await repository.openAction(ctx.db, principal.orgId, query.job_id);
+    if (!row) {
+      // Spec §7: 204 means no action.
+      void reply.code(204).send();
+      return null;
+    }
+    const { action_id, job_id, button } = actionChange(row);
+    return { action_id, job_id, button };
+  });
+
+  registerRoute(app, confirmAction, async ({ body, principal, request }) =>
+    ctx.db.transaction(async (tx) =>
+      idempotent(
+        tx,
+        { orgId: principal.orgId, key: idempotencyKey(request), scope: `decide ${body.action_id}`, reply: DataFlag },
+        async () => {
+          const action = await repository.findAction(tx, principal, body.action_id);
+          if (!action) throw notFound('Action');
+          if (action.resolvedAt !== null || action.disabled) {
+            throw conflict('The action was already answered or the robot no longer asks.', CommandRefusal.jobState);
+          }
+          await sendDecision(ctx, tx, action, body.confirm);
+          const decided = await repository.markDecided(tx, action.id, body.confirm);
+          if (decided) await publishActionChange(ctx, tx, decided);
+          return { data: true };
+        },
+      ),
+    ),
+  );
+
+  const robotOfJob = async (orgId: string, jobId: string) => {
+    const [row] = await ctx.db
+      .select({ robotId: jobs.robotId })
+      .from(jobs)
+      .where(and(eq(jobs.orgId, orgId), eq(jobs.id, jobId)));
+    return row?.robotId;
+  };
+  const mayReceive = async (event: LiveEvent, viewer: Viewer): Promise<boolean> => {
+    if (viewer.seesEverything) return true;
+    const robotId = ActionRobot.safeParse(event.payload).data?.robot_id ?? (await robotOfJob(viewer.principal.orgId, event.key));
+    return robotId !== undefined && viewer.canSeeRobot(robotId);
+  };
+  registerStream(app, ctx, streamActions, {
+    stream: 'actions',
+    keysFromQuery: (query) => query.job_list,
+    authorize: mayReceive,
+  });
+};

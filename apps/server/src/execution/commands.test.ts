@@ -1,0 +1,268 @@
+/**
+ * Job start, job commands and the executor's handling of robot state, through real HTTP. These tests need no
+ * robot link: robots here are offline (so starts are refused), and a running job is driven by feeding the
+ * executor the state messages a robot would publish. The robot-in-the-loop tests are in execution.test.ts.
+ */
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Action, ActionChange, ApiError, DataFlag, Job, LogEntry } from '@uvd/contracts';
+import { jobRooms, jobs, trajectoryPoints } from '../db/schema.ts';
+import { createExecutor, type Executor } from './executor.ts';
+import { createJobFor, disinfectState, executionWorld, promptInfo, robotState, type ExecutionWorld } from '../testing/execution-fixtures.ts';
+import { startTestServer, type TestServer } from '../testing/harness.ts';
+import { openSse } from '../testing/live-fixtures.ts';
+
+let server: TestServer;
+let executor: Executor;
+beforeAll(async () => {
+  server = await startTestServer({ schedulerPollMs: 50 });
+  executor = createExecutor(server.context, (error) => {
+    throw error;
+  });
+});
+afterAll(async () => {
+  await server.close();
+});
+
+const otherWorld = () => executionWorld(server, 1);
+
+/** Marks the job Running as a start would (the robot link is not part of these tests). */
+async function markRunning(jobId: string): Promise<void> {
+  await server.context.db
+    .update(jobs)
+    .set({ status: 'Running', activeState: 'disinfecting', startedAt: new Date(Date.now() - 60_000) })
+    .where(eq(jobs.id, jobId));
+}
+
+async function jobOf(w: ExecutionWorld, jobId: string): Promise<Job> {
+  const response = await server.request('GET', `/api/jobs/job/${jobId}`, { token: w.admin.token, query: { extra_room_data: true } });
+  expect(response.status).toBe(200);
+  return Job.parse(response.body);
+}
+
+const roomStates = async (jobId: string) =>
+  (await server.context.db.select().from(jobRooms).where(eq(jobRooms.jobId, jobId))).sort((a, b) => a.orderNo - b.orderNo).map((room) => room.state);
+
+describe('POST /jobs/job/start', () => {
+  it('refuses with 409 robot_offline when the robot is offline, and the job stays Scheduled', async () => {
+    const w = await executionWorld(server);
+    const job = await createJobFor(server, w);
+    const response = await server.request('POST', '/api/jobs/job/start', { token: w.admin.token, query: { job_id: job.job_id } });
+    expect(response.status).toBe(409);
+    expect(ApiError.parse(response.body)).toMatchObject({ error: 'robot_offline' });
+    expect((await jobOf(w, job.job_id)).status).toBe('Scheduled');
+  });
+
+  it('refuses a job that runs or ended with 409 job_state', async () => {
+    const w = await executionWorld(server);
+    const job = await createJobFor(server, w);
+    await markRunning(job.job_id);
+    const response = await server.request('POST', '/api/jobs/job/start', { token: w.operator.token, query: { job_id: job.job_id } });
+    expect(response.status).toBe(409);
+    expect(ApiError.parse(response.body).error).toBe('job_state');
+  });
+
+  it('answers 400 naming job_id, 401 without a token, 404 for another organization', async () => {
+    const w = await executionWorld(server);
+    const bad = await server.request('POST', '/api/jobs/job/start', { token: w.admin.token, query: { job_id: 'nope' } });
+    expect(bad.status).toBe(400);
+    expect(JSON.stringify(ApiError.parse(bad.body))).toContain('job_id');
+    const job = await createJobFor(server, w);
+    expect((await server.request('POST', '/api/jobs/job/start', { query: { job_id: job.job_id } })).status).toBe(401);
+    const other = await otherWorld();
+    const foreign = await server.request('POST', '/api/jobs/job/start', { token: other.admin.token, query: { job_id: job.job_id } });
+    expect(foreign.status).toBe(404);
+  });
+});
+
+describe('POST /command/job/{job_id}', () => {
+  it('stops a Scheduled job at once: Completed, performed, aborted, with a log', async () => {
+    const w = await executionWorld(server);
+    const job = await createJobFor(server, w);
+    const stream = await openSse(server.url, '/api/jobs/v2/jobs/stream', { token: w.admin.token, query: { job_list: job.job_id } });
+    const response = await server.request('POST', `/api/command/job/${job.job_id}`, { token: w.operator.token, query: { command: 'stop' } });
+    expect(response.status).toBe(200);
+    expect(DataFlag.parse(response.body)).toEqual({ data: true });
+    const changed = await stream.waitFor((frame) => frame.event === 'job_change');
+    expect(Job.parse(JSON.parse(changed.data))).toMatchObject({ status: 'Completed', performed: true });
+    stream.close();
+    const log = await server.request('GET', `/api/log/${job.job_id}`, { token: w.admin.token });
+    expect(log.status).toBe(200);
+    const entry = LogEntry.parse(log.body);
+    expect(entry.completion_status).toBe('aborted');
+    expect(entry.attributes.rooms.map((room) => room.state)).toEqual(['not_reached', 'not_reached', 'not_reached']);
+  });
+
+  it('refuses pause and resume of a job that is not running, and commands to an offline robot', async () => {
+    const w = await executionWorld(server);
+    const job = await createJobFor(server, w);
+    const pause = await server.request('POST', `/api/command/job/${job.job_id}`, { token: w.admin.token, query: { command: 'pause' } });
+    expect(pause.status).toBe(409);
+    expect(ApiError.parse(pause.body).error).toBe('job_state');
+    await markRunning(job.job_id);
+    for (const command of ['pause', 'resume', 'stop', 'start']) {
+      const response = await server.request('POST', `/api/command/job/${job.job_id}`, { token: w.admin.token, query: { command } });
+      expect(response.status).toBe(409);
+      expect(ApiError.parse(response.body).error).toBe(command === 'start' ? 'job_state' : 'robot_offline');
+    }
+    expect((await jobOf(w, job.job_id)).active_state).toBe('disinfecting');
+  });
+
+  it('answers a retried command with the same Idempotency-Key once, with the first reply', async () => {
+    const w = await executionWorld(server);
+    const job = await createJobFor(server, w);
+    const send = () =>
+      server.request('POST', `/api/command/job/${job.job_id}`, {
+        token: w.admin.token,
+        query: { command: 'stop' },
+        headers: { 'idempotency-key': `stop-${job.job_id}` },
+      });
+    const [first, second] = await Promise.all([send(), send()]);
+    expect([first.status, second.status]).toEqual([200, 200]);
+    expect(DataFlag.parse(second.body)).toEqual({ data: true });
+    // Without the key the same command is a new one, refused now that the job has ended.
+    const again = await server.request('POST', `/api/command/job/${job.job_id}`, { token: w.admin.token, query: { command: 'stop' } });
+    expect(again.status).toBe(409);
+  });
+
+  it('answers 400 naming command, 401 without a token, 404 for another organization or a hidden robot', async () => {
+    const w = await executionWorld(server);
+    const job = await createJobFor(server, w);
+    const bad = await server.request('POST', `/api/command/job/${job.job_id}`, { token: w.admin.token, query: { command: 'jump' } });
+    expect(bad.status).toBe(400);
+    expect(JSON.stringify(ApiError.parse(bad.body))).toContain('command');
+    const badId = await server.request('POST', '/api/command/job/123', { token: w.admin.token, query: { command: 'stop' } });
+    expect(badId.status).toBe(400);
+    expect((await server.request('POST', `/api/command/job/${job.job_id}`, { query: { command: 'stop' } })).status).toBe(401);
+    const other = await otherWorld();
+    const foreign = await server.request('POST', `/api/command/job/${job.job_id}`, { token: other.admin.token, query: { command: 'stop' } });
+    expect(foreign.status).toBe(404);
+    const stranger = await server.createUser(w.orgId, ['done-teleoperator']);
+    const hidden = await server.request('POST', `/api/command/job/${job.job_id}`, { token: stranger.token, query: { command: 'stop' } });
+    expect(hidden.status).toBe(404);
+    expect((await jobOf(w, job.job_id)).status).toBe('Scheduled');
+  });
+});
+
+describe('robot state → job progress', () => {
+  it('records room results, pause, the thinned trajectory, and ends the job with its log', async () => {
+    const w = await executionWorld(server);
+    const job = await createJobFor(server, w);
+    await markRunning(job.job_id);
+    const id = job.job_id;
+    const at = (x: number, y: number) => ({ x, y, theta: 0, mapId: w.floorId, positionInitialized: true });
+    const stream = await openSse(server.url, '/api/jobs/v2/jobs/stream', { token: w.operator.token, query: { job_list: id } });
+
+    await executor.handleState(w.robot, robotState(w, { orderId: id, agvPosition: at(0, -2), actionStates: [disinfectState(id, 0, 'RUNNING')] }));
+    expect(await roomStates(id)).toEqual(['active', 'pending', 'pending']);
+    await executor.handleState(w.robot, robotState(w, { orderId: id, paused: true, agvPosition: at(0.1, -2), actionStates: [disinfectState(id, 0, 'PAUSED')] }));
+    expect((await jobOf(w, id)).active_state).toBe('paused');
+    await executor.handleState(
+      w.robot,
+      robotState(w, {
+        orderId: id,
+        agvPosition: at(2, 2),
+        actionStates: [disinfectState(id, 0, 'FINISHED'), disinfectState(id, 1, 'FAILED', 'not_ready'), disinfectState(id, 2, 'RUNNING')],
+      }),
+    );
+    expect(await roomStates(id)).toEqual(['done', 'not_ready', 'active']);
+    const running = await jobOf(w, id);
+    expect(running).toMatchObject({ status: 'Running', active_state: 'disinfecting', performed: false });
+    // The same state again (a duplicate or a second server process) changes nothing.
+    await executor.handleState(w.robot, robotState(w, { orderId: id, agvPosition: at(2, 2), actionStates: [disinfectState(id, 0, 'FINISHED')] }));
+    expect((await server.context.db.select().from(trajectoryPoints).where(eq(trajectoryPoints.jobId, id))).length).toBe(2);
+
+    await executor.handleState(
+      w.robot,
+      robotState(w, {
+        orderId: id,
+        agvPosition: at(12, 2),
+        actionStates: [disinfectState(id, 0, 'FINISHED'), disinfectState(id, 1, 'FAILED', 'not_ready'), disinfectState(id, 2, 'FAILED', 'not_reached')],
+      }),
+    );
+    const ended = await jobOf(w, id);
+    expect(ended).toMatchObject({ status: 'Completed', performed: true, active_state: null });
+    const finished = await stream.waitFor((frame) => frame.event === 'job_change' && Job.parse(JSON.parse(frame.data)).performed);
+    expect(Job.parse(JSON.parse(finished.data)).job_id).toBe(id);
+    stream.close();
+
+    const log = await server.request('GET', `/api/log/${id}`, { token: w.operator.token });
+    const entry = LogEntry.parse(log.body);
+    expect(entry).toMatchObject({ completion_status: 'failed', has_trajectory: true, robot_id: w.robotId });
+    expect(entry.attributes.rooms.map((room) => [room.order, room.state, room.dose])).toEqual([
+      [0, 'done', 10],
+      [1, 'not_ready', 10],
+      [2, 'not_reached', 10],
+    ]);
+    const withPath = await server.request('GET', `/api/jobs/job/${id}`, { token: w.admin.token, query: { extra_navigation_data: true } });
+    expect(Job.parse(withPath.body).trajectory?.map((point) => [point.x, point.y, point.floor_id])).toEqual([
+      [0, -2, w.floorId],
+      [2, 2, w.floorId],
+      [12, 2, w.floorId],
+    ]);
+  });
+
+  it('ignores states of another order or of a job that is not running', async () => {
+    const w = await executionWorld(server);
+    const job = await createJobFor(server, w);
+    await executor.handleState(w.robot, robotState(w, { orderId: job.job_id, actionStates: [disinfectState(job.job_id, 0, 'FINISHED')] }));
+    expect(await roomStates(job.job_id)).toEqual(['pending', 'pending', 'pending']);
+  });
+});
+
+describe('operator prompts', () => {
+  it('turns a prompt into one action, serves it, streams it, and resolves it when the robot stops asking', async () => {
+    const w = await executionWorld(server);
+    const job = await createJobFor(server, w);
+    await markRunning(job.job_id);
+    const id = job.job_id;
+    const room = w.roomIds[1] ?? '';
+    const none = await server.request('GET', '/api/action/action', { token: w.operator.token, query: { job_id: id } });
+    expect(none.status).toBe(204);
+
+    const stream = await openSse(server.url, '/api/action/action/stream', { token: w.operator.token, query: { job_list: id } });
+    const asking = robotState(w, { orderId: id, information: [promptInfo('prompt-1', 'wait_to_enter', room)] });
+    await executor.handleState(w.robot, asking);
+    await executor.handleState(w.robot, robotState(w, { orderId: id, information: [promptInfo('prompt-1', 'wait_to_enter', room)] }));
+    const open = await server.request('GET', '/api/action/action', { token: w.operator.token, query: { job_id: id } });
+    expect(open.status).toBe(200);
+    const action = Action.parse(open.body);
+    expect(action).toMatchObject({ job_id: id, button: { text: 'wait_to_enter', disabled: false } });
+    const created = ActionChange.parse(JSON.parse((await stream.waitFor((frame) => frame.event === 'action_change')).data));
+    expect(created).toMatchObject({ action_id: action.action_id, resolved: false });
+
+    // The robot is offline here, so the decision cannot be sent: refused, and the button stays enabled.
+    const decision = await server.request('POST', '/api/action/action/confirm', {
+      token: w.operator.token,
+      body: { action_id: action.action_id, confirm: true },
+    });
+    expect(decision.status).toBe(409);
+    expect(ApiError.parse(decision.body).error).toBe('robot_offline');
+
+    await executor.handleState(w.robot, robotState(w, { orderId: id }));
+    const resolved = await stream.waitFor(
+      (frame) => frame.event === 'action_change' && ActionChange.parse(JSON.parse(frame.data)).resolved,
+    );
+    expect(ActionChange.parse(JSON.parse(resolved.data))).toMatchObject({ action_id: action.action_id, button: { disabled: true } });
+    stream.close();
+    const after = await server.request('GET', '/api/action/action', { token: w.operator.token, query: { job_id: id } });
+    expect(after.status).toBe(204);
+  });
+
+  it('answers 400 naming the field, 401 without a token, 404 for another organization', async () => {
+    const w = await executionWorld(server);
+    const job = await createJobFor(server, w);
+    const bad = await server.request('GET', '/api/action/action', { token: w.admin.token, query: { job_id: 'x' } });
+    expect(bad.status).toBe(400);
+    expect(JSON.stringify(bad.body)).toContain('job_id');
+    const badBody = await server.request('POST', '/api/action/action/confirm', { token: w.admin.token, body: { action_id: job.job_id } });
+    expect(badBody.status).toBe(400);
+    expect(JSON.stringify(badBody.body)).toContain('confirm');
+    expect((await server.request('GET', '/api/action/action', { query: { job_id: job.job_id } })).status).toBe(401);
+    expect((await server.request('POST', '/api/action/action/confirm', { body: { action_id: job.job_id, confirm: true } })).status).toBe(401);
+    const other = await otherWorld();
+    expect((await server.request('GET', '/api/action/action', { token: other.admin.token, query: { job_id: job.job_id } })).status).toBe(404);
+    const unknown = await server.request('POST', '/api/action/action/confirm', { token: w.admin.token, body: { action_id: job.job_id, confirm: true } });
+    expect(unknown.status).toBe(404);
+  });
+});

@@ -1,0 +1,210 @@
+/**
+ * Turns robot state into job progress: room results, paused or disinfecting, the thinned trajectory, the end
+ * of the job with its log, operator prompts, and low-battery events. States of one robot are handled one
+ * after another; a state changes the database only when it changes something, checked again under the job's
+ * row lock, so a second server process handling the same state writes and publishes nothing.
+ */
+import { Id, type StateMessage } from '@uvd/contracts';
+import { and, eq } from 'drizzle-orm';
+import type { AppContext } from '../context.ts';
+import { jobs } from '../db/schema.ts';
+import type { FleetRobot } from '../fleet/fleet.ts';
+import { finishJob, publishActionChange, publishJobChange } from './lifecycle.ts';
+import { promptsOf, reduceProgress, worthRecording, type ActiveState, type Position, type Prompt } from './progress.ts';
+import * as repository from './repository.ts';
+import type { JobRoomState } from './repository.ts';
+
+/** Spec §3 push type "battery": one event each time a robot's battery falls below this. */
+export const LOW_BATTERY_PERCENT = 20;
+
+interface JobCache {
+  orgId: string;
+  robotId: string;
+  /** Undefined when the job is not Running (then its states change nothing). */
+  running: { activeState: ActiveState; rooms: JobRoomState[]; startedAt: number } | undefined;
+  lastPoint: Position | undefined;
+  loadedAt: number;
+}
+
+/** Cached job snapshots are read again after this long, to see changes made by other server processes. */
+const CACHE_MS = 10_000;
+
+export interface Executor {
+  /** Handles one accepted state of `robot` (what the fleet's onState listener calls). */
+  handleState(robot: FleetRobot, state: StateMessage): Promise<void>;
+  /** Forget what is cached of a job (after a command changed it). */
+  forget(jobId: string): void;
+  /** Settles when every state received so far is handled. */
+  idle(): Promise<void>;
+}
+
+export type ErrorReporter = (error: unknown, message: string) => void;
+
+export function createExecutor(ctx: Pick<AppContext, 'db' | 'bus' | 'fleet'>, onError: ErrorReporter): Executor {
+  const jobCache = new Map<string, JobCache>();
+  const openPrompts = new Map<string, Set<string>>();
+  const batteries = new Map<string, number>();
+  const queues = new Map<string, Promise<void>>();
+
+  const loadJob = async (robot: FleetRobot, jobId: string): Promise<JobCache | undefined> => {
+    const cached = jobCache.get(jobId);
+    if (cached && Date.now() - cached.loadedAt < CACHE_MS) return cached;
+    const [row] = await ctx.db
+      .select()
+      .from(jobs)
+      .where(and(eq(jobs.id, jobId), eq(jobs.orgId, robot.orgId), eq(jobs.robotId, robot.robotId)));
+    if (!row) return undefined;
+    const running =
+      row.status === 'Running'
+        ? {
+            activeState: row.activeState === 'paused' ? ('paused' as const) : ('disinfecting' as const),
+            rooms: await repository.jobRoomStates(ctx.db, jobId),
+            startedAt: (row.startedAt ?? row.startTime).getTime(),
+          }
+        : undefined;
+    const last = cached?.lastPoint ?? (running ? await repository.lastTrajectoryPoint(ctx.db, jobId) : undefined);
+    const entry: JobCache = {
+      orgId: row.orgId,
+      robotId: row.robotId,
+      running,
+      lastPoint: last?.floorId ? { x: last.x, y: last.y, floorId: last.floorId } : undefined,
+      loadedAt: Date.now(),
+    };
+    jobCache.set(jobId, entry);
+    return entry;
+  };
+
+  /** Applies what the state changes, under the job's lock, against the rows as they are now. */
+  const applyProgress = async (jobId: string, orgId: string, state: StateMessage): Promise<void> => {
+    await ctx.db.transaction(async (tx) => {
+      const job = await repository.lockJob(tx, orgId, jobId);
+      if (job?.status !== 'Running') return;
+      const rooms = await repository.jobRoomStates(tx, jobId);
+      const activeState: ActiveState = job.activeState === 'paused' ? 'paused' : 'disinfecting';
+      const progress = reduceProgress({ jobId, activeState, rooms }, state);
+      if (!progress) return;
+      const now = new Date();
+      for (const orderNo of progress.changed) {
+        const room = progress.rooms.find((candidate) => candidate.orderNo === orderNo);
+        if (room) await repository.setRoomState(tx, jobId, orderNo, room.state, now);
+      }
+      if (progress.ended && progress.completionStatus) {
+        await finishJob(ctx, tx, job, progress.completionStatus);
+        return;
+      }
+      let current = job;
+      if (progress.activeState !== activeState) {
+        const [row] = await tx
+          .update(jobs)
+          .set({ activeState: progress.activeState, updatedAt: now })
+          .where(eq(jobs.id, jobId))
+          .returning();
+        if (row) current = row;
+      }
+      if (progress.changed.length > 0 || current !== job) await publishJobChange(ctx, tx, current);
+    });
+    jobCache.delete(jobId);
+  };
+
+  const trackJob = async (robot: FleetRobot, state: StateMessage): Promise<string | undefined> => {
+    if (!Id.safeParse(state.orderId).success) return undefined;
+    const job = await loadJob(robot, state.orderId);
+    if (!job?.running) return undefined;
+    // The position first: the state that ends the job moves the path into the log.
+    const position = state.agvPosition;
+    if (position && Id.safeParse(position.mapId).success) {
+      const next = { x: position.x, y: position.y, floorId: position.mapId };
+      if (worthRecording(job.lastPoint, next)) {
+        await repository.addTrajectoryPoint(ctx.db, {
+          jobId: state.orderId,
+          floorId: next.floorId,
+          t: (Date.now() - job.running.startedAt) / 1000,
+          x: next.x,
+          y: next.y,
+        });
+        job.lastPoint = next;
+      }
+    }
+    const progress = reduceProgress({ jobId: state.orderId, activeState: job.running.activeState, rooms: job.running.rooms }, state);
+    if (progress && (progress.changed.length > 0 || progress.ended || progress.activeState !== job.running.activeState)) {
+      await applyProgress(state.orderId, robot.orgId, state);
+    }
+    return state.orderId;
+  };
+
+  const syncPrompts = async (robot: FleetRobot, jobId: string | undefined, prompts: Prompt[]): Promise<void> => {
+    let open = openPrompts.get(robot.robotId);
+    if (!open) {
+      open = new Set((await repository.openActionsOfRobot(ctx.db, robot.robotId)).map((row) => row.promptId));
+      openPrompts.set(robot.robotId, open);
+    }
+    const reported = new Set(prompts.map((prompt) => prompt.promptId));
+    const added = jobId ? prompts.filter((prompt) => !open.has(prompt.promptId)) : [];
+    const gone = [...open].filter((promptId) => !reported.has(promptId));
+    if (added.length === 0 && gone.length === 0) return;
+    const roomIds = jobId ? new Set((await repository.jobRoomStates(ctx.db, jobId)).map((room) => room.roomId)) : new Set();
+    await ctx.db.transaction(async (tx) => {
+      const now = new Date();
+      if (gone.length > 0) {
+        for (const row of await repository.resolveActions(tx, robot.robotId, [...reported], now)) {
+          await publishActionChange(ctx, tx, row);
+        }
+      }
+      if (jobId === undefined) return;
+      for (const prompt of added) {
+        const row = await repository.insertAction(tx, {
+          orgId: robot.orgId,
+          jobId,
+          robotId: robot.robotId,
+          roomId: prompt.roomId !== undefined && roomIds.has(prompt.roomId) ? prompt.roomId : null,
+          promptId: prompt.promptId,
+          buttonText: prompt.button,
+        });
+        if (row) await publishActionChange(ctx, tx, row);
+      }
+    });
+    openPrompts.set(robot.robotId, new Set(jobId ? reported : []));
+  };
+
+  const checkBattery = async (robot: FleetRobot, state: StateMessage): Promise<void> => {
+    const battery = state.batteryState.batteryCharge;
+    const previous = batteries.get(robot.robotId);
+    batteries.set(robot.robotId, battery);
+    if (previous === undefined || previous < LOW_BATTERY_PERCENT || battery >= LOW_BATTERY_PERCENT) return;
+    await ctx.bus.publish({
+      orgId: robot.orgId,
+      stream: 'robots',
+      key: robot.robotId,
+      type: 'battery_low',
+      payload: { robot_id: robot.robotId, battery, charging_status: state.batteryState.charging ? 1 : 0 },
+    });
+  };
+
+  const handle = async (robot: FleetRobot, state: StateMessage): Promise<void> => {
+    await checkBattery(robot, state);
+    const jobId = await trackJob(robot, state);
+    await syncPrompts(robot, jobId, promptsOf(state));
+  };
+
+  return {
+    handleState(robot, state) {
+      const previous = queues.get(robot.robotId) ?? Promise.resolve();
+      const next = previous
+        .then(() => handle(robot, state))
+        .catch((error: unknown) => {
+          onError(error, `state ${state.headerId} of robot ${robot.robotId} could not be applied`);
+        });
+      queues.set(robot.robotId, next);
+      void next.finally(() => {
+        if (queues.get(robot.robotId) === next) queues.delete(robot.robotId);
+      });
+      return next;
+    },
+    forget(jobId) {
+      jobCache.delete(jobId);
+    },
+    async idle() {
+      await Promise.all([...queues.values()]);
+    },
+  };
+}

@@ -1,0 +1,183 @@
+/**
+ * A job's life on a robot: started (by the scheduler or a click), paused and resumed, stopped, and ended with
+ * its log. Each step runs in the caller's transaction with the job row locked, and publishes what it changed.
+ */
+import { randomUUID } from 'node:crypto';
+import { and, eq } from 'drizzle-orm';
+import { ActionButtonText, CommandRefusal, ROBOT_MODE, UvdActionType, VdaInstantAction, type ActionChange } from '@uvd/contracts';
+import type { AppContext } from '../context.ts';
+import type { Tx } from '../db/client.ts';
+import { jobRooms, jobs } from '../db/schema.ts';
+import { conflict } from '../lib/http-error.ts';
+import { toJobs } from '../jobs/repository.ts';
+import { buildOrder, cancelActionPrefix } from './order.ts';
+import type { CompletionStatus } from './progress.ts';
+import * as repository from './repository.ts';
+import type { ActionRow, ExecutionRobot, JobRow } from './repository.ts';
+
+type Context = Pick<AppContext, 'bus' | 'fleet'>;
+
+/** job_change with the job as the jobs list shows it (spec §4: the client replaces it by job_id). */
+export async function publishJobChange(ctx: Context, tx: Tx, job: JobRow): Promise<void> {
+  const [payload] = await toJobs(tx, [job], { roomData: true });
+  if (!payload) return;
+  await ctx.bus.publish({ orgId: job.orgId, stream: 'jobs', key: job.id, type: 'job_change', payload }, tx);
+}
+
+/**
+ * Job events for the notifications service (spec §3 push type "job"): job_started, job_finished (completed or
+ * stopped by an operator) and job_failed, on the jobs stream beside job_change.
+ */
+async function publishJobEvent(ctx: Context, tx: Tx, job: JobRow, type: 'job_started' | 'job_finished' | 'job_failed') {
+  await ctx.bus.publish(
+    {
+      orgId: job.orgId,
+      stream: 'jobs',
+      key: job.id,
+      type,
+      payload: { job_id: job.id, robot_id: job.robotId, name: job.name, completion_status: job.completionStatus },
+    },
+    tx,
+  );
+}
+
+export function actionChange(row: ActionRow): ActionChange {
+  return {
+    action_id: row.id,
+    job_id: row.jobId,
+    robot_id: row.robotId,
+    // Only spec §3 button texts are stored (promptsOf checks them); the fallback is never used.
+    button: { text: ActionButtonText.catch('wait').parse(row.buttonText), disabled: row.disabled },
+    resolved: row.resolvedAt !== null,
+  };
+}
+
+export async function publishActionChange(ctx: Context, tx: Tx, row: ActionRow): Promise<void> {
+  await ctx.bus.publish(
+    { orgId: row.orgId, stream: 'actions', key: row.jobId, type: 'action_change', payload: actionChange(row) },
+    tx,
+  );
+}
+
+const refuse = (code: string, message: string) => conflict(message, code);
+
+/** Spec §4: robot controls only when the robot is online and Autonomous. */
+function checkRobotControllable(ctx: Context, robot: ExecutionRobot): void {
+  if (!ctx.fleet.isOnline(robot.id)) throw refuse(CommandRefusal.robotOffline, `Robot "${robot.name}" is offline.`);
+  if (robot.mode !== ROBOT_MODE.autonomous) {
+    throw refuse(CommandRefusal.robotNotAutonomous, `Robot "${robot.name}" is not in Autonomous mode.`);
+  }
+}
+
+async function robotOf(tx: Tx, job: JobRow): Promise<ExecutionRobot> {
+  const robot = await repository.lockRobot(tx, job.orgId, job.robotId);
+  // jobs.robot_id references robots with cascade: a job without its robot does not exist.
+  if (!robot) throw new Error(`robot of job ${job.id} is missing`);
+  return robot;
+}
+
+/**
+ * Starts a Scheduled job now: checks the robot, marks the job Running, sends the order. The order goes out
+ * before the transaction commits, so a failed send leaves the job Scheduled; `job` must be locked.
+ */
+export async function startJob(ctx: Context, tx: Tx, job: JobRow): Promise<JobRow> {
+  if (job.status !== 'Scheduled') {
+    throw refuse(CommandRefusal.jobState, job.status === 'Running' ? 'The job is already running.' : 'The job has ended.');
+  }
+  const robot = await robotOf(tx, job);
+  checkRobotControllable(ctx, robot);
+  const other = await repository.otherRunningJob(tx, robot.id, job.id);
+  if (other) throw refuse(CommandRefusal.robotBusy, `Robot "${robot.name}" is running another job.`);
+
+  const now = new Date();
+  // A new orderId starts at orderUpdateId 0 (VDA 5050 §6.6).
+  const [started] = await tx
+    .update(jobs)
+    .set({ status: 'Running', activeState: 'disinfecting', startedAt: now, updatedAt: now, orderUpdateId: 0 })
+    .where(and(eq(jobs.id, job.id), eq(jobs.status, 'Scheduled')))
+    .returning();
+  if (!started) throw refuse(CommandRefusal.jobState, 'The job is already running.');
+  await tx.update(jobRooms).set({ state: 'pending', startedAt: null, endedAt: null }).where(eq(jobRooms.jobId, job.id));
+  const order = buildOrder(job.id, 0, await repository.orderRooms(tx, job.id), { floorId: robot.floorId, pose: robot.home });
+  await ctx.fleet.sendOrder(robot.id, order);
+  await publishJobChange(ctx, tx, started);
+  await publishJobEvent(ctx, tx, started, 'job_started');
+  return started;
+}
+
+/** Pause or resume a Running job: an instant action to the robot, and the job shown so at once. */
+export async function pauseOrResume(ctx: Context, tx: Tx, job: JobRow, command: 'pause' | 'resume'): Promise<void> {
+  if (job.status !== 'Running') throw refuse(CommandRefusal.jobState, `Only a running job can be ${command}d.`);
+  const robot = await robotOf(tx, job);
+  checkRobotControllable(ctx, robot);
+  await ctx.fleet.sendInstantActions(robot.id, [
+    {
+      actionType: command === 'pause' ? VdaInstantAction.pause : VdaInstantAction.resume,
+      actionId: `${command}-${job.id}-${randomUUID()}`,
+      blockingType: 'HARD',
+    },
+  ]);
+  const [row] = await tx
+    .update(jobs)
+    .set({ activeState: command === 'pause' ? 'paused' : 'disinfecting', updatedAt: new Date() })
+    .where(eq(jobs.id, job.id))
+    .returning();
+  if (row) await publishJobChange(ctx, tx, row);
+}
+
+/**
+ * Stop: a Running job's order is cancelled on the robot, and the job ends as aborted when the robot reports
+ * the cancellation (its state tells which rooms were done). A Scheduled job ends at once, unstarted.
+ */
+export async function stopJob(ctx: Context, tx: Tx, job: JobRow): Promise<void> {
+  if (job.status === 'Completed') throw refuse(CommandRefusal.jobState, 'The job has ended.');
+  if (job.status === 'Scheduled') {
+    await tx.update(jobRooms).set({ state: 'aborted' }).where(eq(jobRooms.jobId, job.id));
+    await finishJob(ctx, tx, job, 'aborted');
+    return;
+  }
+  const robot = await robotOf(tx, job);
+  checkRobotControllable(ctx, robot);
+  await ctx.fleet.sendInstantActions(robot.id, [
+    { actionType: VdaInstantAction.cancel, actionId: `${cancelActionPrefix(job.id)}${randomUUID()}`, blockingType: 'HARD' },
+  ]);
+}
+
+/** Sends the operator's decision on a prompt to the robot. */
+export async function sendDecision(ctx: Context, tx: Tx, action: ActionRow, confirm: boolean): Promise<void> {
+  const [job] = await tx.select().from(jobs).where(eq(jobs.id, action.jobId));
+  if (!job) throw new Error(`job of action ${action.id} is missing`);
+  const robot = await robotOf(tx, job);
+  if (!ctx.fleet.isOnline(robot.id)) throw refuse(CommandRefusal.robotOffline, `Robot "${robot.name}" is offline.`);
+  await ctx.fleet.sendInstantActions(robot.id, [
+    {
+      actionType: UvdActionType.operatorDecision,
+      actionId: `decision-${action.id}-${randomUUID()}`,
+      blockingType: 'NONE',
+      actionParameters: [
+        { key: 'prompt_id', value: action.promptId },
+        { key: 'confirm', value: confirm },
+      ],
+    },
+  ]);
+}
+
+/**
+ * Ends a job: Completed, performed, its end and completion status, the log, and the events. Its rooms hold
+ * their final states already; `job` must be locked.
+ */
+export async function finishJob(ctx: Context, tx: Tx, job: JobRow, completionStatus: CompletionStatus): Promise<JobRow> {
+  const now = new Date();
+  const [ended] = await tx
+    .update(jobs)
+    .set({ status: 'Completed', activeState: null, performed: true, endedAt: now, updatedAt: now, completionStatus })
+    .where(eq(jobs.id, job.id))
+    .returning();
+  if (!ended) throw new Error(`job ${job.id} vanished while ending`);
+  const robot = await robotOf(tx, ended);
+  await repository.writeLog(tx, ended, robot.name);
+  for (const action of await repository.resolveActionsOfJobs(tx, [job.id], now)) await publishActionChange(ctx, tx, action);
+  await publishJobChange(ctx, tx, ended);
+  await publishJobEvent(ctx, tx, ended, completionStatus === 'failed' ? 'job_failed' : 'job_finished');
+  return ended;
+}

@@ -1,0 +1,203 @@
+/** SQL of job execution. Callers pass the organization: every query filters on it. */
+import { and, asc, desc, eq, inArray, isNull, ne, notInArray } from 'drizzle-orm';
+import type { Executor } from '../db/client.ts';
+import { actions, jobRooms, jobs, logs, robots, rooms, trajectoryPoints, type LoggedRoom, type TrajectoryPoint } from '../db/schema.ts';
+import type { OrderRoom } from './order.ts';
+import { loggedRoomState, type RoomState } from './progress.ts';
+
+export type JobRow = typeof jobs.$inferSelect;
+export type ActionRow = typeof actions.$inferSelect;
+
+const ROOM_STATES: ReadonlySet<string> = new Set(['pending', 'active', 'done', 'not_ready', 'not_reached', 'aborted']);
+const isRoomState = (value: string): value is RoomState => ROOM_STATES.has(value);
+export const toRoomState = (value: string): RoomState => (isRoomState(value) ? value : 'pending');
+
+/** The job, locked for the change that follows. */
+export async function lockJob(executor: Executor, orgId: string, jobId: string): Promise<JobRow | undefined> {
+  const [row] = await executor
+    .select()
+    .from(jobs)
+    .where(and(eq(jobs.orgId, orgId), eq(jobs.id, jobId)))
+    .for('update');
+  return row;
+}
+
+export interface ExecutionRobot {
+  id: string;
+  name: string;
+  mode: number;
+  floorId: string | null;
+  home: (typeof robots.$inferSelect)['home'];
+}
+
+/**
+ * The job's robot, locked: two starts for one robot (two scheduler processes, or a click beside the scheduler)
+ * take turns, so the second sees the first's Running job.
+ */
+export async function lockRobot(executor: Executor, orgId: string, robotId: string): Promise<ExecutionRobot | undefined> {
+  const [row] = await executor
+    .select({ id: robots.id, name: robots.name, mode: robots.mode, floorId: robots.floorId, home: robots.home })
+    .from(robots)
+    .where(and(eq(robots.orgId, orgId), eq(robots.id, robotId)))
+    .for('update');
+  return row;
+}
+
+export async function otherRunningJob(executor: Executor, robotId: string, jobId: string): Promise<string | undefined> {
+  const [row] = await executor
+    .select({ id: jobs.id })
+    .from(jobs)
+    .where(and(eq(jobs.robotId, robotId), eq(jobs.status, 'Running'), ne(jobs.id, jobId)))
+    .limit(1);
+  return row?.id;
+}
+
+/** The job's rooms as the order needs them, with readiness as of now. */
+export async function orderRooms(executor: Executor, jobId: string): Promise<OrderRoom[]> {
+  return executor
+    .select({
+      orderNo: jobRooms.orderNo,
+      roomId: jobRooms.roomId,
+      dose: jobRooms.dose,
+      floorId: rooms.floorId,
+      entryPoint: rooms.entryPoint,
+      ready: rooms.readyForDisinfection,
+    })
+    .from(jobRooms)
+    .innerJoin(rooms, eq(rooms.id, jobRooms.roomId))
+    .where(eq(jobRooms.jobId, jobId))
+    .orderBy(asc(jobRooms.orderNo));
+}
+
+export interface JobRoomState {
+  orderNo: number;
+  roomId: string;
+  state: RoomState;
+}
+
+export async function jobRoomStates(executor: Executor, jobId: string): Promise<JobRoomState[]> {
+  const rows = await executor
+    .select({ orderNo: jobRooms.orderNo, roomId: jobRooms.roomId, state: jobRooms.state })
+    .from(jobRooms)
+    .where(eq(jobRooms.jobId, jobId))
+    .orderBy(asc(jobRooms.orderNo));
+  return rows.map((row) => ({ ...row, state: toRoomState(row.state) }));
+}
+
+export async function setRoomState(executor: Executor, jobId: string, orderNo: number, state: RoomState, at: Date): Promise<void> {
+  const times = state === 'active' ? { startedAt: at } : state === 'pending' ? {} : { endedAt: at };
+  await executor
+    .update(jobRooms)
+    .set({ state, ...times })
+    .where(and(eq(jobRooms.jobId, jobId), eq(jobRooms.orderNo, orderNo)));
+}
+
+export async function addTrajectoryPoint(
+  executor: Executor,
+  point: { jobId: string; floorId: string; t: number; x: number; y: number },
+): Promise<void> {
+  await executor.insert(trajectoryPoints).values(point);
+}
+
+export async function lastTrajectoryPoint(executor: Executor, jobId: string) {
+  const [row] = await executor
+    .select({ x: trajectoryPoints.x, y: trajectoryPoints.y, floorId: trajectoryPoints.floorId })
+    .from(trajectoryPoints)
+    .where(eq(trajectoryPoints.jobId, jobId))
+    .orderBy(desc(trajectoryPoints.id))
+    .limit(1);
+  return row;
+}
+
+/**
+ * Writes the log of a job that ended (spec §3 log entry) and moves the recorded path into it. The job row
+ * must be locked and already hold its end.
+ */
+export async function writeLog(executor: Executor, job: JobRow, robotName: string): Promise<void> {
+  const roomRows = await executor
+    .select({ orderNo: jobRooms.orderNo, roomId: jobRooms.roomId, dose: jobRooms.dose, state: jobRooms.state, name: rooms.name })
+    .from(jobRooms)
+    .innerJoin(rooms, eq(rooms.id, jobRooms.roomId))
+    .where(eq(jobRooms.jobId, job.id))
+    .orderBy(asc(jobRooms.orderNo));
+  const logged: LoggedRoom[] = roomRows.map((room) => ({
+    order: room.orderNo,
+    room_id: room.roomId,
+    room_name: room.name,
+    dose: room.dose,
+    state: loggedRoomState(toRoomState(room.state)),
+  }));
+  const points = await executor
+    .select({ t: trajectoryPoints.t, x: trajectoryPoints.x, y: trajectoryPoints.y, floorId: trajectoryPoints.floorId })
+    .from(trajectoryPoints)
+    .where(eq(trajectoryPoints.jobId, job.id))
+    .orderBy(asc(trajectoryPoints.id));
+  const trajectory: TrajectoryPoint[] = points.flatMap((point) =>
+    point.floorId ? [{ t: Math.round(point.t * 10) / 10, x: point.x, y: point.y, floor_id: point.floorId }] : [],
+  );
+  await executor
+    .insert(logs)
+    .values({
+      jobId: job.id,
+      orgId: job.orgId,
+      jobName: job.name,
+      completionStatus: job.completionStatus ?? 'completed',
+      robotId: job.robotId,
+      robotName,
+      createdBy: job.createdBy,
+      startTime: job.startedAt ?? job.startTime,
+      endTime: job.endedAt,
+      notes: job.notes,
+      rooms: logged,
+      trajectory: trajectory.length > 0 ? trajectory : null,
+    })
+    .onConflictDoNothing();
+  await executor.delete(trajectoryPoints).where(eq(trajectoryPoints.jobId, job.id));
+}
+
+// ---------------------------------------------------------------- operator prompts
+
+export async function openActionsOfRobot(executor: Executor, robotId: string): Promise<ActionRow[]> {
+  return executor
+    .select()
+    .from(actions)
+    .where(and(eq(actions.robotId, robotId), isNull(actions.resolvedAt)));
+}
+
+/** Records a prompt once (unique robot + prompt id); undefined when it was already recorded. */
+export async function insertAction(
+  executor: Executor,
+  values: { orgId: string; jobId: string; robotId: string; roomId: string | null; promptId: string; buttonText: string },
+): Promise<ActionRow | undefined> {
+  const [row] = await executor
+    .insert(actions)
+    .values(values)
+    .onConflictDoNothing({ target: [actions.robotId, actions.promptId] })
+    .returning();
+  return row;
+}
+
+/** Marks the robot's open prompts that it no longer reports as resolved; returns them. */
+export async function resolveActions(executor: Executor, robotId: string, stillOpen: readonly string[], at: Date): Promise<ActionRow[]> {
+  return executor
+    .update(actions)
+    .set({ resolvedAt: at, disabled: true })
+    .where(
+      and(
+        eq(actions.robotId, robotId),
+        isNull(actions.resolvedAt),
+        stillOpen.length > 0 ? notInArray(actions.promptId, [...stillOpen]) : undefined,
+      ),
+    )
+    .returning();
+}
+
+/** Resolves every open prompt of the jobs (a job that ended asks nothing any more). */
+export async function resolveActionsOfJobs(executor: Executor, jobIds: readonly string[], at: Date): Promise<ActionRow[]> {
+  if (jobIds.length === 0) return [];
+  return executor
+    .update(actions)
+    .set({ resolvedAt: at, disabled: true })
+    .where(and(inArray(actions.jobId, [...jobIds]), isNull(actions.resolvedAt)))
+    .returning();
+}

@@ -1,0 +1,80 @@
+/**
+ * Starts Scheduled jobs when their start_time comes. The schedule is the jobs table itself, so it survives
+ * restarts; every server process polls it, and `FOR UPDATE SKIP LOCKED` hands each due job to one process,
+ * whose conditional update (Scheduled → Running) and order are committed together: a job starts once.
+ * A job whose robot cannot take it now (offline, not Autonomous, busy with another job) stays Scheduled and
+ * starts at a later poll, when it can.
+ */
+import { and, asc, eq, lte } from 'drizzle-orm';
+import type { AppContext } from '../context.ts';
+import { jobs } from '../db/schema.ts';
+import { HttpError } from '../lib/http-error.ts';
+import type { ErrorReporter } from './executor.ts';
+import { startJob } from './lifecycle.ts';
+
+/** Due jobs taken per poll; more wait for the next one. */
+const BATCH = 20;
+
+export interface Scheduler {
+  /** One poll: starts what is due and can start; returns the ids started. */
+  tick(): Promise<string[]>;
+  close(): Promise<void>;
+}
+
+export function startScheduler(
+  ctx: Pick<AppContext, 'db' | 'bus' | 'fleet'>,
+  pollMs: number,
+  onError: ErrorReporter,
+  onStarted: (jobId: string) => void = () => undefined,
+): Scheduler {
+  let closed = false;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<unknown> = Promise.resolve();
+
+  const tick = async (): Promise<string[]> =>
+    ctx.db.transaction(async (tx) => {
+      const due = await tx
+        .select()
+        .from(jobs)
+        .where(and(eq(jobs.status, 'Scheduled'), lte(jobs.startTime, new Date())))
+        .orderBy(asc(jobs.startTime))
+        .limit(BATCH)
+        .for('update', { skipLocked: true });
+      const started: string[] = [];
+      for (const job of due) {
+        try {
+          // A savepoint per job: one that cannot start leaves the others' starts intact.
+          await tx.transaction(async (savepoint) => startJob(ctx, savepoint, job));
+          started.push(job.id);
+          onStarted(job.id);
+        } catch (error) {
+          if (!(error instanceof HttpError && error.statusCode === 409)) onError(error, `scheduled job ${job.id} could not start`);
+        }
+      }
+      return started;
+    });
+
+  const loop = () => {
+    if (closed) return;
+    running = tick()
+      .catch((error: unknown) => {
+        onError(error, 'the scheduler poll failed');
+      })
+      .finally(() => {
+        if (closed) return;
+        timer = setTimeout(loop, pollMs);
+        timer.unref();
+      });
+  };
+  timer = setTimeout(loop, 0);
+  timer.unref();
+
+  return {
+    tick,
+    async close() {
+      closed = true;
+      clearTimeout(timer);
+      await running;
+    },
+  };
+}

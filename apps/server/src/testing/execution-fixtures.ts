@@ -1,0 +1,117 @@
+/**
+ * Execution test fixtures: an organization with a site, users and a job made through the API, and VDA 5050
+ * state messages about a job (as a robot reports them).
+ */
+import { eq } from 'drizzle-orm';
+import { Job, StateMessage, type ActionState, type VdaInformation } from '@uvd/contracts';
+import { robots } from '../db/schema.ts';
+import { disinfectActionId } from '../execution/order.ts';
+import type { FleetRobot } from '../fleet/fleet.ts';
+import type { TestServer, TestUser } from './harness.ts';
+import { createSite, type Site } from './site-fixtures.ts';
+
+export interface ExecutionWorld {
+  orgId: string;
+  admin: TestUser;
+  operator: TestUser;
+  site: Site;
+  robotId: string;
+  roomIds: string[];
+  floorId: string;
+  robot: FleetRobot;
+}
+
+/** An organization with one floor of `rooms` rooms and a robot (home at the origin), an admin and a teleoperator of its group. */
+export async function executionWorld(server: TestServer, rooms = 3): Promise<ExecutionWorld> {
+  const orgId = await server.createOrg('exec');
+  const groupId = await server.createGroup(orgId);
+  const site = await createSite(server.context.db, orgId, { roomsPerFloor: rooms, robots: 1, groupIds: [groupId] });
+  const admin = await server.createUser(orgId, ['done-admin']);
+  const operator = await server.createUser(orgId, ['done-teleoperator'], { groupIds: [groupId] });
+  const robotId = site.robotIds[0] ?? '';
+  const [row] = await server.context.db
+    .update(robots)
+    .set({ home: { x: 0, y: -2, theta: 0 } })
+    .where(eq(robots.id, robotId))
+    .returning({ manufacturer: robots.manufacturer, serialNumber: robots.serialNumber });
+  if (!row) throw new Error('robot missing');
+  return {
+    orgId,
+    admin,
+    operator,
+    site,
+    robotId,
+    roomIds: site.floors[0]?.roomIds ?? [],
+    floorId: site.floors[0]?.id ?? '',
+    robot: { robotId, orgId, manufacturer: row.manufacturer, serialNumber: row.serialNumber },
+  };
+}
+
+/** A Scheduled job of the world's robot over its rooms, made through the jobs API. */
+export async function createJobFor(
+  server: TestServer,
+  world: ExecutionWorld,
+  options: { startTime?: Date; roomIds?: string[]; dose?: number } = {},
+): Promise<Job> {
+  const roomIds = options.roomIds ?? world.roomIds;
+  const response = await server.request('POST', `/api/jobs/jobs/${world.robotId}`, {
+    token: world.admin.token,
+    body: {
+      name: 'Ward round',
+      start_time: (options.startTime ?? new Date(Date.now() + 24 * 3600_000)).toISOString(),
+      rooms: roomIds.map((room_id, order_no) => ({ room_id, order_no, dose: options.dose ?? 10 })),
+    },
+  });
+  if (response.status !== 200) throw new Error(`job not created: ${response.status} ${JSON.stringify(response.body)}`);
+  return Job.parse(response.body);
+}
+
+let headerId = 0;
+
+/** A state message of the world's robot; `orderId` defaults to none. */
+export function robotState(world: ExecutionWorld, overrides: Partial<StateMessage> = {}): StateMessage {
+  headerId += 1;
+  return StateMessage.parse({
+    headerId,
+    timestamp: new Date().toISOString(),
+    version: '2.0.0',
+    manufacturer: world.robot.manufacturer,
+    serialNumber: world.robot.serialNumber,
+    orderId: '',
+    orderUpdateId: 0,
+    lastNodeId: '',
+    lastNodeSequenceId: 0,
+    nodeStates: [],
+    edgeStates: [],
+    driving: false,
+    actionStates: [],
+    batteryState: { batteryCharge: 80, charging: false },
+    operatingMode: 'AUTOMATIC',
+    errors: [],
+    safetyState: { eStop: 'NONE', fieldViolation: false },
+    ...overrides,
+  });
+}
+
+export const disinfectState = (
+  jobId: string,
+  orderNo: number,
+  actionStatus: ActionState['actionStatus'],
+  resultDescription?: string,
+): ActionState => ({
+  actionId: disinfectActionId(jobId, orderNo),
+  actionType: 'uvd_disinfect',
+  actionStatus,
+  ...(resultDescription ? { resultDescription } : {}),
+});
+
+export const promptInfo = (promptId: string, button: string, roomId: string): VdaInformation => ({
+  infoType: 'uvd_operator_prompt',
+  infoLevel: 'INFO',
+  infoDescription: button,
+  infoReferences: [
+    { referenceKey: 'prompt_id', referenceValue: promptId },
+    { referenceKey: 'button', referenceValue: button },
+    { referenceKey: 'room_id', referenceValue: roomId },
+  ],
+});
