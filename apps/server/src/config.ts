@@ -16,6 +16,14 @@ const EnvSchema = z.object({
   /** The embedded broker (used when MQTT_URL is not set) listens here; 1883 is left to a system broker. */
   MQTT_PORT: z.coerce.number().int().min(0).max(65535).default(1884),
   MQTT_HOST: z.string().default('127.0.0.1'),
+  /**
+   * Fleet link timing: a robot silent this long is stale (shown, still online), this long offline (the broker's
+   * keepalive would say so too); how often the gateway pings each robot and when a ping counts as lost.
+   */
+  FLEET_STALE_SECONDS: z.coerce.number().positive().default(30),
+  FLEET_OFFLINE_SECONDS: z.coerce.number().positive().default(60),
+  FLEET_PING_INTERVAL_SECONDS: z.coerce.number().positive().default(5),
+  FLEET_PING_TIMEOUT_SECONDS: z.coerce.number().positive().default(4),
   /** An external OIDC issuer base (e.g. https://sso.example/realms): tokens are then verified through its JWKS. */
   IDP_ISSUER_BASE: z.url().optional(),
   CLIENT_ID: z.string().default('uvd-console'),
@@ -55,6 +63,7 @@ export interface Config {
   mqttUrl: string | undefined;
   mqttPort: number;
   mqttHost: string;
+  fleet: { staleMs: number; offlineMs: number; pingIntervalMs: number; pingTimeoutMs: number };
   idpIssuerBase: string | undefined;
   clientId: string;
   variant: 'disinfection' | 'logistics';
@@ -87,6 +96,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     mqttUrl: e.MQTT_URL === '' ? undefined : e.MQTT_URL,
     mqttPort: e.MQTT_PORT,
     mqttHost: e.MQTT_HOST,
+    fleet: {
+      staleMs: e.FLEET_STALE_SECONDS * 1000,
+      offlineMs: e.FLEET_OFFLINE_SECONDS * 1000,
+      pingIntervalMs: e.FLEET_PING_INTERVAL_SECONDS * 1000,
+      pingTimeoutMs: e.FLEET_PING_TIMEOUT_SECONDS * 1000,
+    },
     idpIssuerBase: e.IDP_ISSUER_BASE,
     clientId: e.CLIENT_ID,
     variant: e.VARIANT,

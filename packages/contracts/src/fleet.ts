@@ -1,2 +1,84 @@
-// Robot commands and the robot stream.
-export {};
+// Robot commands and the robot stream (spec §7 "Robots", "Live streams").
+import { z } from 'zod';
+import { DataFlag, Id } from './common.ts';
+import { commaIdListQuery, EventStreamReply, LastEventId } from './live.ts';
+import { MapPose } from './rooms.ts';
+import { defineRoute } from './route.ts';
+
+/** Spec §3: robots accept play/resume, pause, stop and home. */
+export const RobotCommand = z.enum(['play', 'resume', 'pause', 'stop', 'home']);
+export type RobotCommand = z.infer<typeof RobotCommand>;
+
+export const RobotCommandParams = z.object({ robot_id: Id });
+export const RobotCommandQuery = z.object({ command: RobotCommand });
+
+/**
+ * Optional request header of the command calls: a retried command carrying the same key answers the stored
+ * reply and reaches the robot only once.
+ */
+export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
+export const IdempotencyKey = z.string().trim().min(1).max(200);
+
+/** Error codes of a refused robot command (409). */
+export const RobotCommandRefusal = {
+  offline: 'robot_offline',
+  notAutonomous: 'robot_not_autonomous',
+  keyReused: 'idempotency_key_reused',
+} as const;
+
+export const postRobotCommand = defineRoute({
+  method: 'POST',
+  path: '/command/:robot_id',
+  summary:
+    'Send play/resume, pause, stop or home to a robot; 409 when it is offline or not in Autonomous mode. An Idempotency-Key header makes retries safe',
+  tags: ['robots', 'commands'],
+  params: RobotCommandParams,
+  querystring: RobotCommandQuery,
+  response: { 200: DataFlag },
+});
+
+/** Where a robot is: metres in the map frame of floor `floor_id` (VDA 5050 agvPosition, mapId = floor id). */
+export const RobotPoseValue = MapPose.extend({ floor_id: Id.nullable() });
+export type RobotPoseValue = z.infer<typeof RobotPoseValue>;
+
+/**
+ * One robot_update event (spec §4): it sets one named field of the matching robot. A battery update also
+ * carries charging_status; a ping update carries the round trip in ms, or `timeout: true` with value -1
+ * (signal -1). `stale` is true while the robot has been silent for 30 s; `errors` are its VDA 5050 errors.
+ */
+export const RobotUpdate = z.discriminatedUnion('field', [
+  z.object({
+    robot_id: Id,
+    field: z.literal('battery'),
+    value: z.number(),
+    charging_status: z.union([z.literal(0), z.literal(1)]),
+  }),
+  z.object({ robot_id: Id, field: z.literal('mode'), value: z.number().int().min(0).max(4) }),
+  z.object({ robot_id: Id, field: z.literal('status'), value: z.string() }),
+  z.object({ robot_id: Id, field: z.literal('ping'), value: z.number().int(), timeout: z.boolean() }),
+  z.object({ robot_id: Id, field: z.literal('pose'), value: RobotPoseValue }),
+  z.object({ robot_id: Id, field: z.literal('stale'), value: z.boolean() }),
+  z.object({
+    robot_id: Id,
+    field: z.literal('errors'),
+    value: z.array(z.object({ errorType: z.string(), errorLevel: z.string(), errorDescription: z.string().optional() })),
+  }),
+]);
+export type RobotUpdate = z.infer<typeof RobotUpdate>;
+export type RobotUpdateField = RobotUpdate['field'];
+
+export const RobotStreamQuery = z.object({
+  robot_list: commaIdListQuery(Id),
+  last_event_id: LastEventId.optional(),
+});
+export type RobotStreamQuery = z.infer<typeof RobotStreamQuery>;
+
+export const streamRobots = defineRoute({
+  method: 'GET',
+  path: '/robot/stream',
+  summary:
+    'Live robot updates (robot_update, one field per event) of the listed robots, or of every robot the caller may see when robot_list is empty. Telemetry events carry no id: they are not replayed',
+  tags: ['robots', 'live'],
+  querystring: RobotStreamQuery,
+  response: { 200: EventStreamReply },
+});

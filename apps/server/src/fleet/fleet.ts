@@ -15,6 +15,37 @@ export interface FleetRobot {
   serialNumber: string;
 }
 
+/** What the gateway knows of a robot's link right now (the row may lag behind by a few seconds). */
+export interface RobotLink {
+  online: boolean;
+  /** Spec §3 mode; 0 while offline. */
+  mode: number;
+  /** Silent for the stale interval (30 s by default) but not yet offline. */
+  stale: boolean;
+  /** ms since epoch of the last state or connection message. */
+  lastHeardAt: number;
+}
+
+/** Inbound messages since start: accepted, and dropped by reason. */
+export interface FleetStats {
+  accepted: number;
+  /** Not JSON. */
+  malformed: number;
+  /** JSON that fails the VDA 5050 schema, or a topic that is not one. */
+  invalid: number;
+  /** manufacturer/serialNumber not in the robots table. */
+  unknownRobot: number;
+  /** Header names another robot than the topic. */
+  spoofed: number;
+  /** headerId not above the last applied one (a duplicated or late publish). */
+  duplicate: number;
+}
+
+export interface FleetLogger {
+  warn(data: Record<string, unknown>, message: string): void;
+  info(data: Record<string, unknown>, message: string): void;
+}
+
 export type StateListener = (robot: FleetRobot, state: StateMessage) => void | Promise<void>;
 
 export interface Fleet {
@@ -29,6 +60,12 @@ export interface Fleet {
   onState(listener: StateListener): () => void;
   /** Whether the robot's connection is ONLINE now. */
   isOnline(robotId: string): boolean;
+  /** The gateway's view of the robot's link, or undefined when it has not heard of the robot since start. */
+  link(robotId: string): RobotLink | undefined;
+  /** Counts of accepted and dropped inbound messages. */
+  stats(): FleetStats;
+  /** Logins the embedded broker refused (0 with an external broker). */
+  refusedLogins(): number;
   /** The broker's URL robots connect to (embedded or external). */
   brokerUrl: string;
   close(): Promise<void>;
@@ -38,4 +75,6 @@ export interface FleetDependencies {
   config: Config;
   database: Database;
   bus: EventBus;
+  /** Where dropped messages are reported (rate-limited); the console when not given. */
+  logger?: FleetLogger;
 }

@@ -1,13 +1,493 @@
-import type { Fleet, FleetDependencies } from './fleet.ts';
+/**
+ * The fleet gateway: one MQTT client that reads every robot's state, connection and factsheet, validates
+ * each message, keeps the robots table current and publishes robot_update events; and that sends orders
+ * and instant actions. With no MQTT_URL it first starts the embedded broker.
+ */
+import { randomBytes } from 'node:crypto';
+import { and, eq } from 'drizzle-orm';
+import mqtt, { type MqttClient } from 'mqtt';
+import type {
+  RobotUpdate} from '@uvd/contracts';
+import {
+  ConnectionMessage,
+  FactsheetMessage,
+  Id,
+  modeFromOperatingMode,
+  ROBOT_MODE,
+  StateMessage,
+  UvdActionType,
+  VDA_VERSION,
+  vdaTopic,
+  type ConnectionState,
+  type InstantActionsMessage,
+  type OperatingMode,
+  type VdaTopicName,
+} from '@uvd/contracts';
+import { floors, robots } from '../db/schema.ts';
+import { parseVdaTopic, startEmbeddedBroker, type EmbeddedBroker } from './broker.ts';
+import type { Fleet, FleetDependencies, FleetLogger, FleetRobot, FleetStats, RobotLink, StateListener } from './fleet.ts';
+import { fieldsOf, needsWrite, POSE_WRITE_MS, updatesBetween, type RobotFields } from './robot-fields.ts';
+
+interface Tracked {
+  robot: FleetRobot;
+  connection: ConnectionState;
+  /** headerId of the last state applied in this connection session; reset when the robot reconnects. */
+  lastHeaderId: number | undefined;
+  /** When the last state (or ONLINE) arrived, ms since epoch. */
+  lastHeardAt: number;
+  stale: boolean;
+  operatingMode: OperatingMode | undefined;
+  /** The fields as last published on the stream, and as last written to the row. */
+  current: RobotFields;
+  written: RobotFields;
+  poseWrittenAt: number;
+  seenWrittenAt: number;
+  /** Pings in flight: actionId → sent at (ms). */
+  pings: Map<string, number>;
+  headerIds: Record<'order' | 'instantActions', number>;
+}
+
+/** A robot unknown to the table is looked up again after this long (it may have been added meanwhile). */
+const UNKNOWN_ROBOT_RETRY_MS = 5000;
+/** Each drop reason is logged at most once per this interval, with the count since. */
+const DROP_LOG_INTERVAL_MS = 10_000;
+const WATCHDOG_MS = 500;
+const FLOOR_CACHE_MS = 5000;
+
+const consoleLogger = (level: string): FleetLogger => {
+  const quiet = level === 'silent' || level === 'fatal' || level === 'error';
+  return {
+    warn: (data, message) => {
+      if (!quiet) console.warn(message, data);
+    },
+    info: (data, message) => {
+      if (level === 'info' || level === 'debug' || level === 'trace') console.info(message, data);
+    },
+  };
+};
+
+const decodeJson = (payload: Buffer): { ok: true; value: unknown } | { ok: false } => {
+  try {
+    return { ok: true, value: JSON.parse(payload.toString('utf8')) as unknown };
+  } catch {
+    return { ok: false };
+  }
+};
 
 /** Starts the fleet link (the embedded broker when no MQTT_URL is set) and the gateway. */
-export async function createFleet(_deps: FleetDependencies): Promise<Fleet> {
+export async function createFleet(deps: FleetDependencies): Promise<Fleet> {
+  const { config, database, bus } = deps;
+  const db = database.db;
+  const log = deps.logger ?? consoleLogger(config.logLevel);
+  const timing = config.fleet;
+
+  let broker: EmbeddedBroker | undefined;
+  if (!config.mqttUrl) broker = await startEmbeddedBroker({ db, host: config.mqttHost, port: config.mqttPort });
+  const brokerUrl = config.mqttUrl ?? broker?.url ?? '';
+
+  const stats: FleetStats = { accepted: 0, malformed: 0, invalid: 0, unknownRobot: 0, spoofed: 0, duplicate: 0 };
+  const dropLog = new Map<string, { loggedAt: number; since: number }>();
+  const drop = (reason: Exclude<keyof FleetStats, 'accepted'>, topic: string, detail?: string) => {
+    stats[reason]++;
+    const now = Date.now();
+    const entry = dropLog.get(reason) ?? { loggedAt: 0, since: 0 };
+    entry.since++;
+    if (now - entry.loggedAt >= DROP_LOG_INTERVAL_MS) {
+      log.warn({ reason, topic, detail, dropped: entry.since }, 'fleet gateway dropped MQTT messages');
+      entry.loggedAt = now;
+      entry.since = 0;
+    }
+    dropLog.set(reason, entry);
+  };
+
+  // ---------------------------------------------------------------- robots known to the gateway
+  const byIdentity = new Map<string, Tracked>();
+  const byId = new Map<string, Tracked>();
+  const unknownUntil = new Map<string, number>();
+  const loading = new Map<string, Promise<Tracked | undefined>>();
+  const identityKey = (manufacturer: string, serialNumber: string) => `${manufacturer}/${serialNumber}`;
+
+  type RobotRow = typeof robots.$inferSelect;
+  const track = (row: RobotRow): Tracked => {
+    const existing = byId.get(row.id);
+    if (existing) return existing;
+    const fields: RobotFields = {
+      battery: row.battery,
+      chargingStatus: row.chargingStatus === 1 ? 1 : 0,
+      mode: row.mode,
+      status: row.status,
+      pose: row.pose ?? null,
+      floorId: row.floorId,
+      errors: [],
+      signal: row.signal,
+      connectionState: row.connectionState,
+    };
+    const tracked: Tracked = {
+      robot: { robotId: row.id, orgId: row.orgId, manufacturer: row.manufacturer, serialNumber: row.serialNumber },
+      connection: row.connectionState === 'ONLINE' ? 'ONLINE' : row.connectionState === 'CONNECTIONBROKEN' ? 'CONNECTIONBROKEN' : 'OFFLINE',
+      lastHeaderId: row.lastStateHeaderId ?? undefined,
+      lastHeardAt: Date.now(),
+      stale: false,
+      operatingMode: undefined,
+      current: { ...fields },
+      written: fields,
+      poseWrittenAt: 0,
+      seenWrittenAt: 0,
+      pings: new Map(),
+      headerIds: { order: 0, instantActions: 0 },
+    };
+    byId.set(row.id, tracked);
+    byIdentity.set(identityKey(row.manufacturer, row.serialNumber), tracked);
+    return tracked;
+  };
+
+  const lookup = async (manufacturer: string, serialNumber: string): Promise<Tracked | undefined> => {
+    const key = identityKey(manufacturer, serialNumber);
+    const known = byIdentity.get(key);
+    if (known) return known;
+    if ((unknownUntil.get(key) ?? 0) > Date.now()) return undefined;
+    let pending = loading.get(key);
+    if (!pending) {
+      pending = db
+        .select()
+        .from(robots)
+        .where(and(eq(robots.manufacturer, manufacturer), eq(robots.serialNumber, serialNumber)))
+        .then(([row]) => {
+          if (row) return track(row);
+          unknownUntil.set(key, Date.now() + UNKNOWN_ROBOT_RETRY_MS);
+          return undefined;
+        })
+        .finally(() => loading.delete(key));
+      loading.set(key, pending);
+    }
+    return pending;
+  };
+
+  const trackedById = async (robotId: string): Promise<Tracked | undefined> => {
+    const known = byId.get(robotId);
+    if (known) return known;
+    if (!Id.safeParse(robotId).success) return undefined;
+    const [row] = await db.select().from(robots).where(eq(robots.id, robotId));
+    return row ? track(row) : undefined;
+  };
+
+  // Floors per organization, so a state's mapId is only taken when it names a floor of the robot's organization.
+  const floorCache = new Map<string, { ids: Set<string>; loadedAt: number }>();
+  const floorOf = async (orgId: string, mapId: string | undefined): Promise<string | null | undefined> => {
+    if (mapId === undefined) return undefined;
+    let entry = floorCache.get(orgId);
+    if (!entry || (!entry.ids.has(mapId) && Date.now() - entry.loadedAt > FLOOR_CACHE_MS)) {
+      const rows = await db.select({ id: floors.id }).from(floors).where(eq(floors.orgId, orgId));
+      entry = { ids: new Set(rows.map((row) => row.id)), loadedAt: Date.now() };
+      floorCache.set(orgId, entry);
+    }
+    return entry.ids.has(mapId) ? mapId : null;
+  };
+
+  // ---------------------------------------------------------------- applying what robots report
+  const publishUpdate = (tracked: Tracked, update: RobotUpdate) => {
+    bus.publishTransient({ orgId: tracked.robot.orgId, stream: 'robots', key: tracked.robot.robotId, type: 'robot_update', payload: update });
+  };
+
+  /** Moves the robot to `next`: events for what changed, a row write when it matters. */
+  const commit = async (tracked: Tracked, next: RobotFields, now: number, force = false) => {
+    for (const update of updatesBetween(tracked.robot.robotId, tracked.current, next)) publishUpdate(tracked, update);
+    tracked.current = next;
+    const since = { poseMs: now - tracked.poseWrittenAt, seenMs: now - tracked.seenWrittenAt };
+    if (!force && !needsWrite(tracked.written, next, since)) return;
+    const poseDue = since.poseMs >= POSE_WRITE_MS || next.floorId !== tracked.written.floorId;
+    const pose = poseDue ? next.pose : tracked.written.pose;
+    await db
+      .update(robots)
+      .set({
+        battery: next.battery,
+        chargingStatus: next.chargingStatus,
+        mode: next.mode,
+        status: next.status,
+        signal: next.signal,
+        floorId: next.floorId,
+        pose,
+        errors: next.errors,
+        connectionState: next.connectionState,
+        lastStateHeaderId: tracked.lastHeaderId ?? null,
+        lastSeenAt: new Date(tracked.lastHeardAt),
+      })
+      .where(eq(robots.id, tracked.robot.robotId));
+    tracked.written = { ...next, pose };
+    if (poseDue) tracked.poseWrittenAt = now;
+    tracked.seenWrittenAt = now;
+  };
+
+  const stateListeners = new Set<StateListener>();
+
+  const applyState = async (tracked: Tracked, state: StateMessage) => {
+    if (tracked.lastHeaderId !== undefined && state.headerId <= tracked.lastHeaderId) {
+      drop('duplicate', 'state', `headerId ${state.headerId} <= ${tracked.lastHeaderId}`);
+      return;
+    }
+    stats.accepted++;
+    const now = Date.now();
+    tracked.lastHeaderId = state.headerId;
+    tracked.lastHeardAt = now;
+    tracked.operatingMode = state.operatingMode;
+    // A state is proof of a live connection, whatever the last connection message said.
+    tracked.connection = 'ONLINE';
+    if (tracked.stale) {
+      tracked.stale = false;
+      publishUpdate(tracked, { robot_id: tracked.robot.robotId, field: 'stale', value: false });
+    }
+    let signal = tracked.current.signal;
+    for (const action of state.actionStates) {
+      const sentAt = tracked.pings.get(action.actionId);
+      if (sentAt === undefined || action.actionStatus !== 'FINISHED') continue;
+      tracked.pings.delete(action.actionId);
+      signal = Math.max(0, Math.round(now - sentAt));
+    }
+    const floorId = await floorOf(tracked.robot.orgId, state.agvPosition?.mapId);
+    const next: RobotFields = {
+      ...fieldsOf(state, true),
+      floorId: floorId === undefined ? tracked.current.floorId : floorId,
+      signal,
+      connectionState: 'ONLINE',
+    };
+    await commit(tracked, next, now);
+    for (const listener of stateListeners) {
+      try {
+        await listener(tracked.robot, state);
+      } catch (error) {
+        log.warn({ err: error, robotId: tracked.robot.robotId }, 'a fleet state listener failed');
+      }
+    }
+  };
+
+  const goOffline = async (tracked: Tracked, connection: ConnectionState) => {
+    tracked.connection = connection;
+    tracked.pings.clear();
+    const next: RobotFields = { ...tracked.current, mode: ROBOT_MODE.offline, signal: -1, connectionState: connection };
+    await commit(tracked, next, Date.now(), true);
+  };
+
+  const applyConnection = async (tracked: Tracked, message: ConnectionMessage) => {
+    stats.accepted++;
+    const now = Date.now();
+    if (message.connectionState !== 'ONLINE') {
+      await goOffline(tracked, message.connectionState);
+      return;
+    }
+    const wasOnline = tracked.connection === 'ONLINE';
+    tracked.connection = 'ONLINE';
+    tracked.lastHeardAt = now;
+    // A robot that (re)connects starts its headerIds again (VDA 5050 counts per topic and session).
+    if (!wasOnline) tracked.lastHeaderId = undefined;
+    // Until the first state tells the operating mode, the robot stays in the mode it had.
+    const mode = tracked.operatingMode === undefined ? tracked.current.mode : modeFromOperatingMode(tracked.operatingMode);
+    await commit(tracked, { ...tracked.current, mode, connectionState: 'ONLINE' }, now, true);
+  };
+
+  const applyFactsheet = async (tracked: Tracked, message: FactsheetMessage) => {
+    stats.accepted++;
+    await db.update(robots).set({ factsheet: message }).where(eq(robots.id, tracked.robot.robotId));
+  };
+
+  // Messages of one robot are applied one after another, in arrival order, so headerId checks hold.
+  const chains = new Map<string, Promise<void>>();
+  const enqueue = (key: string, work: () => Promise<void>) => {
+    const previous = chains.get(key) ?? Promise.resolve();
+    const next = previous
+      .then(work)
+      .catch((error: unknown) => {
+        log.warn({ err: error, robot: key }, 'fleet gateway could not apply a message');
+      })
+      .finally(() => {
+        if (chains.get(key) === next) chains.delete(key);
+      });
+    chains.set(key, next);
+  };
+
+  /** Validates a message of `topic`; undefined (and counted) when it must be dropped. */
+  const validate = <T extends { manufacturer: string; serialNumber: string }>(
+    schema: { safeParse(value: unknown): { success: true; data: T } | { success: false; error: { issues: { path: PropertyKey[]; message: string }[] } } },
+    topic: string,
+    manufacturer: string,
+    serialNumber: string,
+    payload: Buffer,
+  ): T | undefined => {
+    const json = decodeJson(payload);
+    if (!json.ok) {
+      drop('malformed', topic);
+      return undefined;
+    }
+    const parsed = schema.safeParse(json.value);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      drop('invalid', topic, issue ? `${issue.path.map(String).join('.')}: ${issue.message}` : undefined);
+      return undefined;
+    }
+    // A robot may only speak for itself: the header must name the robot of the topic.
+    if (parsed.data.manufacturer !== manufacturer || parsed.data.serialNumber !== serialNumber) {
+      drop('spoofed', topic, `header names ${parsed.data.manufacturer}/${parsed.data.serialNumber}`);
+      return undefined;
+    }
+    return parsed.data;
+  };
+
+  const onMessage = (topic: string, payload: Buffer) => {
+    const parsedTopic = parseVdaTopic(topic);
+    if (!parsedTopic) { drop('invalid', topic, 'not a VDA 5050 v2 topic'); return; }
+    const { manufacturer, serialNumber, name } = parsedTopic;
+    let apply: ((tracked: Tracked) => Promise<void>) | undefined;
+    if (name === 'state') {
+      const state = validate(StateMessage, topic, manufacturer, serialNumber, payload);
+      if (state) apply = (tracked) => applyState(tracked, state);
+    } else if (name === 'connection') {
+      const connection = validate(ConnectionMessage, topic, manufacturer, serialNumber, payload);
+      if (connection) apply = (tracked) => applyConnection(tracked, connection);
+    } else if (name === 'factsheet') {
+      const factsheet = validate(FactsheetMessage, topic, manufacturer, serialNumber, payload);
+      if (factsheet) apply = (tracked) => applyFactsheet(tracked, factsheet);
+    }
+    if (!apply) return;
+    const run = apply;
+    enqueue(identityKey(manufacturer, serialNumber), async () => {
+      const tracked = await lookup(manufacturer, serialNumber);
+      if (!tracked) { drop('unknownRobot', topic); return; }
+      await run(tracked);
+    });
+  };
+
+  // ---------------------------------------------------------------- MQTT client
+  const client: MqttClient = mqtt.connect(brokerUrl, {
+    clientId: `uvd-gateway-${randomBytes(6).toString('hex')}`,
+    clean: true,
+    reconnectPeriod: 1000,
+    connectTimeout: 10_000,
+    ...(broker ? broker.gatewayLogin : {}),
+  });
+  client.on('message', onMessage);
+  client.on('error', (error) => { log.warn({ err: error }, 'fleet gateway MQTT error'); });
+  client.on('offline', () => { log.warn({ brokerUrl }, 'fleet gateway lost the broker; reconnecting'); });
+  const subscriptions = {
+    [`uagv/v2/+/+/state`]: { qos: 0 as const },
+    [`uagv/v2/+/+/connection`]: { qos: 1 as const },
+    [`uagv/v2/+/+/factsheet`]: { qos: 0 as const },
+  };
+  const subscribed = new Promise<void>((resolve) => {
+    client.on('connect', () => {
+      client
+        .subscribeAsync(subscriptions)
+        .then(() => { resolve(); })
+        .catch((error: unknown) => { log.warn({ err: error }, 'fleet gateway could not subscribe'); });
+    });
+  });
+  // An external broker that is down must not stop the server: the client keeps reconnecting.
+  const startTimeout = new Promise<void>((resolve) => setTimeout(resolve, 10_000).unref());
+  await Promise.race([subscribed, startTimeout]);
+
+  // Robots the table says are online are watched from now on, so those that went away while no gateway
+  // ran are marked offline by the watchdog.
+  for (const row of await db.select().from(robots).where(eq(robots.connectionState, 'ONLINE'))) track(row);
+
+  const publish = async (tracked: Tracked, topic: VdaTopicName, body: Record<string, unknown>) => {
+    const kind = topic === 'order' ? 'order' : 'instantActions';
+    const header = {
+      headerId: tracked.headerIds[kind]++,
+      timestamp: new Date().toISOString(),
+      version: VDA_VERSION,
+      manufacturer: tracked.robot.manufacturer,
+      serialNumber: tracked.robot.serialNumber,
+    };
+    await client.publishAsync(vdaTopic(tracked.robot.manufacturer, tracked.robot.serialNumber, topic), JSON.stringify({ ...header, ...body }), { qos: 0 });
+  };
+
+  const sendInstantActions = async (robotId: string, actions: InstantActionsMessage['actions']) => {
+    const tracked = await trackedById(robotId);
+    if (!tracked) throw new Error(`Robot ${robotId} is not known.`);
+    await publish(tracked, 'instantActions', { actions });
+  };
+
+  // ---------------------------------------------------------------- pings and the watchdog
+  let pingCounter = 0;
+  const pingTimer = setInterval(() => {
+    for (const tracked of byId.values()) {
+      if (tracked.connection !== 'ONLINE') continue;
+      const actionId = `ping-${Date.now()}-${pingCounter++}`;
+      tracked.pings.set(actionId, Date.now());
+      publish(tracked, 'instantActions', {
+        actions: [
+          {
+            actionType: UvdActionType.ping,
+            actionId,
+            blockingType: 'NONE',
+            actionParameters: [{ key: 'sent_at', value: new Date().toISOString() }],
+          },
+        ],
+      }).catch((error: unknown) => { log.warn({ err: error }, 'ping could not be sent'); });
+    }
+  }, timing.pingIntervalMs);
+  pingTimer.unref();
+
+  const watchdog = setInterval(() => {
+    const now = Date.now();
+    for (const tracked of byId.values()) {
+      if (tracked.connection !== 'ONLINE') continue;
+      const key = identityKey(tracked.robot.manufacturer, tracked.robot.serialNumber);
+      const silent = now - tracked.lastHeardAt;
+      if (silent >= timing.offlineMs) {
+        enqueue(key, () => goOffline(tracked, 'CONNECTIONBROKEN'));
+        continue;
+      }
+      if (silent >= timing.staleMs && !tracked.stale) {
+        tracked.stale = true;
+        publishUpdate(tracked, { robot_id: tracked.robot.robotId, field: 'stale', value: true });
+      }
+      let lost = false;
+      for (const [actionId, sentAt] of tracked.pings) {
+        if (now - sentAt < timing.pingTimeoutMs) continue;
+        tracked.pings.delete(actionId);
+        lost = true;
+      }
+      if (lost && tracked.current.signal >= 0) {
+        enqueue(key, () => commit(tracked, { ...tracked.current, signal: -1 }, Date.now()));
+      }
+    }
+  }, Math.min(WATCHDOG_MS, timing.staleMs));
+  watchdog.unref();
+
+  const linkOf = (robotId: string): RobotLink | undefined => {
+    const tracked = byId.get(robotId);
+    if (!tracked) return undefined;
+    return {
+      online: tracked.connection === 'ONLINE',
+      mode: tracked.current.mode,
+      stale: tracked.stale,
+      lastHeardAt: tracked.lastHeardAt,
+    };
+  };
+
   return {
-    sendOrder: async () => undefined,
-    sendInstantActions: async () => undefined,
-    onState: () => () => undefined,
-    isOnline: () => false,
-    brokerUrl: '',
-    close: async () => undefined,
+    brokerUrl,
+    async sendOrder(robotId, order) {
+      const tracked = await trackedById(robotId);
+      if (!tracked) throw new Error(`Robot ${robotId} is not known.`);
+      await publish(tracked, 'order', order);
+    },
+    sendInstantActions,
+    onState(listener) {
+      stateListeners.add(listener);
+      return () => {
+        stateListeners.delete(listener);
+      };
+    },
+    isOnline: (robotId) => byId.get(robotId)?.connection === 'ONLINE',
+    link: linkOf,
+    stats: () => ({ ...stats }),
+    refusedLogins: () => broker?.refusedLogins() ?? 0,
+    async close() {
+      clearInterval(pingTimer);
+      clearInterval(watchdog);
+      await Promise.allSettled([...chains.values()]);
+      await client.endAsync(true);
+      await broker?.close();
+    },
   };
 }

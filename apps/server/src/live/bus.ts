@@ -2,7 +2,13 @@
  * The live event bus. Every event is first written to the `events` table, whose bigserial id is the SSE
  * event id (monotonic across processes, and the replay source after Last-Event-ID), then delivered to the
  * subscribers of this process and, through LISTEN/NOTIFY, of every other process on the same database.
+ *
+ * Telemetry (robot_update at 1 Hz from up to 1000 robots) takes the transient path instead: no row, no replay,
+ * delivered at once in this process and through NOTIFY (batched) to the others. Such events have id 0 and
+ * `transient: true`, and their SSE frames carry no `id:` line, so a client's Last-Event-ID stays that of the
+ * last recorded event and replay after a reconnect works as before.
  */
+import { randomUUID } from 'node:crypto';
 import { and, asc, eq, gt, inArray, lt, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Database, Executor } from '../db/client.ts';
@@ -18,9 +24,11 @@ export interface LiveEvent {
   key: string;
   type: string;
   payload: unknown;
+  /** Set on events of the transient path: not recorded, not replayed, id 0. */
+  transient?: true;
 }
 
-export type NewLiveEvent = Omit<LiveEvent, 'id'>;
+export type NewLiveEvent = Omit<LiveEvent, 'id' | 'transient'>;
 export type Listener = (event: LiveEvent) => void;
 
 export interface EventBus {
@@ -29,6 +37,11 @@ export interface EventBus {
    * does: subscribers receive it once that transaction commits, never when it rolls back.
    */
   publish(event: NewLiveEvent, executor?: Executor): Promise<LiveEvent>;
+  /**
+   * Delivers a telemetry event without recording it: to this process's subscribers at once, and to other
+   * processes on the same PostgreSQL through NOTIFY. Lost on a reconnect (clients refetch), never replayed.
+   */
+  publishTransient(event: NewLiveEvent): void;
   /** Calls `listener` for every committed event of `stream`, of every organization; returns the unsubscriber. */
   subscribe(stream: Stream, listener: Listener): () => void;
   /**
@@ -70,6 +83,12 @@ const Notification = z.object({
 });
 type Notification = z.infer<typeof Notification>;
 
+/** A batch of transient events from process `origin` (which ignores its own batches). */
+const TransientNotification = z.object({
+  origin: z.string(),
+  transient: z.array(z.object({ orgId: z.string(), stream: Stream, key: z.string(), type: z.string(), payload: z.unknown() })),
+});
+
 type EventRow = typeof events.$inferSelect;
 
 export async function createEventBus(database: Database, options: EventBusOptions = {}): Promise<EventBus> {
@@ -101,8 +120,15 @@ export async function createEventBus(database: Database, options: EventBusOption
   // Notifications are handled one after another so that a large event read back from the table is not
   // overtaken by the small ones that follow it.
   let handling: Promise<void> = Promise.resolve();
+  const origin = randomUUID();
   const onNotification = (text: string) => {
     if (closed) return;
+    const batch = parseTransient(text);
+    if (batch) {
+      if (batch.origin === origin) return;
+      for (const event of batch.transient) deliver({ ...event, id: 0, transient: true });
+      return;
+    }
     const notification = parseNotification(text);
     if (!notification) {
       onError(new Error('Unreadable live notification.'), `Ignored a notification on ${LIVE_CHANNEL}.`);
@@ -122,6 +148,23 @@ export async function createEventBus(database: Database, options: EventBusOption
   // commit for local and remote publishers alike.
   const unlisten = await database.notifier.listen(LIVE_CHANNEL, onNotification);
 
+  // Transient events for other processes go out in batches (one NOTIFY per tick, not per event). PGlite is
+  // one process by construction, so it needs none.
+  const crossProcess = database.kind === 'postgres';
+  let outgoing: NewLiveEvent[] = [];
+  let flushing = false;
+  const flushTransient = () => {
+    flushing = false;
+    const events = outgoing;
+    outgoing = [];
+    if (closed) return;
+    for (const text of transientBatches(origin, events)) {
+      database.notifier.notify(LIVE_CHANNEL, text).catch((error: unknown) => {
+        onError(error, 'Transient live events could not be sent to other processes.');
+      });
+    }
+  };
+
   return {
     async publish(event, executor = database.db) {
       const [row] = await executor
@@ -133,6 +176,16 @@ export async function createEventBus(database: Database, options: EventBusOption
       // pg_notify inside a transaction is delivered at commit, and dropped on rollback.
       await executor.execute(sql`SELECT pg_notify(${LIVE_CHANNEL}, ${notificationText(recorded)})`);
       return recorded;
+    },
+    publishTransient(event) {
+      if (closed) return;
+      deliver({ ...event, id: 0, transient: true });
+      if (!crossProcess) return;
+      outgoing.push(event);
+      if (!flushing) {
+        flushing = true;
+        setImmediate(flushTransient);
+      }
     },
     subscribe(stream, listener) {
       let set = listeners.get(stream);
@@ -199,6 +252,41 @@ function notificationText(event: LiveEvent): string {
   if (Buffer.byteLength(full) <= NOTIFY_PAYLOAD_LIMIT) return full;
   const { payload: _payload, ...reference } = event;
   return JSON.stringify({ ...reference, ref: true } satisfies Omit<Notification, 'payload'>);
+}
+
+/** Splits transient events into NOTIFY payloads under the size limit; an event too large alone is dropped. */
+function transientBatches(origin: string, events: readonly NewLiveEvent[]): string[] {
+  const texts: string[] = [];
+  const envelope = JSON.stringify({ origin, transient: [] }).length;
+  let batch: string[] = [];
+  let size = envelope;
+  const close = () => {
+    if (batch.length > 0) texts.push(`{"origin":${JSON.stringify(origin)},"transient":[${batch.join(',')}]}`);
+    batch = [];
+    size = envelope;
+  };
+  for (const event of events) {
+    const text = JSON.stringify({ orgId: event.orgId, stream: event.stream, key: event.key, type: event.type, payload: event.payload });
+    const bytes = Buffer.byteLength(text) + 1;
+    if (envelope + bytes > NOTIFY_PAYLOAD_LIMIT) continue;
+    if (size + bytes > NOTIFY_PAYLOAD_LIMIT) close();
+    batch.push(text);
+    size += bytes;
+  }
+  close();
+  return texts;
+}
+
+function parseTransient(text: string): z.infer<typeof TransientNotification> | undefined {
+  if (!text.includes('"transient"')) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  const parsed = TransientNotification.safeParse(value);
+  return parsed.success ? parsed.data : undefined;
 }
 
 function parseNotification(text: string): Notification | undefined {

@@ -31,9 +31,13 @@ export interface StreamOptions<R extends RouteContract> {
   authorize(event: LiveEvent, viewer: Viewer): boolean | Promise<boolean>;
 }
 
-/** One `text/event-stream` frame of an event: its log id, its type and its payload as JSON. */
+/**
+ * One `text/event-stream` frame of an event: its log id, its type and its payload as JSON. Transient events
+ * have no id line, so the browser's last event id stays that of the last recorded event (HTML: a frame
+ * without `id:` leaves it unchanged) and a reconnect replays from there.
+ */
 export const sseFrame = (event: LiveEvent): string =>
-  `id: ${event.id}\nevent: ${event.type}\ndata: ${JSON.stringify(event.payload ?? null)}\n\n`;
+  `${event.transient ? '' : `id: ${event.id}\n`}event: ${event.type}\ndata: ${JSON.stringify(event.payload ?? null)}\n\n`;
 
 export const HEARTBEAT_FRAME = ': ping\n\n';
 
