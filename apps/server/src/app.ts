@@ -71,7 +71,7 @@ export interface App {
 export async function buildApp({ config, database }: BuildOptions): Promise<App> {
   const app = Fastify({
     logger: config.logLevel === 'silent' ? false : { level: config.logLevel },
-    trustProxy: true,
+    trustProxy: config.trustProxy,
     // Ids in paths are UUIDs; anything longer is not ours.
     routerOptions: { maxParamLength: 200 },
   });

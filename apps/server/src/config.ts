@@ -10,6 +10,11 @@ const EnvSchema = z.object({
   HOST: z.string().default('0.0.0.0'),
   /** Public base address, used in issuer URLs when behind a proxy. Defaults to http://localhost:PORT. */
   PUBLIC_URL: z.url().optional(),
+  /** Trust X-Forwarded-* (client address, protocol, host) only behind a reverse proxy that sets them. */
+  TRUST_PROXY: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((v) => v === 'true'),
   DATA_DIR: z.string().default('./data'),
   DATABASE_URL: z.string().optional(),
   MQTT_URL: z.string().optional(),
@@ -58,6 +63,7 @@ export interface Config {
   port: number;
   host: string;
   publicUrl: string | undefined;
+  trustProxy: boolean;
   dataDir: string;
   databaseUrl: string | undefined;
   mqttUrl: string | undefined;
@@ -91,6 +97,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     port: e.PORT,
     host: e.HOST,
     publicUrl: e.PUBLIC_URL,
+    trustProxy: e.TRUST_PROXY,
     dataDir: e.DATA_DIR,
     databaseUrl: e.DATABASE_URL === '' ? undefined : e.DATABASE_URL,
     mqttUrl: e.MQTT_URL === '' ? undefined : e.MQTT_URL,

@@ -74,6 +74,11 @@ async function openPglite(dataDir: string | undefined): Promise<Database> {
 
 async function openPostgres(databaseUrl: string): Promise<Database> {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 });
+  // An idle connection ended by the server (a restart, a failover, DROP DATABASE … WITH (FORCE)) is dropped
+  // from the pool and replaced on next use; without a listener it would crash the process.
+  pool.on('error', (error) => {
+    console.warn(`PostgreSQL pool: idle connection lost (${error.message})`);
+  });
   const db = drizzlePg({ client: pool, schema });
   const lockClient = await pool.connect();
   try {
@@ -90,6 +95,9 @@ async function openPostgres(databaseUrl: string): Promise<Database> {
     notifier: {
       listen: async (channel, onPayload) => {
         const client = new pg.Client({ connectionString: databaseUrl });
+        client.on('error', (error) => {
+          console.warn(`PostgreSQL LISTEN connection lost (${error.message})`);
+        });
         await client.connect();
         listeners.add(client);
         client.on('notification', (message) => {
