@@ -15,8 +15,20 @@ export interface TestBroker {
   close(): Promise<void>;
 }
 
-export async function startTestBroker(): Promise<TestBroker> {
-  const broker = await Aedes.createBroker();
+/** With `passwords` (username → password), the broker refuses every other login, as the embedded broker does. */
+export async function startTestBroker(options: { passwords?: Map<string, string> } = {}): Promise<TestBroker> {
+  const { passwords } = options;
+  const broker = await Aedes.createBroker(
+    passwords
+      ? {
+          authenticate: (_client, username, password, callback) => {
+            const ok = username !== undefined && password !== undefined && passwords.get(username) === password.toString('utf8');
+            if (ok) callback(null, true);
+            else callback(Object.assign(new Error('bad user name or password'), { returnCode: 4 as const }), false);
+          },
+        }
+      : {},
+  );
   const server = createServer(broker.handle);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
@@ -38,6 +50,7 @@ export async function startTestBroker(): Promise<TestBroker> {
 export interface ReceivedMessage {
   /** The topic's last level: state, connection, factsheet… */
   topic: string;
+  serialNumber: string;
   json: unknown;
   retain: boolean;
 }
@@ -53,12 +66,19 @@ export class FakeServer {
     private readonly serialNumber: string,
   ) {}
 
-  static async connect(url: string, manufacturer: string, serialNumber: string): Promise<FakeServer> {
-    const client = await mqtt.connectAsync(url, { clientId: `server-${serialNumber}-${Math.random().toString(36).slice(2)}` });
+  /** `serialNumber` may be `+` to watch every robot of the manufacturer. */
+  static async connect(
+    url: string,
+    manufacturer: string,
+    serialNumber: string,
+    login?: { username: string; password: string },
+  ): Promise<FakeServer> {
+    const client = await mqtt.connectAsync(url, { clientId: `server-${Math.random().toString(36).slice(2)}`, ...login });
     const server = new FakeServer(client, manufacturer, serialNumber);
     const prefix = vdaTopic(manufacturer, serialNumber, 'state').replace(/state$/, '');
     client.on('message', (topic, payload, packet) => {
-      server.messages.push({ topic: topic.slice(prefix.length), json: parseJson(payload), retain: packet.retain });
+      const levels = topic.split('/');
+      server.messages.push({ topic: levels.at(-1) ?? '', serialNumber: levels.at(-2) ?? '', json: parseJson(payload), retain: packet.retain });
     });
     await client.subscribeAsync(`${prefix}#`, { qos: 1 });
     return server;
