@@ -119,8 +119,9 @@ export class FakeServer {
     await this.client.publishAsync(vdaTopic(this.manufacturer, this.serialNumber, 'instantActions'), JSON.stringify(message), { qos: 1 });
   }
 
-  async sendRaw(topic: VdaTopicName, payload: string): Promise<void> {
-    await this.client.publishAsync(vdaTopic(this.manufacturer, this.serialNumber, topic), payload, { qos: 1 });
+  /** Publishes anything on one of the robot's topics; an empty retained payload clears a retained message. */
+  async sendRaw(topic: VdaTopicName, payload: string, retain = false): Promise<void> {
+    await this.client.publishAsync(vdaTopic(this.manufacturer, this.serialNumber, topic), payload, { qos: 1, retain });
   }
 
   async close(): Promise<void> {
