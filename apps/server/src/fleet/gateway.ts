@@ -45,7 +45,15 @@ interface Tracked {
   /** Pings in flight: actionId → sent at (ms). */
   pings: Map<string, number>;
   headerIds: Record<'order' | 'instantActions', number>;
+  /** uvd_ping, or the standard stateRequest for robots that refuse uvd_ping. */
+  pingAction: string;
 }
+
+const PING_ID_PREFIX = 'ping-';
+
+/** The ping an error refers to: a robot that does not know an instant action reports an error naming its id. */
+const pingOfError = (error: StateMessage['errors'][number]): string | undefined =>
+  error.errorReferences?.find((ref) => ref.referenceKey === 'actionId' && ref.referenceValue.startsWith(PING_ID_PREFIX))?.referenceValue;
 
 /** A robot unknown to the table is looked up again after this long (it may have been added meanwhile). */
 const UNKNOWN_ROBOT_RETRY_MS = 5000;
@@ -135,6 +143,7 @@ export async function createFleet(deps: FleetDependencies): Promise<Fleet> {
       seenWrittenAt: 0,
       pings: new Map(),
       headerIds: { order: 0, instantActions: 0 },
+      pingAction: UvdActionType.ping,
     };
     byId.set(row.id, tracked);
     byIdentity.set(identityKey(row.manufacturer, row.serialNumber), tracked);
@@ -238,14 +247,28 @@ export async function createFleet(deps: FleetDependencies): Promise<Fleet> {
     }
     let signal = tracked.current.signal;
     for (const action of state.actionStates) {
+      // Any report of the ping proves the round trip: a robot that does not know uvd_ping reports it FAILED.
       const sentAt = tracked.pings.get(action.actionId);
-      if (sentAt === undefined || action.actionStatus !== 'FINISHED') continue;
+      if (sentAt === undefined) continue;
       tracked.pings.delete(action.actionId);
       signal = Math.max(0, Math.round(now - sentAt));
     }
+    // A robot that refused uvd_ping is pinged with VDA 5050's stateRequest from now on; its refusal counts as
+    // the answer, and is not one of the robot's own errors.
+    const errors = state.errors.filter((error) => {
+      const pingId = pingOfError(error);
+      if (pingId === undefined) return true;
+      const sentAt = tracked.pings.get(pingId);
+      if (sentAt !== undefined) {
+        tracked.pings.delete(pingId);
+        signal = Math.max(0, Math.round(now - sentAt));
+        tracked.pingAction = 'stateRequest';
+      }
+      return false;
+    });
     const floorId = await floorOf(tracked.robot.orgId, state.agvPosition?.mapId);
     const next: RobotFields = {
-      ...fieldsOf(state, true),
+      ...fieldsOf({ ...state, errors }, true),
       floorId: floorId === undefined ? tracked.current.floorId : floorId,
       signal,
       connectionState: 'ONLINE',
@@ -399,10 +422,17 @@ export async function createFleet(deps: FleetDependencies): Promise<Fleet> {
     await client.publishAsync(vdaTopic(tracked.robot.manufacturer, tracked.robot.serialNumber, topic), JSON.stringify({ ...header, ...body }), { qos: 0 });
   };
 
+  /**
+   * The VDA 5050 2.0 document and JSON schema name the list `actions`; implementations that followed the 2.0
+   * draft (vda-5050-lib among them) require `instantActions`. Both are sent, so either kind of robot obeys.
+   */
+  const publishInstantActions = (tracked: Tracked, actions: InstantActionsMessage['actions']) =>
+    publish(tracked, 'instantActions', { actions, instantActions: actions });
+
   const sendInstantActions = async (robotId: string, actions: InstantActionsMessage['actions']) => {
     const tracked = await trackedById(robotId);
     if (!tracked) throw new Error(`Robot ${robotId} is not known.`);
-    await publish(tracked, 'instantActions', { actions });
+    await publishInstantActions(tracked, actions);
   };
 
   // ---------------------------------------------------------------- pings and the watchdog
@@ -410,18 +440,16 @@ export async function createFleet(deps: FleetDependencies): Promise<Fleet> {
   const pingTimer = setInterval(() => {
     for (const tracked of byId.values()) {
       if (tracked.connection !== 'ONLINE') continue;
-      const actionId = `ping-${Date.now()}-${pingCounter++}`;
+      const actionId = `${PING_ID_PREFIX}${Date.now()}-${pingCounter++}`;
       tracked.pings.set(actionId, Date.now());
-      publish(tracked, 'instantActions', {
-        actions: [
-          {
-            actionType: UvdActionType.ping,
-            actionId,
-            blockingType: 'NONE',
-            actionParameters: [{ key: 'sent_at', value: new Date().toISOString() }],
-          },
-        ],
-      }).catch((error: unknown) => { log.warn({ err: error }, 'ping could not be sent'); });
+      publishInstantActions(tracked, [
+        {
+          actionType: tracked.pingAction,
+          actionId,
+          blockingType: 'NONE',
+          actionParameters: [{ key: 'sent_at', value: new Date().toISOString() }],
+        },
+      ]).catch((error: unknown) => { log.warn({ err: error }, 'ping could not be sent'); });
     }
   }, timing.pingIntervalMs);
   pingTimer.unref();

@@ -1,0 +1,79 @@
+/**
+ * Interoperability: an independent VDA 5050 2.0 implementation (vda-5050-lib's AgvController with its
+ * VirtualAgvAdapter, the reference stack of the TNG "vda-5050" project) joins our embedded broker with a
+ * robot's login, and the fleet sees it as one of its robots. Running a whole job with it is the execution
+ * module's test; here: login, state, mode, pose, a command and going offline.
+ */
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AgvController, VirtualAgvAdapter } from 'vda-5050-lib';
+import { robots } from '../db/schema.ts';
+import { startTestServer, type TestServer } from '../testing/harness.ts';
+import { createFloor, createRobotRow } from '../testing/fleet-fixtures.ts';
+
+let server: TestServer;
+const controllers: AgvController[] = [];
+
+beforeAll(async () => {
+  server = await startTestServer({
+    fleet: { staleMs: 30_000, offlineMs: 60_000, pingIntervalMs: 300, pingTimeoutMs: 2000 },
+  });
+});
+afterAll(async () => {
+  for (const controller of controllers) await controller.stop().catch(() => undefined);
+  await server.close();
+});
+
+async function until<T>(read: () => Promise<T>, accept: (value: T) => boolean, timeoutMs = 8000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (accept(value)) return value;
+    if (Date.now() > deadline) throw new Error(`Condition not met within ${timeoutMs} ms: ${JSON.stringify(value)}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe('vda-5050-lib robot (AgvController + VirtualAgvAdapter) on the embedded broker', () => {
+  it('logs in, lands in the robots table, obeys a pause command and goes offline when it stops', async () => {
+    const orgId = await server.createOrg();
+    const admin = await server.createUser(orgId, ['done-admin']);
+    const floorId = await createFloor(server.context.db, orgId);
+    const row = await createRobotRow(server.context.db, orgId);
+    const controller = new AgvController(
+      { manufacturer: row.manufacturer, serialNumber: row.serialNumber },
+      {
+        interfaceName: 'uagv',
+        vdaVersion: '2.0.0',
+        transport: {
+          brokerUrl: server.context.fleet.brokerUrl,
+          username: `${row.manufacturer}/${row.serialNumber}`,
+          password: row.password,
+        },
+      },
+      { agvAdapterType: VirtualAgvAdapter, publishStateInterval: 1000 },
+      { initialPosition: { mapId: floorId, x: 2, y: 3, theta: 0, lastNodeId: 'home' }, initialBatteryCharge: 90 },
+    );
+    controllers.push(controller);
+    await controller.start();
+
+    const rowNow = async () => {
+      const [found] = await server.context.db.select().from(robots).where(eq(robots.id, row.id));
+      if (!found) throw new Error('robot row missing');
+      return found;
+    };
+    const seen = await until(rowNow, (r) => r.connectionState === 'ONLINE' && r.floorId === floorId && r.battery > 0);
+    expect(seen).toMatchObject({ mode: 2, floorId, pose: { x: 2, y: 3, theta: 0 }, status: 'idle' });
+    expect(seen.battery).toBeGreaterThan(80);
+    expect(server.context.fleet.stats().invalid).toBe(0);
+
+    const response = await server.request('POST', `/api/command/${row.id}`, { token: admin.token, query: { command: 'pause' } });
+    expect(response.status).toBe(200);
+    // It does not know uvd_ping: the gateway falls back to stateRequest, and its refusals are not robot errors.
+    const paused = await until(rowNow, (r) => r.status === 'paused' && r.signal >= 0);
+    expect(paused.errors).toEqual([]);
+
+    await controller.stop();
+    await until(rowNow, (r) => r.mode === 0 && r.signal === -1, 5000);
+  });
+});
