@@ -21,6 +21,10 @@ const EnvSchema = z.object({
   /** The embedded broker (used when MQTT_URL is not set) listens here; 1883 is left to a system broker. */
   MQTT_PORT: z.coerce.number().int().min(0).max(65535).default(1884),
   MQTT_HOST: z.string().default('127.0.0.1'),
+  /** The in-process demo fleet (apps/robot-sim): unset runs it with the embedded broker only; true or false forces it. */
+  SIM_FLEET: z.enum(['true', 'false']).optional(),
+  /** Simulated seconds per real second for the demo fleet. */
+  SIM_TIME_FACTOR: z.coerce.number().positive().default(1),
   /**
    * Fleet link timing: a robot silent this long is stale (shown, still online), this long offline (the broker's
    * keepalive would say so too); how often the gateway pings each robot and when a ping counts as lost.
@@ -69,6 +73,8 @@ export interface Config {
   mqttUrl: string | undefined;
   mqttPort: number;
   mqttHost: string;
+  simFleet: boolean;
+  simTimeFactor: number;
   fleet: { staleMs: number; offlineMs: number; pingIntervalMs: number; pingTimeoutMs: number };
   idpIssuerBase: string | undefined;
   clientId: string;
@@ -103,6 +109,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     mqttUrl: e.MQTT_URL === '' ? undefined : e.MQTT_URL,
     mqttPort: e.MQTT_PORT,
     mqttHost: e.MQTT_HOST,
+    simFleet: e.SIM_FLEET === undefined ? !(e.MQTT_URL ?? '') : e.SIM_FLEET === 'true',
+    simTimeFactor: e.SIM_TIME_FACTOR,
     fleet: {
       staleMs: e.FLEET_STALE_SECONDS * 1000,
       offlineMs: e.FLEET_OFFLINE_SECONDS * 1000,
