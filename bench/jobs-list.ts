@@ -12,12 +12,12 @@ import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import { sql, type SQL } from 'drizzle-orm';
-import pg from 'pg';
 import { z } from 'zod';
 import { JobList } from '@uvd/contracts';
 import { buildApp } from '../apps/server/src/app.ts';
 import { loadConfig } from '../apps/server/src/config.ts';
-import { openDatabase, type Database, type Db } from '../apps/server/src/db/client.ts';
+import type { Db } from '../apps/server/src/db/client.ts';
+import { createScratchDatabase, type ScratchDatabase } from '../apps/server/src/db/scratch-database.ts';
 import { groups, organizations, robotGroups, userGroups, users } from '../apps/server/src/db/schema.ts';
 import { realmIssuer, signAccessToken } from '../apps/server/src/identity/tokens.ts';
 import { EXACT_COUNT_CAP } from '../apps/server/src/jobs/list-filter.ts';
@@ -50,28 +50,11 @@ interface Org {
 
 const seconds = (startNs: bigint) => Number(process.hrtime.bigint() - startNs) / 1e9;
 
-async function openBenchDatabase(): Promise<{ database: Database; drop: () => Promise<void>; where: string }> {
-  if (engine === 'pglite') return { database: await openDatabase({}), drop: async () => undefined, where: 'PGlite in memory' };
-  const serverUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-  const name = `uvd_bench_${randomBytes(5).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: serverUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  const database = await openDatabase({ databaseUrl: url.toString() });
-  const drop = async () => {
-    if (args.keep) {
-      console.log(`  kept ${url.toString()}`);
-      return;
-    }
-    const cleanup = new pg.Client({ connectionString: serverUrl });
-    await cleanup.connect();
-    await cleanup.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await cleanup.end();
-  };
-  return { database, drop, where: `PostgreSQL database ${name} on ${url.host}` };
+async function openBenchDatabase(): Promise<ScratchDatabase> {
+  return createScratchDatabase(
+    engine === 'postgres' ? (process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test') : undefined,
+    'uvd_bench',
+  );
 }
 
 async function fill(db: Db): Promise<Org[]> {
@@ -258,8 +241,8 @@ async function main(): Promise<void> {
     await printCountCost(database.db, org.id, robot0, robot1, today);
     await built.app.close();
   } finally {
-    await database.close();
-    await drop();
+    await drop({ keep: args.keep });
+    if (args.keep) console.log(`  kept ${where}`);
   }
 }
 

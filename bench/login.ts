@@ -15,11 +15,10 @@ import type { AddressInfo } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
-import pg from 'pg';
 import { z } from 'zod';
 import { buildApp } from '../apps/server/src/app.ts';
 import { loadConfig } from '../apps/server/src/config.ts';
-import { openDatabase, type Database } from '../apps/server/src/db/client.ts';
+import { createScratchDatabase, type ScratchDatabase } from '../apps/server/src/db/scratch-database.ts';
 import { organizations, users } from '../apps/server/src/db/schema.ts';
 import { ARGON2_PARAMS, hashPassword, verifyPassword } from '../apps/server/src/identity/passwords.ts';
 
@@ -46,31 +45,11 @@ interface PhaseResult {
   latenciesMs: number[];
 }
 
-async function openBenchDatabase(): Promise<{ database: Database; drop: () => Promise<void>; where: string }> {
-  if (engine === 'pglite') return { database: await openDatabase({}), drop: async () => undefined, where: 'PGlite in memory' };
-  const serverUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-  const name = `uvd_bench_${randomBytes(5).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: serverUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  const database = await openDatabase({ databaseUrl: url.toString() });
-  return {
-    database,
-    where: `PostgreSQL (${url.host})`,
-    drop: async () => {
-      await database.close();
-      // Without FORCE: forcing would kill connections a pool still holds and crash the process on their error.
-      const cleanup = new pg.Client({ connectionString: serverUrl });
-      await cleanup.connect();
-      await cleanup.query(`DROP DATABASE IF EXISTS ${name}`).catch((error: unknown) => {
-        console.warn(`could not drop ${name}: ${String(error)}`);
-      });
-      await cleanup.end();
-    },
-  };
+async function openBenchDatabase(): Promise<ScratchDatabase> {
+  return createScratchDatabase(
+    engine === 'postgres' ? (process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test') : undefined,
+    'uvd_bench',
+  );
 }
 
 /** Raw argon2id verifications per second at `concurrency`, same parameters and thread pool as the server. */
