@@ -233,8 +233,16 @@ export class RobotModel {
     for (const node of pending) {
       for (const action of node.actions) if (!known.has(action.actionId)) this.orderActionStates.push(waiting(action));
     }
-    this.orderUpdateId = message.orderUpdateId;
+    // Actions the update no longer asks for will not run: a server reading the state must not wait for them.
     const nodeActions = this.order?.nodeActions ?? [];
+    const wanted = new Set([...pending.flatMap((n) => n.actions), ...nodeActions].map((a) => a.actionId));
+    for (const state of this.orderActionStates) {
+      if (state.actionStatus === 'WAITING' && !wanted.has(state.actionId)) {
+        state.actionStatus = 'FAILED';
+        state.resultDescription = 'aborted';
+      }
+    }
+    this.orderUpdateId = message.orderUpdateId;
     this.order = { orderId: message.orderId, orderUpdateId: message.orderUpdateId, nodes: pending, edges: pendingEdges, nextIndex: 0, nodeActions };
     // A robot on its way to a node re-plans from where it is; work at a node carries on.
     if (this.activity.kind === 'driving') this.activity = { kind: 'idle' };
