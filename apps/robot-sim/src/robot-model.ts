@@ -292,6 +292,8 @@ export class RobotModel {
         this.driveHome();
         return;
       case UvdActionType.ping:
+      // VDA 5050's own way to ask for a state now; the state follows at once as for any instant action.
+      case 'stateRequest':
         record('FINISHED');
         return;
       case UvdActionType.operatorDecision: {
