@@ -41,6 +41,17 @@ export const sseFrame = (event: LiveEvent): string =>
 
 export const HEARTBEAT_FRAME = ': ping\n\n';
 
+/** Every connection of this process receives the same event object: its frame is serialised once. */
+const frames = new WeakMap<LiveEvent, string>();
+const frameOf = (event: LiveEvent): string => {
+  let frame = frames.get(event);
+  if (frame === undefined) {
+    frame = sseFrame(event);
+    frames.set(event, frame);
+  }
+  return frame;
+};
+
 const StreamQuery = z.object({ last_event_id: LastEventId.optional() });
 
 /**
@@ -217,13 +228,43 @@ function openStream<R extends RouteContract>(args: OpenArgs<R>): Connection {
   let sending: Promise<void> = Promise.resolve();
   const send = (event: LiveEvent) => {
     if (finished) return;
+    // Fast path (telemetry: every event to hundreds of clients): nothing waiting and a synchronous answer,
+    // so the frame is written at once, in order, without a promise per event and connection.
+    if (queued === 0) {
+      let allowed: boolean | Promise<boolean>;
+      try {
+        allowed = options.authorize(event, viewer);
+      } catch (error) {
+        log.error({ err: error }, 'live event could not be checked');
+        drop('authorization failed');
+        return;
+      }
+      if (typeof allowed === 'boolean') {
+        if (allowed) write(frameOf(event));
+        return;
+      }
+      queued++;
+      const pending = allowed;
+      sending = sending
+        .then(async () => {
+          if (!finished && (await pending)) write(frameOf(event));
+        })
+        .catch((error: unknown) => {
+          log.error({ err: error }, 'live event could not be checked');
+          drop('authorization failed');
+        })
+        .finally(() => {
+          queued--;
+        });
+      return;
+    }
     if (++queued > settings.maxQueuedEvents) {
       drop('too many events waiting');
       return;
     }
     sending = sending
       .then(async () => {
-        if (!finished && (await options.authorize(event, viewer))) write(sseFrame(event));
+        if (!finished && (await options.authorize(event, viewer))) write(frameOf(event));
       })
       .catch((error: unknown) => {
         log.error({ err: error }, 'live event could not be checked');
