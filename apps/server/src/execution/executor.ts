@@ -70,7 +70,9 @@ export function createExecutor(ctx: Pick<AppContext, 'db' | 'bus' | 'fleet'>, on
       lastPoint: last?.floorId ? { x: last.x, y: last.y, floorId: last.floorId } : undefined,
       loadedAt: Date.now(),
     };
-    jobCache.set(jobId, entry);
+    // The order goes out before the start commits, so the robot's first states may find the job still
+    // Scheduled: only a Running or ended job is remembered.
+    if (row.status !== 'Scheduled') jobCache.set(jobId, entry);
     return entry;
   };
 

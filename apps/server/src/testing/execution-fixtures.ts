@@ -2,11 +2,13 @@
  * Execution test fixtures: an organization with a site, users and a job made through the API, and VDA 5050
  * state messages about a job (as a robot reports them).
  */
+import { randomBytes } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { Job, StateMessage, type ActionState, type VdaInformation } from '@uvd/contracts';
 import { robots } from '../db/schema.ts';
 import { disinfectActionId } from '../execution/order.ts';
 import type { FleetRobot } from '../fleet/fleet.ts';
+import { hashPassword } from '../identity/passwords.ts';
 import type { TestServer, TestUser } from './harness.ts';
 import { createSite, type Site } from './site-fixtures.ts';
 
@@ -19,6 +21,8 @@ export interface ExecutionWorld {
   roomIds: string[];
   floorId: string;
   robot: FleetRobot;
+  /** The robot's MQTT password for the embedded broker. */
+  mqttPassword: string;
 }
 
 /** An organization with one floor of `rooms` rooms and a robot (home at the origin), an admin and a teleoperator of its group. */
@@ -29,9 +33,10 @@ export async function executionWorld(server: TestServer, rooms = 3): Promise<Exe
   const admin = await server.createUser(orgId, ['done-admin']);
   const operator = await server.createUser(orgId, ['done-teleoperator'], { groupIds: [groupId] });
   const robotId = site.robotIds[0] ?? '';
+  const mqttPassword = `mqtt-${randomBytes(8).toString('hex')}`;
   const [row] = await server.context.db
     .update(robots)
-    .set({ home: { x: 0, y: -2, theta: 0 } })
+    .set({ home: { x: 0, y: -2, theta: 0 }, mqttPasswordHash: await hashPassword(mqttPassword) })
     .where(eq(robots.id, robotId))
     .returning({ manufacturer: robots.manufacturer, serialNumber: robots.serialNumber });
   if (!row) throw new Error('robot missing');
@@ -44,6 +49,7 @@ export async function executionWorld(server: TestServer, rooms = 3): Promise<Exe
     roomIds: site.floors[0]?.roomIds ?? [],
     floorId: site.floors[0]?.id ?? '',
     robot: { robotId, orgId, manufacturer: row.manufacturer, serialNumber: row.serialNumber },
+    mqttPassword,
   };
 }
 
@@ -115,3 +121,35 @@ export const promptInfo = (promptId: string, button: string, roomId: string): Vd
     { referenceKey: 'room_id', referenceValue: roomId },
   ],
 });
+
+/** Whether an MQTT broker answers on host:port (Mosquitto runs on 127.0.0.1:1883 here and in CI). */
+export async function brokerAnswers(host = '127.0.0.1', port = 1883, timeoutMs = 500): Promise<boolean> {
+  const { connect } = await import('node:net');
+  return new Promise((resolve) => {
+    const socket = connect({ host, port });
+    const done = (answer: boolean) => {
+      socket.destroy();
+      resolve(answer);
+    };
+    socket.setTimeout(timeoutMs, () => {
+      done(false);
+    });
+    socket.once('connect', () => {
+      done(true);
+    });
+    socket.once('error', () => {
+      done(false);
+    });
+  });
+}
+
+/** Polls `check` until it returns a value, for conditions seen only through the API or the database. */
+export async function waitUntil<T>(check: () => Promise<T | undefined>, timeoutMs = 15_000, what = 'a condition'): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}.`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

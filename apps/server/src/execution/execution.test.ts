@@ -1,0 +1,248 @@
+/**
+ * Jobs running on a simulated robot over real MQTT: the embedded broker, and Mosquitto when it answers on
+ * 127.0.0.1:1883 (tests named "(Mosquitto)"). The SimRobot drives, disinfects and asks exactly as a real robot
+ * would over VDA 5050; everything is checked through the API as the console sees it.
+ */
+import { and, eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SimRobot } from '@uvd/robot-sim';
+import { Action, DataFlag, Job, LogEntry, type StateMessage } from '@uvd/contracts';
+import { events, jobRooms, jobs, rooms } from '../db/schema.ts';
+import {
+  brokerAnswers,
+  createJobFor,
+  executionWorld,
+  waitUntil,
+  type ExecutionWorld,
+} from '../testing/execution-fixtures.ts';
+import { startTestServer, type TestServer } from '../testing/harness.ts';
+
+const MOSQUITTO = 'mqtt://127.0.0.1:1883';
+const mosquittoUp = await brokerAnswers();
+
+/** Simulated seconds per real second: a 3-room job takes a few seconds. */
+const TIME_FACTOR = 60;
+
+const brokers = [
+  { name: 'embedded broker', mqttUrl: undefined, skip: false },
+  { name: 'Mosquitto', mqttUrl: MOSQUITTO, skip: !mosquittoUp },
+];
+
+for (const broker of brokers) {
+  describe.skipIf(broker.skip)(`jobs on a simulated robot (${broker.name})`, () => {
+    let server: TestServer;
+    const sims: SimRobot[] = [];
+    beforeAll(async () => {
+      server = await startTestServer({ schedulerPollMs: 50, mqttUrl: broker.mqttUrl });
+    });
+    afterAll(async () => {
+      await Promise.all(sims.map((sim) => sim.stop()));
+      await server.close();
+    });
+
+    async function robotFor(w: ExecutionWorld, options: { unreachable?: string[] } = {}): Promise<SimRobot> {
+      const sim = new SimRobot({
+        brokerUrl: broker.mqttUrl ?? server.context.fleet.brokerUrl,
+        manufacturer: w.robot.manufacturer,
+        serialNumber: w.robot.serialNumber,
+        ...(broker.mqttUrl ? {} : { password: w.mqttPassword }),
+        mapId: w.floorId,
+        home: { x: 0, y: -2, theta: 0 },
+        timeFactor: TIME_FACTOR,
+        stateIntervalMs: 200,
+        tickMs: 20,
+        unreachableNodes: options.unreachable ?? [],
+      });
+      sims.push(sim);
+      await sim.start();
+      await waitUntil(async () => (server.context.fleet.isOnline(w.robotId) ? true : undefined), 5000, 'the robot online');
+      await waitUntil(async () => (server.context.fleet.link(w.robotId)?.mode === 2 ? true : undefined), 5000, 'Autonomous mode');
+      return sim;
+    }
+
+    const job = async (w: ExecutionWorld, jobId: string) => {
+      const response = await server.request('GET', `/api/jobs/job/${jobId}`, { token: w.admin.token });
+      return Job.parse(response.body);
+    };
+    const ended = (w: ExecutionWorld, jobId: string) =>
+      waitUntil(async () => {
+        const current = await job(w, jobId);
+        return current.status === 'Completed' ? current : undefined;
+      }, 20_000, 'the job to end');
+    const roomState = (jobId: string, orderNo: number, state: string) =>
+      waitUntil(async () => {
+        const [row] = await server.context.db
+          .select({ state: jobRooms.state })
+          .from(jobRooms)
+          .where(and(eq(jobRooms.jobId, jobId), eq(jobRooms.orderNo, orderNo)));
+        return row?.state === state ? true : undefined;
+      }, 15_000, `room ${orderNo} ${state}`);
+    const logOf = async (w: ExecutionWorld, jobId: string) => {
+      const response = await server.request('GET', `/api/log/${jobId}`, { token: w.operator.token });
+      expect(response.status).toBe(200);
+      return LogEntry.parse(response.body);
+    };
+    const command = (w: ExecutionWorld, jobId: string, name: string, key?: string) =>
+      server.request('POST', `/api/command/job/${jobId}`, {
+        token: w.operator.token,
+        query: { command: name },
+        ...(key ? { headers: { 'idempotency-key': key } } : {}),
+      });
+
+    it('runs a 3-room job to completion and logs every room done with its path', async () => {
+      const w = await executionWorld(server);
+      await robotFor(w);
+      const created = await createJobFor(server, w, { dose: 10 });
+      const started = await server.request('POST', '/api/jobs/job/start', { token: w.operator.token, query: { job_id: created.job_id } });
+      expect(started.status).toBe(200);
+      expect(DataFlag.parse(started.body)).toEqual({ data: true });
+      expect((await job(w, created.job_id)).status).toBe('Running');
+      const done = await ended(w, created.job_id);
+      expect(done).toMatchObject({ performed: true, active_state: null });
+      const log = await logOf(w, created.job_id);
+      expect(log).toMatchObject({ completion_status: 'completed', has_trajectory: true, robot_id: w.robotId, job_name: 'Ward round' });
+      expect(log.attributes.rooms.map((room) => [room.order, room.room_id, room.state, room.dose])).toEqual(
+        w.roomIds.map((roomId, order) => [order, roomId, 'done', 10]),
+      );
+      const path = Job.parse(
+        (await server.request('GET', `/api/jobs/job/${created.job_id}`, { token: w.admin.token, query: { extra_navigation_data: true } })).body,
+      ).trajectory;
+      // Thinned: at least 0.3 m between points, and it passes every room's entry point.
+      expect(path?.length).toBeGreaterThan(3);
+      for (const entry of [2, 7, 12]) expect(path?.some((point) => Math.abs(point.x - entry) < 0.5 && Math.abs(point.y - 2) < 0.5)).toBe(true);
+      const types = (await server.context.db.select({ type: events.type }).from(events).where(eq(events.key, created.job_id))).map((e) => e.type);
+      expect(types.filter((type) => type === 'job_started')).toHaveLength(1);
+      expect(types.filter((type) => type === 'job_finished')).toHaveLength(1);
+    });
+
+    it('refuses to start a second job while the robot runs one', async () => {
+      const w = await executionWorld(server);
+      await robotFor(w);
+      const first = await createJobFor(server, w);
+      const second = await createJobFor(server, w);
+      expect((await command(w, first.job_id, 'start')).status).toBe(200);
+      const refused = await command(w, second.job_id, 'start');
+      expect(refused.status).toBe(409);
+      expect(refused.body).toMatchObject({ error: 'robot_busy' });
+      await ended(w, first.job_id);
+    });
+
+    it('pauses and resumes a job; a retried pause with the same Idempotency-Key reaches the robot once', async () => {
+      const w = await executionWorld(server);
+      const sim = await robotFor(w);
+      const created = await createJobFor(server, w, { dose: 30 });
+      expect((await command(w, created.job_id, 'start')).status).toBe(200);
+      await roomState(created.job_id, 0, 'active');
+      const key = `pause-${created.job_id}`;
+      const [first, retry] = [await command(w, created.job_id, 'pause', key), await command(w, created.job_id, 'pause', key)];
+      expect([first.status, retry.status]).toEqual([200, 200]);
+      expect((await job(w, created.job_id)).active_state).toBe('paused');
+      const paused = await sim.waitForState((state) => state.paused === true);
+      const pauses = (state: StateMessage) => state.actionStates.filter((action) => action.actionType === 'startPause').length;
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(pauses(sim.state ?? paused)).toBe(1);
+      // Paused, the room is not finished however long we wait.
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      const [room0] = await server.context.db.select().from(jobRooms).where(and(eq(jobRooms.jobId, created.job_id), eq(jobRooms.orderNo, 0)));
+      expect(room0?.state).toBe('active');
+      expect((await job(w, created.job_id)).active_state).toBe('paused');
+
+      expect((await command(w, created.job_id, 'resume')).status).toBe(200);
+      expect((await job(w, created.job_id)).active_state).toBe('disinfecting');
+      await ended(w, created.job_id);
+      expect((await logOf(w, created.job_id)).completion_status).toBe('completed');
+    });
+
+    it('stops a job in the middle of a room: aborted, the room not disinfected', async () => {
+      const w = await executionWorld(server);
+      await robotFor(w);
+      const created = await createJobFor(server, w, { dose: 50 });
+      expect((await command(w, created.job_id, 'start')).status).toBe(200);
+      await roomState(created.job_id, 0, 'active');
+      expect((await command(w, created.job_id, 'stop')).status).toBe(200);
+      await ended(w, created.job_id);
+      const log = await logOf(w, created.job_id);
+      expect(log.completion_status).toBe('aborted');
+      expect(log.attributes.rooms.map((room) => room.state)).toEqual(['not_reached', 'not_reached', 'not_reached']);
+    });
+
+    for (const confirm of [true, false]) {
+      it(`asks wait_to_enter at a room not ready; ${confirm ? 'confirm enters and disinfects' : 'skip records not_ready'}`, async () => {
+        const w = await executionWorld(server);
+        await robotFor(w);
+        await server.context.db.update(rooms).set({ readyForDisinfection: false }).where(eq(rooms.id, w.roomIds[1] ?? ''));
+        const created = await createJobFor(server, w);
+        expect((await command(w, created.job_id, 'start')).status).toBe(200);
+        const action = await waitUntil(async () => {
+          const response = await server.request('GET', '/api/action/action', { token: w.operator.token, query: { job_id: created.job_id } });
+          return response.status === 200 ? Action.parse(response.body) : undefined;
+        }, 15_000, 'the prompt');
+        expect(action.button).toEqual({ text: 'wait_to_enter', disabled: false });
+        const decided = await server.request('POST', '/api/action/action/confirm', {
+          token: w.operator.token,
+          body: { action_id: action.action_id, confirm },
+        });
+        expect(decided.status).toBe(200);
+        expect(DataFlag.parse(decided.body)).toEqual({ data: true });
+        const again = await server.request('POST', '/api/action/action/confirm', {
+          token: w.operator.token,
+          body: { action_id: action.action_id, confirm },
+        });
+        expect(again.status).toBe(409);
+        await ended(w, created.job_id);
+        const log = await logOf(w, created.job_id);
+        expect(log.attributes.rooms.map((room) => room.state)).toEqual(['done', confirm ? 'done' : 'not_ready', 'done']);
+        expect(log.completion_status).toBe('completed');
+        const after = await server.request('GET', '/api/action/action', { token: w.operator.token, query: { job_id: created.job_id } });
+        expect(after.status).toBe(204);
+      });
+    }
+
+    it('records not_reached for a room the robot cannot reach, and the job as failed', async () => {
+      const w = await executionWorld(server);
+      await robotFor(w, { unreachable: [w.roomIds[1] ?? ''] });
+      const created = await createJobFor(server, w);
+      expect((await command(w, created.job_id, 'start')).status).toBe(200);
+      await ended(w, created.job_id);
+      const log = await logOf(w, created.job_id);
+      expect(log.attributes.rooms.map((room) => room.state)).toEqual(['done', 'not_reached', 'done']);
+      expect(log.completion_status).toBe('failed');
+    });
+
+    it('keeps the job when the robot drops its connection, and finishes it when the robot is back', async () => {
+      const w = await executionWorld(server);
+      const sim = await robotFor(w);
+      const created = await createJobFor(server, w, { dose: 30 });
+      expect((await command(w, created.job_id, 'start')).status).toBe(200);
+      await roomState(created.job_id, 0, 'active');
+      await sim.kill();
+      await waitUntil(async () => (server.context.fleet.isOnline(w.robotId) ? undefined : true), 5000, 'the robot offline');
+      expect((await job(w, created.job_id)).status).toBe('Running');
+      const refused = await command(w, created.job_id, 'pause');
+      expect(refused.status).toBe(409);
+      expect(refused.body).toMatchObject({ error: 'robot_offline' });
+      await sim.start();
+      await ended(w, created.job_id);
+      expect((await logOf(w, created.job_id)).attributes.rooms.map((room) => room.state)).toEqual(['done', 'done', 'done']);
+    });
+
+    it('starts a scheduled job at its start_time, once', async () => {
+      const w = await executionWorld(server);
+      const sim = await robotFor(w);
+      const created = await createJobFor(server, w);
+      const startTime = new Date(Date.now() + 1500);
+      await server.context.db.update(jobs).set({ startTime }).where(eq(jobs.id, created.job_id));
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      expect((await job(w, created.job_id)).status).toBe('Scheduled');
+      const [row] = await waitUntil(async () => {
+        const rows = await server.context.db.select().from(jobs).where(and(eq(jobs.id, created.job_id), eq(jobs.status, 'Running')));
+        return rows.length > 0 ? rows : undefined;
+      }, 5000, 'the scheduled start');
+      const late = (row?.startedAt?.getTime() ?? 0) - startTime.getTime();
+      expect(late).toBeGreaterThanOrEqual(0);
+      expect(late).toBeLessThan(1000);
+      await sim.waitForState((state) => state.orderId === created.job_id);
+      await ended(w, created.job_id);
+    });
+  });
+}
