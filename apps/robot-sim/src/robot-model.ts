@@ -291,8 +291,8 @@ export class RobotModel {
         this.homeActionId = action.actionId;
         this.driveHome();
         return;
+      // stateRequest is VDA 5050's own way to ask for a state now; like a ping it is answered by the state that follows at once.
       case UvdActionType.ping:
-      // VDA 5050's own way to ask for a state now; the state follows at once as for any instant action.
       case 'stateRequest':
         record('FINISHED');
         return;
