@@ -266,3 +266,47 @@ describe('operator prompts', () => {
     expect(unknown.status).toBe(404);
   });
 });
+
+describe('low battery', () => {
+  it('publishes battery_low once each time the battery falls below 20 %', async () => {
+    const w = await executionWorld(server);
+    const lowEvents = async () =>
+      (await server.context.bus.replay(w.orgId, 'robots', 0, 100, [w.robotId])).filter((event) => event.type === 'battery_low');
+    for (const [battery, charging] of [
+      [25, false],
+      [19.5, false],
+      [15, false],
+      [30, true],
+      [18, false],
+    ] as const) {
+      await executor.handleState(w.robot, robotState(w, { batteryState: { batteryCharge: battery, charging } }));
+    }
+    const published = await lowEvents();
+    expect(published.map((event) => event.payload)).toEqual([
+      { robot_id: w.robotId, battery: 19.5, charging_status: 0 },
+      { robot_id: w.robotId, battery: 18, charging_status: 0 },
+    ]);
+  });
+});
+
+describe('GET /action/action/stream', () => {
+  it('answers 401 without a token and shows a teleoperator only the actions of their robots', async () => {
+    const w = await executionWorld(server);
+    const refused = await openSse(server.url, '/api/action/action/stream');
+    expect(refused.status).toBe(401);
+    const job = await createJobFor(server, w);
+    await markRunning(job.job_id);
+    const stranger = await server.createUser(w.orgId, ['done-teleoperator']);
+    const other = await otherWorld();
+    const strangerStream = await openSse(server.url, '/api/action/action/stream', { token: stranger.token });
+    const otherStream = await openSse(server.url, '/api/action/action/stream', { token: other.admin.token });
+    const operatorStream = await openSse(server.url, '/api/action/action/stream', { token: w.operator.token });
+    await executor.handleState(w.robot, robotState(w, { orderId: job.job_id, information: [promptInfo('p-9', 'wait', w.roomIds[0] ?? '')] }));
+    const seen = ActionChange.parse(JSON.parse((await operatorStream.waitFor((frame) => frame.event === 'action_change')).data));
+    expect(seen).toMatchObject({ job_id: job.job_id, robot_id: w.robotId, button: { text: 'wait' } });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(strangerStream.frames.some((frame) => frame.event === 'action_change')).toBe(false);
+    expect(otherStream.frames.some((frame) => frame.event === 'action_change')).toBe(false);
+    for (const stream of [strangerStream, otherStream, operatorStream]) stream.close();
+  });
+});
