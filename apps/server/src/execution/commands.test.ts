@@ -6,7 +6,8 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Action, ActionChange, ApiError, DataFlag, Job, LogEntry } from '@uvd/contracts';
-import { jobRooms, jobs, trajectoryPoints } from '../db/schema.ts';
+import { commandReplies, jobRooms, jobs, trajectoryPoints } from '../db/schema.ts';
+import { COMMAND_REPLY_RETENTION_MS, pruneCommandReplies } from '../lib/idempotency.ts';
 import { createExecutor, type Executor } from './executor.ts';
 import { createJobFor, disinfectState, executionWorld, promptInfo, robotState, type ExecutionWorld } from '../testing/execution-fixtures.ts';
 import { startTestServer, type TestServer } from '../testing/harness.ts';
@@ -308,5 +309,59 @@ describe('GET /action/action/stream', () => {
     expect(strangerStream.frames.some((frame) => frame.event === 'action_change')).toBe(false);
     expect(otherStream.frames.some((frame) => frame.event === 'action_change')).toBe(false);
     for (const stream of [strangerStream, otherStream, operatorStream]) stream.close();
+  });
+});
+
+describe('a robot that lost its order', () => {
+  it('ends the Running job as failed once the robot reports no order long after the start', async () => {
+    const w = await executionWorld(server);
+    const job = await createJobFor(server, w);
+    await markRunning(job.job_id);
+    await executor.handleState(w.robot, robotState(w, { orderId: job.job_id, actionStates: [disinfectState(job.job_id, 0, 'FINISHED')] }));
+    expect(await executor.sweepLostOrders()).toEqual([]);
+    // Restarted, the robot reports an empty order.
+    await executor.handleState(w.robot, robotState(w, { orderId: '' }));
+    expect(await executor.sweepLostOrders()).toEqual([job.job_id]);
+    const log = LogEntry.parse((await server.request('GET', `/api/log/${job.job_id}`, { token: w.admin.token })).body);
+    expect(log.completion_status).toBe('failed');
+    expect(log.attributes.rooms.map((room) => room.state)).toEqual(['done', 'not_reached', 'not_reached']);
+  });
+
+  it('leaves a job just started alone while its robot has not reported the order yet', async () => {
+    const w = await executionWorld(server);
+    const job = await createJobFor(server, w);
+    await server.context.db.update(jobs).set({ status: 'Running', startedAt: new Date() }).where(eq(jobs.id, job.job_id));
+    await executor.handleState(w.robot, robotState(w, { orderId: '' }));
+    expect(await executor.sweepLostOrders()).toEqual([]);
+    expect((await jobOf(w, job.job_id)).status).toBe('Running');
+  });
+});
+
+describe('stored command replies', () => {
+  it('are pruned after the retention, and a key used again afterwards is a new command', async () => {
+    const w = await executionWorld(server);
+    const job = await createJobFor(server, w);
+    const key = `old-${job.job_id}`;
+    const send = () =>
+      server.request('POST', `/api/command/job/${job.job_id}`, { token: w.admin.token, query: { command: 'stop' }, headers: { 'idempotency-key': key } });
+    expect((await send()).status).toBe(200);
+    await server.context.db
+      .update(commandReplies)
+      .set({ createdAt: new Date(Date.now() - COMMAND_REPLY_RETENTION_MS - 1000) })
+      .where(eq(commandReplies.orgId, w.orgId));
+    expect(await pruneCommandReplies(server.context.db, new Date(Date.now() - COMMAND_REPLY_RETENTION_MS))).toBeGreaterThanOrEqual(1);
+    expect((await send()).status).toBe(409);
+  });
+
+  it('refuses an empty Idempotency-Key with 400 naming the header', async () => {
+    const w = await executionWorld(server);
+    const job = await createJobFor(server, w);
+    const response = await server.request('POST', `/api/command/job/${job.job_id}`, {
+      token: w.admin.token,
+      query: { command: 'stop' },
+      headers: { 'idempotency-key': ' ' },
+    });
+    expect(response.status).toBe(400);
+    expect(JSON.stringify(ApiError.parse(response.body))).toContain('Idempotency-Key');
   });
 });

@@ -3,8 +3,12 @@
  * progress, operator prompts and, at the end, a log.
  */
 import type { AppContext } from '../context.ts';
+import { COMMAND_REPLY_RETENTION_MS, pruneCommandReplies } from '../lib/idempotency.ts';
 import { createExecutor, type Executor } from './executor.ts';
 import { startScheduler, type Scheduler } from './scheduler.ts';
+
+const SWEEP_MS = 5000;
+const PRUNE_MS = 10 * 60_000;
 
 export interface Execution {
   executor: Executor;
@@ -23,10 +27,24 @@ export async function startExecution(context: AppContext): Promise<Execution> {
   const scheduler = startScheduler(context, context.config.schedulerPollMs, onError, (jobId) => {
     executor.forget(jobId);
   });
+  const sweeper = setInterval(() => {
+    executor.sweepLostOrders().catch((error: unknown) => {
+      onError(error, 'the lost-order sweep failed');
+    });
+  }, SWEEP_MS);
+  sweeper.unref();
+  const pruner = setInterval(() => {
+    pruneCommandReplies(context.db, new Date(Date.now() - COMMAND_REPLY_RETENTION_MS)).catch((error: unknown) => {
+      onError(error, 'pruning command replies failed');
+    });
+  }, PRUNE_MS);
+  pruner.unref();
   return {
     executor,
     scheduler,
     async close() {
+      clearInterval(sweeper);
+      clearInterval(pruner);
       unsubscribe();
       await scheduler.close();
       await executor.idle();

@@ -10,7 +10,7 @@ import type { AppContext } from '../context.ts';
 import { jobs } from '../db/schema.ts';
 import type { FleetRobot } from '../fleet/fleet.ts';
 import { finishJob, publishActionChange, publishJobChange } from './lifecycle.ts';
-import { promptsOf, reduceProgress, worthRecording, type ActiveState, type Position, type Prompt } from './progress.ts';
+import { isFinal, promptsOf, reduceProgress, worthRecording, type ActiveState, type Position, type Prompt } from './progress.ts';
 import * as repository from './repository.ts';
 import type { JobRoomState } from './repository.ts';
 
@@ -34,9 +34,17 @@ export interface Executor {
   handleState(robot: FleetRobot, state: StateMessage): Promise<void>;
   /** Forget what is cached of a job (after a command changed it). */
   forget(jobId: string): void;
+  /**
+   * Ends as failed the Running jobs whose robot reports another order (or none) for a while: a robot that
+   * restarted without its order will never finish the job, and would otherwise be busy with it forever.
+   */
+  sweepLostOrders(): Promise<string[]>;
   /** Settles when every state received so far is handled. */
   idle(): Promise<void>;
 }
+
+/** A robot reporting another order this long after its job started has lost the job's order. */
+export const ORDER_LOST_AFTER_MS = 15_000;
 
 export type ErrorReporter = (error: unknown, message: string) => void;
 
@@ -45,6 +53,8 @@ export function createExecutor(ctx: Pick<AppContext, 'db' | 'bus' | 'fleet'>, on
   const openPrompts = new Map<string, Set<string>>();
   const batteries = new Map<string, number>();
   const queues = new Map<string, Promise<void>>();
+  /** The order each robot reported last, and since when it reports another than its Running job's. */
+  const reportedOrders = new Map<string, { orderId: string; at: number }>();
 
   const loadJob = async (robot: FleetRobot, jobId: string): Promise<JobCache | undefined> => {
     const cached = jobCache.get(jobId);
@@ -183,6 +193,7 @@ export function createExecutor(ctx: Pick<AppContext, 'db' | 'bus' | 'fleet'>, on
   };
 
   const handle = async (robot: FleetRobot, state: StateMessage): Promise<void> => {
+    reportedOrders.set(robot.robotId, { orderId: state.orderId, at: Date.now() });
     await checkBattery(robot, state);
     const jobId = await trackJob(robot, state);
     await syncPrompts(robot, jobId, promptsOf(state));
@@ -201,6 +212,28 @@ export function createExecutor(ctx: Pick<AppContext, 'db' | 'bus' | 'fleet'>, on
         if (queues.get(robot.robotId) === next) queues.delete(robot.robotId);
       });
       return next;
+    },
+    async sweepLostOrders() {
+      const running = await repository.runningJobs(ctx.db, [...reportedOrders.keys()]);
+      const ended: string[] = [];
+      const now = Date.now();
+      for (const job of running) {
+        const reported = reportedOrders.get(job.robotId);
+        const startedAt = (job.startedAt ?? job.startTime).getTime();
+        if (!reported || reported.orderId === job.id || now - startedAt < ORDER_LOST_AFTER_MS) continue;
+        const lost = await ctx.db.transaction(async (tx) => {
+          const locked = await repository.lockJob(tx, job.orgId, job.id);
+          if (locked?.status !== 'Running') return false;
+          for (const room of await repository.jobRoomStates(tx, job.id)) {
+            if (!isFinal(room.state)) await repository.setRoomState(tx, job.id, room.orderNo, 'not_reached', new Date());
+          }
+          await finishJob(ctx, tx, locked, 'failed');
+          return true;
+        });
+        jobCache.delete(job.id);
+        if (lost) ended.push(job.id);
+      }
+      return ended;
     },
     forget(jobId) {
       jobCache.delete(jobId);

@@ -52,6 +52,15 @@ export async function otherRunningJob(executor: Executor, robotId: string, jobId
   return row?.id;
 }
 
+/** The Running jobs of these robots. */
+export async function runningJobs(executor: Executor, robotIds: readonly string[]): Promise<JobRow[]> {
+  if (robotIds.length === 0) return [];
+  return executor
+    .select()
+    .from(jobs)
+    .where(and(eq(jobs.status, 'Running'), inArray(jobs.robotId, [...robotIds])));
+}
+
 /** The job's rooms as the order needs them, with readiness as of now. */
 export async function orderRooms(executor: Executor, jobId: string): Promise<OrderRoom[]> {
   return executor

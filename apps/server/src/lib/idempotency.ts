@@ -3,10 +3,10 @@
  * key has exactly one effect and answers the first reply again. The reply is stored in `command_replies` in
  * the command's own transaction, so a command that fails stores nothing and may be retried.
  */
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, lt, sql } from 'drizzle-orm';
 import type { FastifyRequest } from 'fastify';
 import type { z } from 'zod';
-import type { Tx } from '../db/client.ts';
+import type { Executor, Tx } from '../db/client.ts';
 import { commandReplies } from '../db/schema.ts';
 import { badRequest } from './http-error.ts';
 
@@ -52,4 +52,13 @@ export async function idempotent<T>(tx: Tx, options: IdempotentCommand<T>, comma
   const reply = await command();
   await tx.insert(commandReplies).values({ orgId: options.orgId, key, reply });
   return reply;
+}
+
+/** Replies are kept this long: a client retries within seconds or minutes, not days. */
+export const COMMAND_REPLY_RETENTION_MS = 24 * 3600_000;
+
+/** Deletes stored replies older than `before`; returns how many. */
+export async function pruneCommandReplies(executor: Executor, before: Date): Promise<number> {
+  const deleted = await executor.delete(commandReplies).where(lt(commandReplies.createdAt, before)).returning({ key: commandReplies.key });
+  return deleted.length;
 }
