@@ -128,6 +128,8 @@ describe('fleet gateway (embedded broker)', () => {
       stateTopic,
       JSON.stringify({ ...robot.state, headerId: 1001, serialNumber: 'someone-else', batteryState: { batteryCharge: 5, charging: false } }),
     );
+    // An empty message clears a retained one: ignored, not counted.
+    await robot.publishRaw(vdaTopic(row.manufacturer, row.serialNumber, 'connection'), '');
     // A duplicated publish: the headerId already applied.
     await robot.publishRaw(stateTopic, JSON.stringify({ ...robot.state, headerId: robot.state.headerId, batteryState: { batteryCharge: 9, charging: false } }));
 

@@ -358,6 +358,8 @@ export async function createFleet(deps: FleetDependencies): Promise<Fleet> {
     const parsedTopic = parseVdaTopic(topic);
     if (!parsedTopic) { drop('invalid', topic, 'not a VDA 5050 v2 topic'); return; }
     const { manufacturer, serialNumber, name } = parsedTopic;
+    // An empty retained message clears the topic's retained message (a robot taken out of service): not news.
+    if (payload.length === 0) return;
     let apply: ((tracked: Tracked) => Promise<void>) | undefined;
     if (name === 'state') {
       const state = validate(StateMessage, topic, manufacturer, serialNumber, payload);

@@ -202,6 +202,22 @@ describe('GET /robot/stream', () => {
     expect(updatesOf(theirs)).toHaveLength(0);
   });
 
+  it('carries robot_update only, not the other events of the robots stream', async () => {
+    const { admin, row, robot } = await connectedRobot();
+    const stream = await open(admin.token, row.id);
+    await server.context.bus.publish({
+      orgId: row.orgId,
+      stream: 'robots',
+      key: row.id,
+      type: 'battery_low',
+      payload: { robot_id: row.id, battery: 15, charging_status: 0 },
+    });
+    await robot.publishState({ batteryState: { batteryCharge: 15, charging: false } });
+    await stream.waitFor((f) => f.event === 'robot_update' && f.data.includes('"battery"'));
+    await pause(200);
+    expect(stream.frames.filter((f) => f.event === 'battery_low')).toHaveLength(0);
+  });
+
   it('answers 400 for a malformed robot id and 401 without a token', async () => {
     const { admin } = await connectedRobot();
     const bad = await open(admin.token, 'not-a-uuid');

@@ -83,7 +83,10 @@ export const fleetRoutes: FastifyPluginAsync<AppContext> = async (app, ctx) => {
   registerStream(app, ctx, streamRobots, {
     stream: 'robots',
     keysFromQuery: (query) => query.robot_list,
-    // Answered synchronously for the restricted roles, so their telemetry takes the stream's fast path.
-    authorize: (event, viewer) => viewer.seesEverything || viewer.canSeeRobot(event.key),
+    // Spec §7: this stream carries robot_update only; other events of the robots stream (battery_low, for the
+    // notifications service) are not for it. Answered synchronously for the restricted roles, so their
+    // telemetry takes the stream's fast path.
+    authorize: (event, viewer) =>
+      event.type === 'robot_update' && (viewer.seesEverything || viewer.canSeeRobot(event.key)),
   });
 };

@@ -189,6 +189,10 @@ export async function connectTestRobot(options: TestRobotOptions): Promise<TestR
       client.stream.destroy();
     },
     async close() {
+      // A shared broker (Mosquitto) would otherwise keep this robot's retained connection message forever.
+      if (client.connected) {
+        await client.publishAsync(vdaTopic(manufacturer, serialNumber, 'connection'), '', { qos: 1, retain: true }).catch(() => undefined);
+      }
       await client.endAsync(true);
     },
   };
