@@ -127,6 +127,18 @@ for (const broker of brokers) {
       await ended(w, first.job_id);
     });
 
+    it('refuses to start a job while the robot is not in Autonomous mode', async () => {
+      const w = await executionWorld(server);
+      const sim = await robotFor(w);
+      sim.setOperatingMode('MANUAL');
+      await waitUntil(async () => (server.context.fleet.link(w.robotId)?.mode === 1 ? true : undefined), 5000, 'Manual mode');
+      const created = await createJobFor(server, w);
+      const refused = await command(w, created.job_id, 'start');
+      expect(refused.status).toBe(409);
+      expect(refused.body).toMatchObject({ error: 'robot_not_autonomous' });
+      expect((await job(w, created.job_id)).status).toBe('Scheduled');
+    });
+
     it('pauses and resumes a job; a retried pause with the same Idempotency-Key reaches the robot once', async () => {
       const w = await executionWorld(server);
       const sim = await robotFor(w);

@@ -64,7 +64,9 @@ const refuse = (code: string, message: string) => conflict(message, code);
 /** Spec §4: robot controls only when the robot is online and Autonomous. */
 function checkRobotControllable(ctx: Context, robot: ExecutionRobot): void {
   if (!ctx.fleet.isOnline(robot.id)) throw refuse(CommandRefusal.robotOffline, `Robot "${robot.name}" is offline.`);
-  if (robot.mode !== ROBOT_MODE.autonomous) {
+  // The gateway's view is current; the row may lag by a few seconds behind it.
+  const mode = ctx.fleet.link(robot.id)?.mode ?? robot.mode;
+  if (mode !== ROBOT_MODE.autonomous) {
     throw refuse(CommandRefusal.robotNotAutonomous, `Robot "${robot.name}" is not in Autonomous mode.`);
   }
 }
