@@ -4,7 +4,7 @@
  * of the robot_update, the server process's CPU and memory, beside a minimal MQTT→SSE relay (plain aedes + mqtt
  * + http, no validation, no database) measured in the same run as the baseline.
  *
- *   npx tsx bench/telemetry.ts [--robots 100,500,1000] [--clients 50,200] [--seconds 8]
+ *   npx tsx bench/telemetry.ts [--robots 100,500,1000] [--clients 50,200] [--seconds 8] [--targets relay,server]
  *
  * The server (real app: embedded broker, gateway, PGlite in memory) and the relay each run in a child process,
  * so their CPU and RSS are their own; robots and clients run here. Robots move 5 cm per state, so every state
@@ -28,6 +28,7 @@ const { values: args } = parseArgs({
     clients: { type: 'string', default: '50,200' },
     seconds: { type: 'string', default: '8' },
     warmup: { type: 'string', default: '3' },
+    targets: { type: 'string', default: 'relay,server' },
   },
 });
 
@@ -369,7 +370,8 @@ async function main(): Promise<void> {
   }, 5000);
   const rows: Row[] = [];
   for (const robots of robotCounts) {
-    for (const role of ['relay', 'server'] as const) {
+    const roles = (['relay', 'server'] as const).filter((role) => args.targets.split(',').includes(role));
+    for (const role of roles) {
       const measured = await measure(role, robots, clientCounts, seconds, warmup);
       for (const row of measured) console.error(`${row.target} ${row.robots}×${row.clients}: p50 ${row.p50} ms, p99 ${row.p99} ms`);
       rows.push(...measured);
