@@ -278,7 +278,7 @@ describe.skipIf(!mosquittoUp)('fleet gateway (Mosquitto)', () => {
     return row;
   };
 
-  it('applies states, drops unknown robots, and marks a dropped robot offline within 5 s', async () => {
+  it('applies states, drops unknown robots, delivers commands, and marks a dropped robot offline within 5 s', async () => {
     expect(external.context.fleet.brokerUrl).toBe('mqtt://127.0.0.1:1883');
     const orgId = await external.createOrg();
     const row = await createRobotRow(external.context.db, orgId);
@@ -296,6 +296,12 @@ describe.skipIf(!mosquittoUp)('fleet gateway (Mosquitto)', () => {
     );
     await until(async () => external.context.fleet.stats().unknownRobot, (n) => n > before);
     await stranger.endAsync(true);
+
+    // A command reaches the robot through the external broker.
+    const admin = await external.createUser(orgId, ['done-admin']);
+    const response = await external.request('POST', `/api/command/${row.id}`, { token: admin.token, query: { command: 'home' } });
+    expect(response.status).toBe(200);
+    await robot.waitForInstantAction('uvd_go_home');
 
     const droppedAt = Date.now();
     robot.drop();
