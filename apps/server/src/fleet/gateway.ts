@@ -163,6 +163,8 @@ export async function createFleet(deps: FleetDependencies): Promise<Fleet> {
         .where(and(eq(robots.manufacturer, manufacturer), eq(robots.serialNumber, serialNumber)))
         .then(([row]) => {
           if (row) return track(row);
+          // Random identities on an open external broker must not grow the map without bound.
+          if (unknownUntil.size >= 10_000) unknownUntil.clear();
           unknownUntil.set(key, Date.now() + UNKNOWN_ROBOT_RETRY_MS);
           return undefined;
         })
