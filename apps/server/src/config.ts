@@ -23,6 +23,11 @@ const EnvSchema = z.object({
   MQTT_HOST: z.string().default('127.0.0.1'),
   /** The in-process demo fleet (apps/robot-sim): unset runs it with the embedded broker only; true or false forces it. */
   SIM_FLEET: z.enum(['true', 'false']).optional(),
+  /** The demo fleet's robots get jobs now and then (sim/demo-activity.ts); on whenever the demo fleet runs unless false. */
+  DEMO_ACTIVITY: z
+    .enum(['true', 'false'])
+    .default('true')
+    .transform((v) => v === 'true'),
   /** Simulated seconds per real second for the demo fleet. */
   SIM_TIME_FACTOR: z.coerce.number().positive().default(1),
   /**
@@ -75,6 +80,7 @@ export interface Config {
   mqttHost: string;
   simFleet: boolean;
   simTimeFactor: number;
+  demoActivity: boolean;
   fleet: { staleMs: number; offlineMs: number; pingIntervalMs: number; pingTimeoutMs: number };
   idpIssuerBase: string | undefined;
   clientId: string;
@@ -111,6 +117,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     mqttHost: e.MQTT_HOST,
     simFleet: e.SIM_FLEET === undefined ? !(e.MQTT_URL ?? '') : e.SIM_FLEET === 'true',
     simTimeFactor: e.SIM_TIME_FACTOR,
+    demoActivity: e.DEMO_ACTIVITY,
     fleet: {
       staleMs: e.FLEET_STALE_SECONDS * 1000,
       offlineMs: e.FLEET_OFFLINE_SECONDS * 1000,

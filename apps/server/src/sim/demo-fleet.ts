@@ -18,7 +18,12 @@ export interface DemoFleetOptions {
   orgId?: string;
 }
 
-export async function startDemoFleet(context: AppContext, options: DemoFleetOptions): Promise<SimFleet> {
+export interface DemoFleet extends SimFleet {
+  /** Ids of the robots that connected (what the demo activity gives jobs to). */
+  robotIds: string[];
+}
+
+export async function startDemoFleet(context: AppContext, options: DemoFleetOptions): Promise<DemoFleet> {
   const rows = await context.db
     .select({ id: robots.id, orgId: robots.orgId, manufacturer: robots.manufacturer, serialNumber: robots.serialNumber, floorId: robots.floorId, home: robots.home, battery: robots.battery })
     .from(robots)
@@ -45,10 +50,13 @@ export async function startDemoFleet(context: AppContext, options: DemoFleetOpti
   await context.db.transaction(async (tx) => {
     for (const { id, hash } of hashes) await tx.update(robots).set({ mqttPasswordHash: hash }).where(eq(robots.id, id));
   });
-  return startSimFleet({
+  const fleet = await startSimFleet({
     brokerUrl: context.fleet.brokerUrl,
     robots: fleetRobots,
     timeFactor: options.timeFactor,
     faultRate: options.faultRate ?? 0,
   });
+  const playing = new Set(fleet.robots.map((robot) => `${robot.manufacturer}/${robot.serialNumber}`));
+  const robotIds = mine.filter((row) => playing.has(`${row.manufacturer}/${row.serialNumber}`)).map((row) => row.id);
+  return { ...fleet, robotIds };
 }

@@ -1,0 +1,181 @@
+import { and, eq, inArray } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Job, LogEntry, RobotUpdate } from '@uvd/contracts';
+import { actions, jobs, robots, rooms } from '../db/schema.ts';
+import { executionWorld, waitUntil, type ExecutionWorld } from '../testing/execution-fixtures.ts';
+import { startTestServer, type TestServer } from '../testing/harness.ts';
+import { openSse, type SseClient } from '../testing/live-fixtures.ts';
+import { startDemoActivity, type DemoActivity, type DemoActivityOptions } from './demo-activity.ts';
+import { startDemoFleet, type DemoFleet } from './demo-fleet.ts';
+
+let server: TestServer;
+const cleanups: (() => Promise<void> | void)[] = [];
+
+beforeAll(async () => {
+  server = await startTestServer({ schedulerPollMs: 100 });
+});
+afterAll(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup();
+  await server.close();
+});
+
+/** A world of 4 rooms whose robot is played by the demo fleet (fast), with the demo activity running on it. */
+async function demoWorld(options: Partial<DemoActivityOptions> = {}): Promise<{ world: ExecutionWorld; fleet: DemoFleet; activity: DemoActivity }> {
+  const world = await executionWorld(server, 4);
+  const fleet = await startDemoFleet(server.context, { timeFactor: 60, orgId: world.orgId });
+  cleanups.push(() => fleet.stop());
+  expect(fleet.robotIds).toEqual([world.robotId]);
+  // The first round only once the robot is online and its battery known (a fresh row says 0 %).
+  await waitUntil(async () => {
+    const [row] = await server.context.db.select({ battery: robots.battery }).from(robots).where(eq(robots.id, world.robotId));
+    return server.context.fleet.isOnline(world.robotId) && (row?.battery ?? 0) >= 40 ? true : undefined;
+  }, 15_000, 'the demo robot online and charged');
+  const activity = startDemoActivity(server.context, {
+    robotIds: fleet.robotIds,
+    intervalMs: 200,
+    firstRoundMs: 0,
+    startLeadMs: 0,
+    promptTimeoutMs: 600,
+    notReadyEvery: 0,
+    ...options,
+  });
+  cleanups.push(() => activity.stop());
+  return { world, fleet, activity };
+}
+
+const jobsOf = async (world: ExecutionWorld) => {
+  const response = await server.request<{ payload: unknown[] }>('GET', '/api/jobs/v2/jobs', {
+    token: world.admin.token,
+    query: { robot_id: world.robotId, limit: 50 },
+  });
+  expect(response.status).toBe(200);
+  return response.body.payload.map((job) => Job.parse(job));
+};
+
+const logOf = async (world: ExecutionWorld, jobId: string) => {
+  const response = await server.request('GET', `/api/log/${jobId}`, { token: world.admin.token });
+  return response.status === 200 ? LogEntry.parse(response.body) : undefined;
+};
+
+describe('demo activity', () => {
+  it('gives an idle demo robot jobs of 2-4 rooms of its floor, which start, run (poses in the robot stream) and complete', async () => {
+    const { world, activity } = await demoWorld();
+    const stream: SseClient = await openSse(server.url, '/api/robot/stream', { token: world.operator.token, query: { robot_list: world.robotId } });
+    cleanups.push(() => {
+      stream.close();
+    });
+
+    const first = await waitUntil(async () => (await jobsOf(world)).at(-1), 10_000, 'a demo job');
+    expect(first.created_by).toBe(world.admin.username);
+    expect(first.rooms.length).toBeGreaterThanOrEqual(2);
+    expect(first.rooms.length).toBeLessThanOrEqual(4);
+    for (const room of first.rooms) {
+      expect(world.roomIds).toContain(room.room_id);
+      // The organization's default dose (the harness offers 10, 20, 30, 50 with 20 as default).
+      expect(room.dose).toBe(20);
+    }
+    expect(new Date(first.start_time).getUTCSeconds()).toBe(0);
+
+    const completed = await waitUntil(
+      async () => (await jobsOf(world)).find((job) => job.job_id === first.job_id && job.status === 'Completed'),
+      30_000,
+      'the first demo job completed',
+    );
+    expect(completed.performed).toBe(true);
+    const log = await waitUntil(() => logOf(world, first.job_id), 5000, 'its log');
+    expect(log.completion_status).toBe('completed');
+    expect(log.attributes.rooms.map((room) => room.state)).toEqual(first.rooms.map(() => 'done'));
+
+    // While it ran, the robot stream carried its moves.
+    const poses = stream.frames
+      .filter((frame) => frame.event === 'robot_update')
+      .map((frame) => RobotUpdate.parse(JSON.parse(frame.data)))
+      .filter((update) => update.field === 'pose');
+    expect(poses.length).toBeGreaterThan(2);
+    expect(new Set(poses.map((update) => JSON.stringify(update.value))).size).toBeGreaterThan(2);
+
+    // The robot is idle again, so it gets its next job; never two due at once.
+    await waitUntil(async () => ((await jobsOf(world)).length >= 2 ? true : undefined), 15_000, 'a second demo job');
+    await activity.stop();
+    const open = (await jobsOf(world)).filter((job) => job.status !== 'Completed');
+    expect(open.length).toBeLessThanOrEqual(1);
+  });
+
+  it('leaves robots alone that are busy, not Autonomous or low on battery, and robots it does not play', async () => {
+    const world = await executionWorld(server, 3);
+    // Not played by a demo fleet: offline, so never given a job even when listed.
+    const activity = startDemoActivity(server.context, { robotIds: [world.robotId], intervalMs: 60_000, firstRoundMs: 60_000, startLeadMs: 0 });
+    cleanups.push(() => activity.stop());
+    const round = await activity.round();
+    expect(round.created).toEqual([]);
+    expect(await jobsOf(world)).toEqual([]);
+
+    const { world: busyWorld, fleet, activity: busyActivity } = await demoWorld({ intervalMs: 60_000, firstRoundMs: 60_000, startLeadMs: 5 * 60_000 });
+    const sim = fleet.robots[0];
+    if (!sim) throw new Error('no simulated robot');
+    const { db } = server.context;
+    const robotId = busyWorld.robotId;
+    const battery = async () => (await db.select({ battery: robots.battery }).from(robots).where(eq(robots.id, robotId)))[0]?.battery ?? 0;
+
+    expect((await busyActivity.round()).created).toHaveLength(1);
+    // Its job is due within 10 minutes: the next round makes none.
+    expect((await busyActivity.round()).created).toEqual([]);
+    await db.delete(jobs).where(eq(jobs.robotId, robotId));
+
+    sim.setOperatingMode('MANUAL');
+    await waitUntil(async () => (server.context.fleet.link(robotId)?.mode === 1 ? true : undefined), 5000, 'the robot in Manual mode');
+    expect((await busyActivity.round()).created).toEqual([]);
+
+    sim.setOperatingMode('AUTOMATIC');
+    sim.setBattery(35);
+    await waitUntil(async () => ((await battery()) < 40 && server.context.fleet.link(robotId)?.mode === 2 ? true : undefined), 5000, 'the robot low');
+    expect((await busyActivity.round()).created).toEqual([]);
+
+    sim.setBattery(90);
+    await waitUntil(async () => ((await battery()) >= 40 ? true : undefined), 5000, 'the robot charged');
+    expect((await busyActivity.round()).created).toHaveLength(1);
+  });
+
+  it('makes a room not ready for one job in n: the robot asks wait_to_enter, nobody answers, the demo confirms, the room is ready again after', async () => {
+    const { world } = await demoWorld({ notReadyEvery: 1 });
+    const job = await waitUntil(async () => (await jobsOf(world)).at(-1), 10_000, 'a demo job');
+    const notReady = job.rooms.filter((room) => room.ready_for_disinfection === false);
+    expect(notReady).toHaveLength(1);
+    const roomId = notReady[0]?.room_id ?? '';
+
+    const prompt = await waitUntil(
+      async () => {
+        const response = await server.request<{ action_id: string; button: { text: string } }>('GET', '/api/action/action', {
+          token: world.operator.token,
+          query: { job_id: job.job_id },
+        });
+        return response.status === 200 ? response.body : undefined;
+      },
+      20_000,
+      'the wait_to_enter prompt',
+    );
+    expect(prompt.button.text).toBe('wait_to_enter');
+
+    await waitUntil(
+      async () => (await jobsOf(world)).find((candidate) => candidate.job_id === job.job_id && candidate.status === 'Completed'),
+      30_000,
+      'the job completed',
+    );
+    const [answered] = await server.context.db.select().from(actions).where(eq(actions.id, prompt.action_id));
+    expect(answered).toMatchObject({ confirm: true, disabled: true });
+    const log = await waitUntil(() => logOf(world, job.job_id), 5000, 'its log');
+    // Confirmed: the robot entered and disinfected the room that was not ready.
+    expect(log.attributes.rooms.map((room) => room.state)).toEqual(job.rooms.map(() => 'done'));
+    await waitUntil(
+      async () => {
+        const [room] = await server.context.db
+          .select({ ready: rooms.readyForDisinfection })
+          .from(rooms)
+          .where(and(eq(rooms.id, roomId), inArray(rooms.id, world.roomIds)));
+        return room?.ready === true ? true : undefined;
+      },
+      5000,
+      'the room ready again',
+    );
+  });
+});
