@@ -104,7 +104,11 @@ function isBenchState(value: unknown): value is BenchState {
 
 async function runRelay(robotCount: number): Promise<void> {
   const broker = await Aedes.createBroker();
-  const mqttServer = createNetServer(broker.handle);
+  // As the embedded broker does: no Nagle delay on small packets.
+  const mqttServer = createNetServer((socket) => {
+    socket.setNoDelay(true);
+    broker.handle(socket);
+  });
   await new Promise<void>((resolve) => mqttServer.listen(0, '127.0.0.1', resolve));
   const brokerUrl = `mqtt://127.0.0.1:${(mqttServer.address() as AddressInfo).port}`;
   const clients = new Set<ServerResponse>();

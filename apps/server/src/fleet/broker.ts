@@ -127,7 +127,12 @@ export async function startEmbeddedBroker(options: { db: Db; host: string; port:
     },
   });
 
-  const server: Server = createServer(broker.handle);
+  const server: Server = createServer((socket) => {
+    // Telemetry is many small packets: Nagle's algorithm would hold each behind the previous one's ACK
+    // (tens of ms with delayed ACKs) on the way to the gateway.
+    socket.setNoDelay(true);
+    broker.handle(socket);
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host, () => {
