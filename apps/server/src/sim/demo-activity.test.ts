@@ -178,4 +178,15 @@ describe('demo activity', () => {
       'the room ready again',
     );
   });
+
+  it('sets the rooms it made not ready ready again when it stops, even for a job that has not run yet', async () => {
+    const { world, activity } = await demoWorld({ notReadyEvery: 1, intervalMs: 60_000, firstRoundMs: 60_000, startLeadMs: 5 * 60_000 });
+    const { created } = await activity.round();
+    expect(created).toHaveLength(1);
+    const readiness = async () =>
+      (await server.context.db.select({ ready: rooms.readyForDisinfection }).from(rooms).where(inArray(rooms.id, world.roomIds))).map((room) => room.ready);
+    expect((await readiness()).filter((ready) => !ready)).toHaveLength(1);
+    await activity.stop();
+    expect((await readiness()).every(Boolean)).toBe(true);
+  });
 });
