@@ -80,7 +80,7 @@ export async function buildApp({ config, database }: BuildOptions): Promise<App>
 
   const keys = await loadKeyStore(database.db);
   const bus = await createEventBus(database);
-  const fleet = await createFleet({ config, database, bus });
+  const fleet = await createFleet({ config, database, bus, logger: app.log });
   const context: AppContext = { config, database, db: database.db, bus, keys, fleet };
   const execution = await startExecution(context);
   app.addHook('onClose', async () => {

@@ -58,7 +58,7 @@ describe('vda-5050-lib robot runs a job', () => {
     const world = await executionWorld(server, 3);
     const job = await createJobFor(server, world, { dose: 10 });
     // VDA 5050 6.6.1: a new order's first node is where the vehicle stands (the library refuses any other);
-    // our orders begin at the first room, so the robot starts at that room's entry point (createSite: x 2, y 2).
+    // our orders begin at the robot's reported position, so it starts at its home, away from every room.
     const controller = new AgvController(
       { manufacturer: world.robot.manufacturer, serialNumber: world.robot.serialNumber },
       {
@@ -72,7 +72,7 @@ describe('vda-5050-lib robot runs a job', () => {
       },
       { agvAdapterType: UvdVirtualAgv, publishStateInterval: 500 },
       {
-        initialPosition: { mapId: world.floorId, x: 2, y: 2, theta: 0, lastNodeId: 'start' },
+        initialPosition: { mapId: world.floorId, x: 0, y: -2, theta: 0, lastNodeId: 'dock' },
         initialBatteryCharge: 90,
         timeLapse: 20,
       },
@@ -80,6 +80,14 @@ describe('vda-5050-lib robot runs a job', () => {
     controllers.push(controller);
     await controller.start();
     await waitUntil(async () => (server.context.fleet.link(world.robotId)?.mode === 2 ? true : undefined), 8000, 'the robot online and Autonomous');
+    await waitUntil(
+      async () => {
+        const [row] = await server.context.db.select({ pose: robots.pose }).from(robots).where(eq(robots.id, world.robotId));
+        return row?.pose && Math.hypot(row.pose.x, row.pose.y + 2) < 0.1 ? true : undefined;
+      },
+      8000,
+      'the robot position known at its home',
+    );
 
     const started = await server.request('POST', '/api/jobs/job/start', { token: world.operator.token, query: { job_id: job.job_id } });
     expect(started.status).toBe(200);

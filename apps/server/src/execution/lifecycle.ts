@@ -100,7 +100,9 @@ export async function startJob(ctx: Context, tx: Tx, job: JobRow): Promise<JobRo
     .returning();
   if (!started) throw refuse(CommandRefusal.jobState, 'The job is already running.');
   await tx.update(jobRooms).set({ state: 'pending', startedAt: null, endedAt: null }).where(eq(jobRooms.jobId, job.id));
-  const order = buildOrder(job.id, 0, await repository.orderRooms(tx, job.id), { floorId: robot.floorId, pose: robot.home });
+  const home = { floorId: robot.floorId, pose: robot.home };
+  const start = { floorId: robot.floorId, pose: robot.pose };
+  const order = buildOrder(job.id, 0, await repository.orderRooms(tx, job.id), home, start);
   await ctx.fleet.sendOrder(robot.id, order);
   await publishJobChange(ctx, tx, started);
   await publishJobEvent(ctx, tx, started, 'job_started');

@@ -1,7 +1,9 @@
 /**
- * A job as a VDA 5050 order (design of issue 3, documented in fleet/README.md): one node per room at its entry
- * point, in job order, each with a HARD `uvd_disinfect` action carrying the room, its dose and whether it is
- * ready; then the robot's home as the last node. Every node and edge is released: the robot may run the whole
+ * A job as a VDA 5050 order (design of issue 3, documented in fleet/README.md): first a node where the robot
+ * stands (VDA 5050 §6.6: a new order's first node must be within the vehicle's deviation range, so a standard
+ * robot refuses an order that starts elsewhere), then one node per room at its entry point, in job order, each
+ * with a HARD `uvd_disinfect` action carrying the room, its dose and whether it is ready; then the robot's home
+ * as the last node. Every node and edge is released: the robot may run the whole
  * job without the server (a connection drop does not stop it). The orderId is the job id.
  */
 import { UvdActionType, type OrderEdge, type OrderNode } from '@uvd/contracts';
@@ -26,6 +28,7 @@ export interface OrderHome {
   pose: Pose | null;
 }
 
+export const START_NODE_ID = 'start';
 export const HOME_NODE_ID = 'home';
 export const roomNodeId = (orderNo: number, roomId: string) => `room-${orderNo}-${roomId}`;
 export const disinfectActionId = (jobId: string, orderNo: number) => `disinfect-${jobId}-${orderNo}`;
@@ -35,13 +38,27 @@ export const cancelActionPrefix = (jobId: string) => `cancel-${jobId}-`;
 const position = (pose: Pose | null, floorId: string | null): OrderNode['nodePosition'] =>
   pose && floorId ? { x: pose.x, y: pose.y, theta: pose.theta, mapId: floorId } : undefined;
 
-export function buildOrder(jobId: string, orderUpdateId: number, rooms: readonly OrderRoom[], home: OrderHome): OrderBody {
+/**
+ * `start` is where the robot stands now (its last reported pose and floor); without one (a robot that never
+ * reported a position) the order begins at the first room.
+ */
+export function buildOrder(
+  jobId: string,
+  orderUpdateId: number,
+  rooms: readonly OrderRoom[],
+  home: OrderHome,
+  start: OrderHome = { floorId: null, pose: null },
+): OrderBody {
   const sorted = [...rooms].sort((a, b) => a.orderNo - b.orderNo);
-  const nodes: OrderNode[] = sorted.map((room, index) => {
+  const startPosition = position(start.pose, start.floorId);
+  const nodes: OrderNode[] = startPosition
+    ? [{ nodeId: START_NODE_ID, sequenceId: 0, released: true, nodePosition: startPosition, actions: [] }]
+    : [];
+  for (const room of sorted) {
     const nodePosition = position(room.entryPoint, room.floorId);
-    return {
+    nodes.push({
       nodeId: roomNodeId(room.orderNo, room.roomId),
-      sequenceId: index * 2,
+      sequenceId: nodes.length * 2,
       released: true,
       ...(nodePosition ? { nodePosition } : {}),
       actions: [
@@ -56,12 +73,12 @@ export function buildOrder(jobId: string, orderUpdateId: number, rooms: readonly
           ],
         },
       ],
-    };
-  });
+    });
+  }
   const homePosition = position(home.pose, home.floorId);
   nodes.push({
     nodeId: HOME_NODE_ID,
-    sequenceId: sorted.length * 2,
+    sequenceId: nodes.length * 2,
     released: true,
     ...(homePosition ? { nodePosition: homePosition } : {}),
     actions: [],

@@ -84,6 +84,27 @@ describe('buildOrder', () => {
     expect(order.nodes[2]).toMatchObject({ nodeId: 'home', actions: [], nodePosition: { x: 0, y: 0, mapId: floorId } });
   });
 
+  it('begins where the robot stands, so a standard robot accepts the order (VDA 5050: first node within deviation range)', () => {
+    const order = buildOrder(
+      jobId,
+      0,
+      [{ orderNo: 0, roomId: roomIds[0] ?? '', dose: 10, floorId, entryPoint: { x: 5, y: 2, theta: 0 }, ready: true }],
+      { floorId, pose: { x: 0, y: 0, theta: 0 } },
+      { floorId, pose: { x: 1.5, y: -2, theta: 0.5 } },
+    );
+    OrderMessage.parse({ ...order, headerId: 0, timestamp: '', version: '2.0.0', manufacturer: 'uvd', serialNumber: 'x' });
+    expect(order.nodes.map((node) => [node.nodeId, node.sequenceId, node.actions.length])).toEqual([
+      ['start', 0, 0],
+      [`room-0-${roomIds[0]}`, 2, 1],
+      ['home', 4, 0],
+    ]);
+    expect(order.nodes[0]?.nodePosition).toEqual({ x: 1.5, y: -2, theta: 0.5, mapId: floorId });
+    expect(order.edges.map((edge) => [edge.sequenceId, edge.startNodeId, edge.endNodeId])).toEqual([
+      [1, 'start', `room-0-${roomIds[0]}`],
+      [3, `room-0-${roomIds[0]}`, 'home'],
+    ]);
+  });
+
   it('leaves out the position of a room without entry point and of a robot without home', () => {
     const order = buildOrder(jobId, 3, [{ orderNo: 0, roomId: roomIds[0] ?? '', dose: 10, floorId, entryPoint: null, ready: true }], {
       floorId: null,

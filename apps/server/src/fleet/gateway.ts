@@ -393,10 +393,15 @@ export async function createFleet(deps: FleetDependencies): Promise<Fleet> {
   client.on('message', onMessage);
   client.on('error', (error) => { log.warn({ err: error }, 'fleet gateway MQTT error'); });
   client.on('offline', () => { log.warn({ brokerUrl }, 'fleet gateway lost the broker; reconnecting'); });
+  // Several server processes share one external broker: a shared subscription hands each state to one of
+  // them, so a state is applied, streamed and turned into job progress once, not once per process (the bus
+  // carries the resulting robot_update events to the other processes' clients). Connection messages stay a
+  // plain subscription: they are rare, and retained ones are not delivered to shared subscriptions.
+  const shared = (topic: string) => (broker ? topic : `$share/uvd-gateway/${topic}`);
   const subscriptions = {
-    [`uagv/v2/+/+/state`]: { qos: 0 as const },
+    [shared(`uagv/v2/+/+/state`)]: { qos: 0 as const },
     [`uagv/v2/+/+/connection`]: { qos: 1 as const },
-    [`uagv/v2/+/+/factsheet`]: { qos: 0 as const },
+    [shared(`uagv/v2/+/+/factsheet`)]: { qos: 0 as const },
   };
   const subscribed = new Promise<void>((resolve) => {
     client.on('connect', () => {
