@@ -32,12 +32,14 @@ export const Robot = z.object({
   battery: z.number(),
   /** 1 means charging. */
   charging_status: z.union([z.literal(0), z.literal(1)]),
-  /** Ping mapped to percent (spec §9); -1 when the robot does not answer. */
+  /** Round-trip ping in ms, -1 when the robot does not answer (the console maps it to percent of 800 ms, spec §9). */
   signal: z.number().int(),
   floor_id: Id.nullable(),
   building_id: Id.nullable(),
   pose: MapPose.nullable(),
   last_seen: Timestamp.nullable(),
+  /** Online but silent for 30 s or more: what the console shows of it may be out of date. */
+  stale: z.boolean(),
 });
 export type Robot = z.infer<typeof Robot>;
 

@@ -101,7 +101,9 @@ export async function startJob(ctx: Context, tx: Tx, job: JobRow): Promise<JobRo
   if (!started) throw refuse(CommandRefusal.jobState, 'The job is already running.');
   await tx.update(jobRooms).set({ state: 'pending', startedAt: null, endedAt: null }).where(eq(jobRooms.jobId, job.id));
   const home = { floorId: robot.floorId, pose: robot.home };
-  const start = { floorId: robot.floorId, pose: robot.pose };
+  // Where the robot stands now: its live report, else the row (written at most every few seconds).
+  const link = ctx.fleet.link(robot.id);
+  const start = link?.pose ? { floorId: link.floorId, pose: link.pose } : { floorId: robot.floorId, pose: robot.pose };
   const order = buildOrder(job.id, 0, await repository.orderRooms(tx, job.id), home, start);
   await ctx.fleet.sendOrder(robot.id, order);
   await publishJobChange(ctx, tx, started);

@@ -4,6 +4,7 @@
  */
 import type { InstantActionsMessage, OrderMessage, StateMessage } from '@uvd/contracts';
 import type { Config } from '../config.ts';
+import type { Pose } from '../db/schema.ts';
 import type { Database } from '../db/client.ts';
 import type { EventBus } from '../live/bus.ts';
 
@@ -24,6 +25,9 @@ export interface RobotLink {
   stale: boolean;
   /** ms since epoch of the last state or connection message. */
   lastHeardAt: number;
+  /** The last reported position (the row's pose is written at most every few seconds). */
+  pose: Pose | null;
+  floorId: string | null;
 }
 
 /** Inbound messages since start: accepted, and dropped by reason. */

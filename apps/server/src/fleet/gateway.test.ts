@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import mqtt from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RobotUpdate, vdaTopic, type SseFrame } from '@uvd/contracts';
+import { RobotList, RobotUpdate, vdaTopic, type SseFrame } from '@uvd/contracts';
 import { robots } from '../db/schema.ts';
 import { startTestServer, type TestServer } from '../testing/harness.ts';
 import { connectRobotRow, createFloor, createRobotRow, type TestRobot } from '../testing/fleet-fixtures.ts';
@@ -208,14 +208,21 @@ describe('fleet gateway (embedded broker)', () => {
   });
 
   it('shows a robot silent for the stale interval as stale, and fresh again when it speaks', async () => {
-    const { row, robot, stream } = await setup({ answerPings: false });
+    const { row, robot, stream, admin } = await setup({ answerPings: false });
+    const listed = async () => {
+      const response = await server.request('GET', '/api/admin/robot/admin/robot/robots', { token: admin.token });
+      return RobotList.parse(response.body).payload.find((listedRobot) => listedRobot.robot_id === row.id);
+    };
     await robot.publishState();
     await until(async () => server.context.fleet.link(row.id), (link) => link?.online === true);
+    expect((await listed())?.stale).toBe(false);
     await stream.waitFor(isUpdate((u) => u.field === 'stale' && u.value), STALE_MS + 2000);
     expect(server.context.fleet.link(row.id)).toMatchObject({ online: true, stale: true });
+    expect((await listed())?.stale).toBe(true);
     await robot.publishState();
     await stream.waitFor(isUpdate((u) => u.field === 'stale' && !u.value));
     expect(server.context.fleet.link(row.id)?.stale).toBe(false);
+    expect((await listed())?.stale).toBe(false);
   });
 
   it('measures the signal as a ping round trip, and sets -1 when pings go unanswered', async () => {

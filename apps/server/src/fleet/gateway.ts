@@ -498,6 +498,8 @@ export async function createFleet(deps: FleetDependencies): Promise<Fleet> {
       mode: tracked.current.mode,
       stale: tracked.stale,
       lastHeardAt: tracked.lastHeardAt,
+      pose: tracked.current.pose,
+      floorId: tracked.current.floorId,
     };
   };
 

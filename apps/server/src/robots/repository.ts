@@ -43,7 +43,10 @@ interface RobotRow {
   lastSeenAt: Date | null;
 }
 
-const toRobot = (row: RobotRow): Robot => ({
+/** A robot as stored; whether it is stale is the gateway's live knowledge, added by the routes. */
+export type StoredRobot = Omit<Robot, 'stale'>;
+
+const toRobot = (row: RobotRow): StoredRobot => ({
   robot_id: row.id,
   name: row.name,
   status: row.status,
@@ -76,7 +79,7 @@ export async function listRobots(
   principal: Principal,
   page: Page,
   everything = false,
-): Promise<{ count: number; payload: Robot[] }> {
+): Promise<{ count: number; payload: StoredRobot[] }> {
   const where = and(...(everything ? [eq(robots.orgId, principal.orgId)] : visibleToCaller(db, principal)));
   const [rows, totals] = await Promise.all([
     db
@@ -152,7 +155,7 @@ async function assertGroupInOrg(db: Executor, principal: Principal, groupId: str
   if (!group) throw notFound('Group');
 }
 
-export async function groupRobots(db: Executor, principal: Principal, groupId: string): Promise<Robot[]> {
+export async function groupRobots(db: Executor, principal: Principal, groupId: string): Promise<StoredRobot[]> {
   await assertGroupInOrg(db, principal, groupId);
   const rows = await db
     .select(robotColumns)

@@ -113,6 +113,8 @@ describe('GET /robot/robot/robots', () => {
       building_id: w.site.buildingId,
       pose: { x: 1.5, y: 2.5, theta: 0.5 },
       last_seen: '2025-03-01T10:00:00.000Z',
+      // Not connected since this server started, so the gateway has no reason to call it stale.
+      stale: false,
     });
     expect(list.payload[1]).toMatchObject({ floor_id: null, building_id: null, pose: null, charging_status: 1 });
 

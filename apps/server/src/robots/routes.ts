@@ -7,6 +7,7 @@ import {
   getRobotSummary,
   getRobots,
   removeRobotsFromGroup,
+  type Robot,
 } from '@uvd/contracts';
 import type { AppContext } from '../context.ts';
 import { registerRoute } from '../lib/route.ts';
@@ -14,10 +15,20 @@ import * as repository from './repository.ts';
 
 /** The robots backend (spec §7): robot lists, robots on a floor, summary and group robots. Commands come later. */
 export const robotsRoutes: FastifyPluginAsync<AppContext> = async (app, ctx) => {
-  registerRoute(app, getRobots, async ({ query, principal }) => repository.listRobots(ctx.db, principal, query));
+  // Staleness is the gateway's live knowledge (a silent robot writes nothing), added to the stored rows.
+  const withLink = (robot: repository.StoredRobot): Robot => ({
+    ...robot,
+    stale: ctx.fleet.link(robot.robot_id)?.stale ?? false,
+  });
+  const withLinks = ({ count, payload }: { count: number; payload: repository.StoredRobot[] }) => ({
+    count,
+    payload: payload.map(withLink),
+  });
+
+  registerRoute(app, getRobots, async ({ query, principal }) => withLinks(await repository.listRobots(ctx.db, principal, query)));
 
   registerRoute(app, getAdminRobots, async ({ query, principal }) =>
-    repository.listRobots(ctx.db, principal, query, true),
+    withLinks(await repository.listRobots(ctx.db, principal, query, true)),
   );
 
   registerRoute(app, getFloorRobots, async ({ query, principal }) => ({
@@ -27,7 +38,7 @@ export const robotsRoutes: FastifyPluginAsync<AppContext> = async (app, ctx) => 
   registerRoute(app, getRobotSummary, async ({ principal }) => repository.robotSummary(ctx.db, principal));
 
   registerRoute(app, getGroupRobots, async ({ params, principal }) =>
-    repository.groupRobots(ctx.db, principal, params.groupId),
+    (await repository.groupRobots(ctx.db, principal, params.groupId)).map(withLink),
   );
 
   registerRoute(app, addRobotsToGroup, async ({ query, body, principal }) => {
