@@ -31,6 +31,7 @@ import { logsRoutes } from './logs/routes.ts';
 import { notificationsRoutes } from './notifications/routes.ts';
 import { authPlugin } from './plugins/auth.ts';
 import { registerErrorHandlers } from './plugins/errors.ts';
+import { resolveWebDist, spaPlugin } from './plugins/spa.ts';
 import { xsrfPlugin } from './plugins/xsrf.ts';
 import { robotsRoutes } from './robots/routes.ts';
 import { roomsRoutes } from './rooms/routes.ts';
@@ -140,5 +141,7 @@ export async function buildApp({ config, database }: BuildOptions): Promise<App>
     },
     { prefix: API_PREFIX },
   );
+  // Last: its catch-all GET only answers what no route above matched.
+  await app.register(spaPlugin, { root: resolveWebDist() });
   return { app, context };
 }
