@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 // `npm test`: type-check, lint, the unit and API suite on PGlite, the API suite again on PostgreSQL when
-// DATABASE_URL is set, then the browser tests. Stops at the first failing step.
+// DATABASE_URL is set, then the browser tests (the built console in Chromium). Stops at the first failing step.
 import { spawnSync } from 'node:child_process';
 
 const steps = [
   ['type-check', 'npx', ['tsc', '-p', 'tsconfig.json']],
+  ['type-check browser tests', 'npx', ['tsc', '-p', 'e2e/tsconfig.json']],
   ['lint', 'npx', ['eslint', '--max-warnings=0', '.']],
   ['tests on PGlite', 'npx', ['vitest', 'run'], { TEST_DATABASE_URL: '' }],
 ];
@@ -13,6 +14,9 @@ if (process.env.DATABASE_URL) {
 } else {
   console.log('DATABASE_URL is not set: the suite runs on PGlite only.');
 }
+
+// Last, as the slowest: the built console in Debian's Chromium against the real server (e2e/README.md).
+steps.push(['browser tests', 'npx', ['vitest', 'run', '--config', 'e2e/vitest.config.ts']]);
 
 let passed = 0;
 let failed = 0;

@@ -1,0 +1,133 @@
+/**
+ * Debian's Chromium driven by playwright-core (no downloaded browser), one browser per test file, one fresh context
+ * (cookies, storage) per test, at the two sizes the console must work at.
+ */
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import AxeBuilder from '@axe-core/playwright';
+import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
+import { inject } from 'vitest';
+import { ARTIFACTS_DIR, CHROMIUM_PATH, SCREENSHOTS_DIR } from './paths.ts';
+
+/** Root in a container needs no sandbox; the rest keeps a headless run quiet and off the network. */
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-dev-shm-usage',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-quic',
+  '--no-first-run',
+];
+
+export interface Viewport {
+  name: 'desktop' | 'mobile';
+  width: number;
+  height: number;
+}
+
+export const DESKTOP: Viewport = { name: 'desktop', width: 1280, height: 800 };
+export const MOBILE: Viewport = { name: 'mobile', width: 375, height: 812 };
+export const VIEWPORTS: readonly Viewport[] = [DESKTOP, MOBILE];
+
+export function baseUrl(): string {
+  return inject('baseUrl');
+}
+
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, headless: true });
+}
+
+export interface Session {
+  viewport: Viewport;
+  context: BrowserContext;
+  page: Page;
+  /** Uncaught exceptions of the page; a test that ends with any has found a bug. */
+  pageErrors: Error[];
+  /** Opens a path of the console (e.g. `/jobs?lng=fi`) and waits until the screen has rendered (`settle`). */
+  goto(pathAndQuery: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function openSession(browser: Browser, viewport: Viewport, options: { locale?: string } = {}): Promise<Session> {
+  const context = await browser.newContext({
+    baseURL: baseUrl(),
+    viewport: { width: viewport.width, height: viewport.height },
+    isMobile: viewport.name === 'mobile',
+    hasTouch: viewport.name === 'mobile',
+    // The navigator language is one of i18next's detection sources: pin it, so English is what a test sees first.
+    locale: options.locale ?? 'en-US',
+    timezoneId: 'Europe/Helsinki',
+  });
+  context.setDefaultTimeout(15_000);
+  const page = await context.newPage();
+  const pageErrors: Error[] = [];
+  page.on('pageerror', (error) => pageErrors.push(error));
+  return {
+    viewport,
+    context,
+    page,
+    pageErrors,
+    async goto(pathAndQuery) {
+      // Not 'networkidle': the live streams (server-sent events) keep a request open for as long as the page lives.
+      await page.goto(pathAndQuery, { waitUntil: 'load' });
+      await settle(page);
+    },
+    async close() {
+      await context.close();
+    },
+  };
+}
+
+/**
+ * Waits until a screen has rendered: its h1 is visible, no whole-page spinner is left and nothing is marked busy
+ * (skeletons, lists loading). Screens that stay busy are still captured after 10 s rather than failing here.
+ */
+export async function settle(page: Page): Promise<void> {
+  await page.locator('h1').first().waitFor({ state: 'visible' });
+  await page.locator('[data-testid=page-spinner]').waitFor({ state: 'detached', timeout: 10_000 });
+  await page
+    .waitForFunction(() => document.querySelectorAll('[aria-busy="true"]').length === 0, undefined, { timeout: 10_000 })
+    .catch(() => undefined);
+}
+
+/** The visible text of the first match, trimmed; for `expect.poll(() => textOf(locator)).toBe(…)`. */
+export async function textOf(locator: Locator): Promise<string> {
+  return (await locator.first().innerText()).trim();
+}
+
+function slug(text: string): string {
+  return text
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '');
+}
+
+/** A full-page screenshot in e2e-artifacts/screenshots/<screen>-<viewport>.png (the latest run wins). */
+export async function screenshot(session: Session, screen: string): Promise<string> {
+  const file = path.join(SCREENSHOTS_DIR, `${slug(screen)}-${session.viewport.name}.png`);
+  await session.page.screenshot({ path: file, fullPage: true });
+  return file;
+}
+
+/**
+ * Runs axe-core on the page as it is and throws on any serious or critical violation, naming rule, impact and the
+ * first offending elements. The full report goes to e2e-artifacts/axe/<screen>-<viewport>.json.
+ */
+export async function expectAccessible(session: Session, screen: string): Promise<void> {
+  const results = await new AxeBuilder({ page: session.page }).analyze();
+  const dir = path.join(ARTIFACTS_DIR, 'axe');
+  await mkdir(dir, { recursive: true });
+  await writeFile(path.join(dir, `${slug(screen)}-${session.viewport.name}.json`), JSON.stringify(results.violations, null, 2));
+  const blocking = results.violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical');
+  if (blocking.length === 0) return;
+  const lines = blocking.map((violation) => {
+    const targets = violation.nodes
+      .slice(0, 3)
+      .map((node) => node.target.join(' '))
+      .join(', ');
+    return `- ${violation.id} (${String(violation.impact)}): ${violation.help} — ${targets}`;
+  });
+  throw new Error(`axe: ${blocking.length} serious or critical violation(s) on ${screen} (${session.viewport.name}):\n${lines.join('\n')}`);
+}

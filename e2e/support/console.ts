@@ -1,0 +1,48 @@
+/**
+ * What a person does in the console, in one place: sign in, read the translation a screen should show.
+ * Selectors are the sign-in form's stable ids and ARIA roles, so the same steps work in every language.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Page } from 'playwright-core';
+import { REPO_ROOT } from './paths.ts';
+
+/** The seeded demo organization (apps/server/src/seed/demo-data.ts). */
+export const DEMO = {
+  org: 'demo',
+  admin: { username: 'admin', password: 'admin-demo-1' },
+  operator: { username: 'operator', password: 'operator-demo-1' },
+} as const;
+
+export type Language = 'en' | 'fi' | 'se';
+
+const translations = new Map<Language, unknown>();
+
+/** The text of `key` (dotted, e.g. `signInForm.submit`) in the web app's own locale file for `language`. */
+export function t(language: Language, key: string): string {
+  let tree = translations.get(language);
+  if (tree === undefined) {
+    tree = JSON.parse(readFileSync(path.join(REPO_ROOT, 'apps/web/src/locales', `${language}.json`), 'utf8')) as unknown;
+    translations.set(language, tree);
+  }
+  let node: unknown = tree;
+  for (const part of key.split('.')) {
+    node = typeof node === 'object' && node !== null ? (node as Record<string, unknown>)[part] : undefined;
+  }
+  if (typeof node !== 'string') throw new Error(`no ${language} translation for ${key}`);
+  return node;
+}
+
+/** Fills the sign-in form at /auth and submits it; resolves once the console has left the auth screens. */
+export async function signIn(page: Page, org: string, username: string, password: string): Promise<void> {
+  if (!new URL(page.url(), 'http://x').pathname.startsWith('/auth')) await page.goto('/auth');
+  await page.locator('#sign-in-organization').fill(org);
+  await page.locator('#sign-in-username').fill(username);
+  await page.locator('#sign-in-password').fill(password);
+  await page.locator('form button[type=submit]').click();
+  await page.waitForURL((url) => !url.pathname.startsWith('/auth'));
+}
+
+export function pathnameOf(page: Page): string {
+  return new URL(page.url()).pathname;
+}
