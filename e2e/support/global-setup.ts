@@ -1,84 +1,19 @@
 /**
- * Once per browser-test run: build the SPA, start the real server on it (a child process over a fresh embedded
- * database in a temporary data folder, with the seeded demo organizations and the simulated fleet) and hand its
- * address to the tests. E2E_BASE_URL runs the tests against a server that is already up instead; E2E_SKIP_BUILD=true
+ * Once per browser-test run: build the SPA, start the real server on it (support/server.ts) and hand its address
+ * to the tests. E2E_BASE_URL runs the tests against a server that is already up instead; E2E_SKIP_BUILD=true
  * reuses the last build.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { accessSync, constants, createWriteStream } from 'node:fs';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { accessSync, constants } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
 import type { TestProject } from 'vitest/node';
-import { ARTIFACTS_DIR, CHROMIUM_PATH, REPO_ROOT, WEB_DIST } from './paths.ts';
+import { CHROMIUM_PATH, REPO_ROOT, SCREENSHOTS_DIR } from './paths.ts';
+import { buildWeb, startConsoleServer, waitForHealth } from './server.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     baseUrl: string;
   }
-}
-
-const STARTUP_TIMEOUT_MS = 90_000;
-
-function buildWeb(): void {
-  const started = Date.now();
-  const result = spawnSync('npm', ['run', 'build', '-w', '@uvd/web'], { cwd: REPO_ROOT, encoding: 'utf8' });
-  if (result.status !== 0) {
-    throw new Error(`The web console did not build (npm run build -w @uvd/web):\n${result.stdout}\n${result.stderr}`);
-  }
-  console.log(`e2e: web console built in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-}
-
-/** Resolves with the address the server logs once it listens; rejects when it exits or takes too long first. */
-function waitForListening(server: ChildProcess): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      reject(new Error(`the server did not listen within ${STARTUP_TIMEOUT_MS / 1000} s (see ${path.join(ARTIFACTS_DIR, 'server.log')})`));
-    }, STARTUP_TIMEOUT_MS);
-    const onExit = (code: number | null) => {
-      clearTimeout(timer);
-      reject(new Error(`the server exited (${String(code)}) before it listened (see ${path.join(ARTIFACTS_DIR, 'server.log')})`));
-    };
-    server.once('exit', onExit);
-    if (!server.stdout) throw new Error('the server has no stdout');
-    createInterface({ input: server.stdout }).on('line', (line) => {
-      // Fastify logs "Server listening at http://127.0.0.1:PORT" once the port is bound.
-      const match = /Server listening at (http:\/\/[^\s"]+)/.exec(line);
-      if (match?.[1]) {
-        clearTimeout(timer);
-        server.off('exit', onExit);
-        resolve(match[1]);
-      }
-    });
-  });
-}
-
-async function waitForHealth(baseUrl: string): Promise<void> {
-  const deadline = Date.now() + STARTUP_TIMEOUT_MS;
-  for (;;) {
-    try {
-      const response = await fetch(`${baseUrl}/healthz`);
-      if (response.ok) return;
-    } catch {
-      // not yet
-    }
-    if (Date.now() > deadline) throw new Error(`${baseUrl}/healthz did not answer 200`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
-
-function stop(server: ChildProcess): Promise<void> {
-  if (server.exitCode !== null || server.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    // SIGTERM lets it stop the fleet and close the database; SIGKILL only if that hangs.
-    const timer = setTimeout(() => server.kill('SIGKILL'), 10_000);
-    server.once('exit', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-    server.kill('SIGTERM');
-  });
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
@@ -87,7 +22,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   } catch {
     throw new Error(`No Chromium at ${CHROMIUM_PATH}: apt-get install chromium (Debian), or set CHROMIUM_PATH.`);
   }
-  await mkdir(path.join(ARTIFACTS_DIR, 'screenshots'), { recursive: true });
+  await mkdir(SCREENSHOTS_DIR, { recursive: true });
 
   const external = process.env.E2E_BASE_URL;
   if (external) {
@@ -99,51 +34,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
   if (process.env.E2E_SKIP_BUILD === 'true') console.log('e2e: E2E_SKIP_BUILD=true, using the existing web build');
   else buildWeb();
 
-  const dataDir = await mkdtemp(path.join(tmpdir(), 'uvd-e2e-'));
-  const log = createWriteStream(path.join(ARTIFACTS_DIR, 'server.log'));
-  // The address and the identity provider are the server's own, whatever the surrounding environment says.
-  const { PUBLIC_URL: _publicUrl, IDP_ISSUER_BASE: _issuer, ...inherited } = process.env;
-  const server = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-    cwd: path.join(REPO_ROOT, 'apps/server'),
-    env: {
-      ...inherited,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      DATA_DIR: dataDir,
-      // Always the embedded database and broker, whatever the surrounding environment points at.
-      DATABASE_URL: '',
-      MQTT_URL: '',
-      MQTT_PORT: '0',
-      WEB_DIST,
-      SEED_DEMO: 'true',
-      SIM_FLEET: 'true',
-      SIM_TIME_FACTOR: '30',
-      // The tests start the jobs they watch; no robot gets one behind their back.
-      DEMO_ACTIVITY: 'false',
-      // Every test signs in from 127.0.0.1.
-      TOKEN_RATE_LIMIT_PER_MINUTE: '0',
-      LOG_LEVEL: 'info',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  server.stdout.pipe(log);
-  server.stderr.pipe(log);
-
-  let baseUrl: string;
-  try {
-    baseUrl = (await waitForListening(server)).replace('0.0.0.0', '127.0.0.1');
-    await waitForHealth(baseUrl);
-  } catch (error) {
-    await stop(server);
-    await rm(dataDir, { recursive: true, force: true });
-    throw error;
-  }
-  console.log(`e2e: server up at ${baseUrl} (log: ${path.relative(REPO_ROOT, path.join(ARTIFACTS_DIR, 'server.log'))})`);
-  project.provide('baseUrl', baseUrl);
-
-  return async () => {
-    await stop(server);
-    log.end();
-    await rm(dataDir, { recursive: true, force: true });
-  };
+  const server = await startConsoleServer();
+  console.log(`e2e: server up at ${server.baseUrl} (log: ${path.relative(REPO_ROOT, server.logFile)})`);
+  project.provide('baseUrl', server.baseUrl);
+  return () => server.stop();
 }

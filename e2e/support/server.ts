@@ -1,0 +1,130 @@
+/**
+ * The real console for browser runs (the e2e global setup, bench/web.ts): build the SPA, start
+ * `apps/server/src/server.ts` in a child process over a fresh embedded database in a temporary data folder, with the
+ * seeded demo organizations and the simulated fleet, and stop it again. No vitest here, so a plain script can use it.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { ARTIFACTS_DIR, REPO_ROOT, WEB_DIST } from './paths.ts';
+
+const STARTUP_TIMEOUT_MS = 90_000;
+
+export function buildWeb(): void {
+  const started = Date.now();
+  const result = spawnSync('npm', ['run', 'build', '-w', '@uvd/web'], { cwd: REPO_ROOT, encoding: 'utf8' });
+  if (result.status !== 0) {
+    throw new Error(`The web console did not build (npm run build -w @uvd/web):\n${result.stdout}\n${result.stderr}`);
+  }
+  console.log(`web console built in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+}
+
+/** Resolves with the address the server logs once it listens; rejects when it exits or takes too long first. */
+function waitForListening(server: ChildProcess, logFile: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      reject(new Error(`the server did not listen within ${STARTUP_TIMEOUT_MS / 1000} s (see ${logFile})`));
+    }, STARTUP_TIMEOUT_MS);
+    const onExit = (code: number | null) => {
+      clearTimeout(timer);
+      reject(new Error(`the server exited (${String(code)}) before it listened (see ${logFile})`));
+    };
+    server.once('exit', onExit);
+    if (!server.stdout) throw new Error('the server has no stdout');
+    createInterface({ input: server.stdout }).on('line', (line) => {
+      // Fastify logs "Server listening at http://127.0.0.1:PORT" once the port is bound.
+      const match = /Server listening at (http:\/\/[^\s"]+)/.exec(line);
+      if (match?.[1]) {
+        clearTimeout(timer);
+        server.off('exit', onExit);
+        resolve(match[1]);
+      }
+    });
+  });
+}
+
+export async function waitForHealth(baseUrl: string): Promise<void> {
+  const deadline = Date.now() + STARTUP_TIMEOUT_MS;
+  for (;;) {
+    try {
+      const response = await fetch(`${baseUrl}/healthz`);
+      if (response.ok) return;
+    } catch {
+      // not yet
+    }
+    if (Date.now() > deadline) throw new Error(`${baseUrl}/healthz did not answer 200`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+function stop(server: ChildProcess): Promise<void> {
+  if (server.exitCode !== null || server.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    // SIGTERM lets it stop the fleet and close the database; SIGKILL only if that hangs.
+    const timer = setTimeout(() => server.kill('SIGKILL'), 10_000);
+    server.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    server.kill('SIGTERM');
+  });
+}
+
+export interface ConsoleServer {
+  baseUrl: string;
+  logFile: string;
+  stop(): Promise<void>;
+}
+
+/** Starts the server on the built SPA; `env` adds to (or overrides) the test settings below. */
+export async function startConsoleServer(options: { logName?: string; env?: Record<string, string> } = {}): Promise<ConsoleServer> {
+  await mkdir(ARTIFACTS_DIR, { recursive: true });
+  const logFile = path.join(ARTIFACTS_DIR, options.logName ?? 'server.log');
+  const dataDir = await mkdtemp(path.join(tmpdir(), 'uvd-e2e-'));
+  const log = createWriteStream(logFile);
+  // The address and the identity provider are the server's own, whatever the surrounding environment says.
+  const { PUBLIC_URL: _publicUrl, IDP_ISSUER_BASE: _issuer, ...inherited } = process.env;
+  const server = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+    cwd: path.join(REPO_ROOT, 'apps/server'),
+    env: {
+      ...inherited,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      // Always the embedded database and broker, whatever the surrounding environment points at.
+      DATABASE_URL: '',
+      MQTT_URL: '',
+      MQTT_PORT: '0',
+      WEB_DIST,
+      SEED_DEMO: 'true',
+      SIM_FLEET: 'true',
+      SIM_TIME_FACTOR: '30',
+      // The tests start the jobs they watch; no robot gets one behind their back.
+      DEMO_ACTIVITY: 'false',
+      // Every test signs in from 127.0.0.1.
+      TOKEN_RATE_LIMIT_PER_MINUTE: '0',
+      LOG_LEVEL: 'info',
+      ...options.env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  server.stdout.pipe(log);
+  server.stderr.pipe(log);
+
+  const cleanUp = async () => {
+    await stop(server);
+    log.end();
+    await rm(dataDir, { recursive: true, force: true });
+  };
+  try {
+    const baseUrl = (await waitForListening(server, logFile)).replace('0.0.0.0', '127.0.0.1');
+    await waitForHealth(baseUrl);
+    return { baseUrl, logFile, stop: cleanUp };
+  } catch (error) {
+    await cleanUp();
+    throw error;
+  }
+}
