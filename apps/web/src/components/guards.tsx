@@ -1,0 +1,42 @@
+import { Navigate, Outlet, useLocation } from 'react-router';
+import { z } from 'zod';
+import { paths } from '../config/paths.ts';
+import { hasRestrictedRole, useAuth } from '../lib/auth/auth-context.tsx';
+import { PageSpinner } from './spinner.tsx';
+
+/** Where a signed-out visitor was going, so sign-in can take them there (router state, parsed not cast). */
+const ReturnState = z.object({ from: z.object({ pathname: z.string(), search: z.string(), hash: z.string() }) });
+export const returnPathOf = (state: unknown): string | null => {
+  const parsed = ReturnState.safeParse(state);
+  if (!parsed.success) return null;
+  const { pathname, search, hash } = parsed.data.from;
+  return pathname.startsWith('/auth') ? null : `${pathname}${search}${hash}`;
+};
+
+/** Spec §2: authenticated-only screens redirect to the auth route when signed out. */
+export const AuthenticatedOnly = () => {
+  const { status } = useAuth();
+  const location = useLocation();
+  if (status === 'authenticated') return <Outlet />;
+  if (status === 'unauthenticated') {
+    const { pathname, search, hash } = location;
+    return <Navigate to={paths.signIn.getHref()} replace state={{ from: { pathname, search, hash } }} />;
+  }
+  return <PageSpinner />;
+};
+
+/** Spec §2: sign-in, restore password and sign-up redirect to root when signed in. */
+export const VisitorOnly = () => {
+  const { status } = useAuth();
+  const location = useLocation();
+  if (status === 'authenticated') return <Navigate to={returnPathOf(location.state) ?? paths.home.getHref()} replace />;
+  // While a stored session is restored the form would flash and vanish; a sign-in in flight keeps the form.
+  if (status === 'initializing') return <PageSpinner />;
+  return <Outlet />;
+};
+
+/** Spec §2, §6: admin and group-assignment screens redirect non-restricted roles to root. */
+export const RestrictedOnly = () => {
+  const { user } = useAuth();
+  return hasRestrictedRole(user) ? <Outlet /> : <Navigate to={paths.home.getHref()} replace />;
+};

@@ -1,0 +1,32 @@
+import { isRestricted } from '@uvd/contracts';
+import type { RuntimeConfig } from '../../config/runtime-config.ts';
+import { paths } from '../../config/paths.ts';
+
+export type NavKey = 'jobs' | 'robots' | 'profile' | 'admin' | 'map' | 'logs' | 'settings' | 'deliveries';
+
+export interface NavItem {
+  key: NavKey;
+  href: string;
+  /** Only for the restricted roles (spec §6: "the admin link needs a restricted role"). */
+  restricted: boolean;
+}
+
+/** Spec §1: the disinfection app's links, in its order; logout is a button after them. */
+const DISINFECTION: NavItem[] = [
+  { key: 'jobs', href: paths.jobs.getHref(), restricted: false },
+  { key: 'robots', href: paths.robots.getHref(), restricted: false },
+  { key: 'profile', href: paths.profile.getHref(), restricted: false },
+  { key: 'admin', href: paths.admin.getHref(), restricted: true },
+  { key: 'map', href: paths.map.getHref(), restricted: false },
+  { key: 'logs', href: paths.logs.getHref(), restricted: false },
+  { key: 'settings', href: paths.settings.getHref(), restricted: false },
+];
+/** Spec §1: "The logistics app shows only deliveries." */
+const LOGISTICS: NavItem[] = [{ key: 'deliveries', href: paths.deliveries.getHref(), restricted: false }];
+
+export const navItemsFor = (variant: RuntimeConfig['variant'], roles: readonly string[]): NavItem[] =>
+  (variant === 'logistics' ? LOGISTICS : DISINFECTION).filter((item) => !item.restricted || isRestricted(roles));
+
+/** The first screen after sign-in: spec §2 "/ redirects to the jobs list" (deliveries in the logistics app). */
+export const homeHrefFor = (variant: RuntimeConfig['variant']): string =>
+  variant === 'logistics' ? paths.deliveries.getHref() : paths.jobs.getHref();

@@ -1,0 +1,208 @@
+import axios from 'axios';
+import type { AxiosInstance } from 'axios';
+import { buildPath } from '@uvd/contracts';
+import type { RouteContract } from '@uvd/contracts';
+import type { z } from 'zod';
+import type { Backend, RuntimeConfig } from '../config/runtime-config.ts';
+import { ApiRequestError, toApiRequestError } from './api-error.ts';
+
+/** Spec §9 anti-forgery names; the server issues the cookie and checks the header on state-changing calls. */
+export const XSRF_COOKIE_NAME = 'XSRF-TOKEN';
+export const XSRF_HEADER_NAME = 'X-XSRF-TOKEN';
+
+// ---- types derived from a contract --------------------------------------------------------------------------
+
+type Input<C, K extends string> = C extends { [P in K]: infer S extends z.ZodType } ? z.input<S> : undefined;
+type SuccessStatus = 200 | 201 | 202 | 204;
+type Responses<C extends RouteContract> = C['response'];
+/** The parsed reply of a call: the union of the contract's 2xx reply schemas. */
+export type ReplyOf<C extends RouteContract> = {
+  [S in keyof Responses<C> & SuccessStatus]: Responses<C>[S] extends z.ZodType ? z.output<Responses<C>[S]> : never;
+}[keyof Responses<C> & SuccessStatus];
+
+/** Params and body are required when the contract declares them; the query is optional (its schema has defaults). */
+export type RequestParts<C extends RouteContract> = (C extends { params: z.ZodType }
+  ? { params: Input<C, 'params'> }
+  : { params?: undefined }) &
+  (C extends { querystring: z.ZodType } ? { query?: Input<C, 'querystring'> } : { query?: undefined }) &
+  (C extends { body: z.ZodType } ? { body: Input<C, 'body'> } : { body?: undefined }) & {
+    signal?: AbortSignal;
+    /** Send the body as application/x-www-form-urlencoded (the identity provider's grants). */
+    form?: boolean;
+    /** Bearer token for this call instead of the session's (the logout call of spec §7). */
+    bearer?: string;
+  };
+
+interface WireParts {
+  params?: unknown;
+  query?: unknown;
+  body?: unknown;
+  signal?: AbortSignal | undefined;
+  form?: boolean | undefined;
+  bearer?: string | undefined;
+}
+
+// ---- serialisation -------------------------------------------------------------------------------------------
+
+type Scalar = string | number | boolean;
+const isScalar = (value: unknown): value is Scalar =>
+  typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
+
+const entriesOf = (value: unknown, what: string): [string, unknown][] => {
+  if (value === undefined || value === null) return [];
+  if (typeof value !== 'object' || Array.isArray(value)) throw new TypeError(`${what} must be an object`);
+  return Object.entries(value);
+};
+
+/** Path parameters substituted by the contract's own `buildPath`. */
+export const pathOf = (contract: RouteContract, params: unknown): string => {
+  const values: Record<string, string | number> = {};
+  for (const [name, value] of entriesOf(params, 'params')) {
+    if (typeof value === 'string' || typeof value === 'number') values[name] = value;
+  }
+  return buildPath(contract.path, values);
+};
+
+/**
+ * Lists are repeated parameters (`robot_id=a&robot_id=b`, spec §7 "robot_id (repeatable)"), the form every
+ * list query schema of the contracts accepts; dates travel as ISO 8601.
+ */
+export const serialiseQuery = (query: unknown): URLSearchParams => {
+  const search = new URLSearchParams();
+  const add = (name: string, value: unknown) => {
+    if (value instanceof Date) search.append(name, value.toISOString());
+    else if (isScalar(value)) search.append(name, String(value));
+  };
+  for (const [name, value] of entriesOf(query, 'query')) {
+    if (Array.isArray(value)) for (const item of value) add(name, item);
+    else add(name, value);
+  }
+  return search;
+};
+
+const formOf = (body: unknown): URLSearchParams => {
+  const form = new URLSearchParams();
+  for (const [name, value] of entriesOf(body, 'form')) if (isScalar(value)) form.append(name, String(value));
+  return form;
+};
+
+// ---- the client ----------------------------------------------------------------------------------------------
+
+/**
+ * Which backend of the runtime config answers a path (spec §7 lists the backends; contracts carry only paths).
+ * Keyed by the first path segment, or the second under `/admin`.
+ */
+const BACKEND_BY_SEGMENT: Record<string, Backend> = {
+  jobs: 'jobs',
+  action: 'action',
+  command: 'command',
+  robot: 'robots',
+  rooms: 'rooms',
+  floors: 'rooms',
+  buildings: 'rooms',
+  log: 'logs',
+  user: 'users',
+  group: 'users',
+  contact: 'users',
+  settings: 'users',
+  subscribe: 'notifications',
+  unsubscribe: 'notifications',
+  remove: 'notifications',
+  deliveries: 'logistics',
+};
+
+export const backendOf = (path: string): Backend => {
+  const [first = '', second = ''] = path.split('/').filter(Boolean);
+  const backend = BACKEND_BY_SEGMENT[first === 'admin' ? second : first];
+  if (!backend) throw new Error(`No backend of the runtime config serves ${path}`);
+  return backend;
+};
+
+export interface HttpClientOptions {
+  /** The fetch the axios fetch adapter uses; tests pass a fake network here (and nowhere else). */
+  fetch?: typeof fetch;
+  /** The session's access token, read on every call so a refresh applies at once (spec §6). */
+  getAccessToken?: () => string | null;
+}
+
+/** One axios instance per base address: no timeout (spec §9), the anti-forgery cookie echoed, the bearer token set. */
+export const createHttpInstance = (baseURL: string, options: HttpClientOptions): AxiosInstance => {
+  const instance = axios.create({
+    baseURL,
+    adapter: 'fetch',
+    env: options.fetch ? { fetch: options.fetch } : {},
+    timeout: 0,
+    xsrfCookieName: XSRF_COOKIE_NAME,
+    xsrfHeaderName: XSRF_HEADER_NAME,
+    // Every base address comes from our own runtime config, so the token may go to each of them.
+    withXSRFToken: true,
+    responseType: 'json',
+  });
+  instance.interceptors.request.use((request) => {
+    const token = options.getAccessToken?.();
+    if (token && !request.headers.has('Authorization')) request.headers.set('Authorization', `Bearer ${token}`);
+    return request;
+  });
+  return instance;
+};
+
+const parseReply = <C extends RouteContract>(contract: C, status: number, data: unknown): ReplyOf<C> => {
+  const schema = contract.response[status];
+  if (!schema) {
+    throw new ApiRequestError({ kind: 'invalid-reply', status, message: `${contract.path} answered ${status}, which its contract does not declare` });
+  }
+  // An empty body (204, or a 200 without content) is the contracts' `null`.
+  const parsed = schema.safeParse(data === '' || data === undefined ? null : data);
+  if (!parsed.success) {
+    throw new ApiRequestError({ kind: 'invalid-reply', status, message: `${contract.path}: ${parsed.error.message}`, details: parsed.error.issues });
+  }
+  // The schema is the contract's reply schema for this 2xx status, so its output is one member of ReplyOf<C>.
+  return parsed.data as ReplyOf<C>;
+};
+
+/** Sends one call described by a contract and returns its reply parsed with the contract's schema. */
+export const sendRequest = async <C extends RouteContract>(
+  instance: AxiosInstance,
+  contract: C,
+  parts: RequestParts<C>,
+): Promise<ReplyOf<C>> => {
+  // The typed parts, seen as what goes on the wire (serialised below whatever their schema).
+  const wire: WireParts = parts;
+  try {
+    const reply = await instance.request<unknown>({
+      method: contract.method,
+      url: pathOf(contract, wire.params),
+      params: serialiseQuery(wire.query),
+      data: wire.body === undefined ? undefined : wire.form ? formOf(wire.body) : wire.body,
+      signal: wire.signal,
+      headers: wire.bearer ? { Authorization: `Bearer ${wire.bearer}` } : {},
+    });
+    return parseReply(contract, reply.status, reply.data);
+  } catch (error) {
+    throw toApiRequestError(error);
+  }
+};
+
+export interface ApiClient {
+  request<C extends RouteContract>(contract: C, parts: RequestParts<C>): Promise<ReplyOf<C>>;
+  /** Base address of a backend (live streams open their own connections). */
+  baseUrl(backend: Backend): string;
+  getAccessToken(): string | null;
+}
+
+export const createApiClient = (config: RuntimeConfig, options: HttpClientOptions = {}): ApiClient => {
+  const instances = new Map<Backend, AxiosInstance>();
+  const instanceFor = (backend: Backend): AxiosInstance => {
+    let instance = instances.get(backend);
+    if (!instance) {
+      instance = createHttpInstance(config.backends[backend], options);
+      instances.set(backend, instance);
+    }
+    return instance;
+  };
+  return {
+    request: (contract, parts) => sendRequest(instanceFor(backendOf(contract.path)), contract, parts),
+    baseUrl: (backend) => config.backends[backend],
+    getAccessToken: () => options.getAccessToken?.() ?? null,
+  };
+};

@@ -1,0 +1,97 @@
+/**
+ * Browser storage under the keys of spec §3: the session's tokens and realm in session storage (gone with the
+ * tab), the last organization in local storage (remembered for the next sign-in).
+ */
+export const SESSION_KEYS = {
+  refreshToken: 'refresh_token',
+  accessToken: 'access_token',
+  realm: 'realm',
+} as const;
+export const LOCAL_KEYS = {
+  organization: 'organization',
+  /** Per-user maps of the map screen's choices (spec §3 selected_building, selected_map). */
+  selectedBuilding: 'selected_building',
+  selectedMap: 'selected_map',
+} as const;
+
+export interface SessionTokens {
+  accessToken: string;
+  refreshToken: string;
+  realm: string;
+}
+
+/** Storage can throw (Safari private mode, quota, disabled cookies); the console then works without it. */
+const read = (storage: Storage, key: string): string | null => {
+  try {
+    return storage.getItem(key);
+  } catch {
+    return null;
+  }
+};
+const write = (storage: Storage, key: string, value: string | null): void => {
+  try {
+    if (value === null) storage.removeItem(key);
+    else storage.setItem(key, value);
+  } catch {
+    // Nothing to do: the value lives only as long as the page.
+  }
+};
+
+export interface TokenStore {
+  read(): SessionTokens | null;
+  readAccessToken(): string | null;
+  write(tokens: SessionTokens): void;
+  clear(): void;
+}
+
+export const createTokenStore = (storage: Storage = window.sessionStorage): TokenStore => ({
+  read() {
+    const accessToken = read(storage, SESSION_KEYS.accessToken);
+    const refreshToken = read(storage, SESSION_KEYS.refreshToken);
+    const realm = read(storage, SESSION_KEYS.realm);
+    return accessToken && refreshToken && realm ? { accessToken, refreshToken, realm } : null;
+  },
+  readAccessToken: () => read(storage, SESSION_KEYS.accessToken),
+  write(tokens) {
+    write(storage, SESSION_KEYS.accessToken, tokens.accessToken);
+    write(storage, SESSION_KEYS.refreshToken, tokens.refreshToken);
+    write(storage, SESSION_KEYS.realm, tokens.realm);
+  },
+  clear() {
+    for (const key of Object.values(SESSION_KEYS)) write(storage, key, null);
+  },
+});
+
+export const readSavedOrganization = (storage: Storage = window.localStorage): string | null =>
+  read(storage, LOCAL_KEYS.organization);
+export const saveOrganization = (organization: string, storage: Storage = window.localStorage): void => {
+  write(storage, LOCAL_KEYS.organization, organization);
+};
+
+/** A JSON map keyed by user id in local storage (spec §3: selected_building and selected_map "by user id"). */
+export const readUserChoice = (key: string, userId: string, storage: Storage = window.localStorage): string | null => {
+  const text = read(storage, key);
+  if (!text) return null;
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (typeof parsed !== 'object' || parsed === null) return null;
+    const value = new Map<string, unknown>(Object.entries(parsed)).get(userId);
+    return typeof value === 'string' ? value : null;
+  } catch {
+    return null;
+  }
+};
+export const saveUserChoice = (key: string, userId: string, value: string, storage: Storage = window.localStorage): void => {
+  let map: Record<string, unknown> = {};
+  const text = read(storage, key);
+  if (text) {
+    try {
+      const parsed: unknown = JSON.parse(text);
+      if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) map = { ...parsed };
+    } catch {
+      // A corrupt entry is replaced.
+    }
+  }
+  map[userId] = value;
+  write(storage, key, JSON.stringify(map));
+};

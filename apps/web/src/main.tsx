@@ -1,0 +1,41 @@
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import 'bootstrap/dist/css/bootstrap.min.css';
+import './styles/theme.css';
+import { App } from './app/index.tsx';
+import { createServices } from './app/services.ts';
+import { loadRuntimeConfig } from './config/runtime-config.ts';
+import { createI18n } from './lib/i18n.ts';
+
+const container = document.getElementById('root');
+if (!container) throw new Error('index.html lacks #root');
+const root = createRoot(container);
+
+/** The runtime config is loaded before the first render: every address the app calls comes from it. */
+const start = async () => {
+  const i18n = await createI18n();
+  try {
+    const config = await loadRuntimeConfig();
+    const services = createServices({ config, i18n });
+    root.render(
+      <StrictMode>
+        <App services={services} />
+      </StrictMode>,
+    );
+  } catch (error) {
+    console.error(error);
+    root.render(
+      <main className="container py-5">
+        <h1 className="h3">{i18n.t('startup.title')}</h1>
+        <p>{i18n.t('startup.configFailed')}</p>
+        <button type="button" className="btn btn-primary" onClick={() => {
+            window.location.reload();
+          }}>
+          {i18n.t('routeError.reload')}
+        </button>
+      </main>,
+    );
+  }
+};
+
+void start();
