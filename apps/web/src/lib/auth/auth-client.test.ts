@@ -1,0 +1,221 @@
+import { getMyProfile, postLogout, postRevoke, postToken } from '@uvd/contracts';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { FakeNetwork } from '../../testing/fake-network.ts';
+import { fakeIdentity, storeSession, testConfig, tokenReply } from '../../testing/fixtures.ts';
+import { createApiClient, createHttpInstance } from '../api-client.ts';
+import type { ApiRequestError } from '../api-error.ts';
+import { LOCAL_KEYS, SESSION_KEYS, createTokenStore } from '../storage.ts';
+import { AuthClient } from './auth-client.ts';
+
+const REFRESH_MS = 890_000;
+
+const setup = (network: FakeNetwork, onRefreshError?: (error: ApiRequestError) => void) => {
+  const config = testConfig();
+  const tokens = createTokenStore(window.sessionStorage);
+  const api = createApiClient(config, { fetch: network.fetch, getAccessToken: () => tokens.readAccessToken() });
+  const auth = new AuthClient({
+    config,
+    api,
+    identity: createHttpInstance(config.identity, { fetch: network.fetch }),
+    tokens,
+    localStorage: window.localStorage,
+    onRefreshError,
+  });
+  clients.push(auth);
+  return auth;
+};
+const clients: AuthClient[] = [];
+afterEach(() => {
+  for (const client of clients.splice(0)) client.dispose();
+  vi.useRealTimers();
+});
+
+const stored = () => ({
+  access: window.sessionStorage.getItem(SESSION_KEYS.accessToken),
+  refresh: window.sessionStorage.getItem(SESSION_KEYS.refreshToken),
+  realm: window.sessionStorage.getItem(SESSION_KEYS.realm),
+});
+
+describe('auth client (spec §4)', () => {
+  it('signs in with the password grant exactly as spec §7 says, stores the session and the organization, then is authenticated', async () => {
+    const network = fakeIdentity(new FakeNetwork(), ['done-admin']);
+    const auth = setup(network);
+    const seen: string[] = [];
+    auth.subscribe(() => seen.push(auth.getSnapshot().status));
+
+    const user = await auth.login({ organization: '  Demo ', username: ' admin ', password: ' admin-demo-1 ' });
+
+    expect(user.roles).toEqual(['done-admin']);
+    expect(seen).toEqual(['fetching', 'authenticated']);
+    const [grant] = network.callsTo(postToken);
+    expect(grant?.url.pathname).toBe('/idp/realms/demo/protocol/openid-connect/token');
+    expect(grant?.url.searchParams.get('scope')).toBe('offline_access');
+    expect(grant?.headers.get('content-type')).toContain('application/x-www-form-urlencoded');
+    expect(Object.fromEntries(grant?.form ?? [])).toEqual({
+      client_id: 'uvd-console',
+      username: 'admin',
+      password: 'admin-demo-1',
+      grant_type: 'password',
+      scope: 'openid',
+    });
+    expect(stored().access).toMatch(/^access-/);
+    expect(stored().refresh).toMatch(/^refresh-/);
+    expect(stored().realm).toBe('demo');
+    expect(window.localStorage.getItem(LOCAL_KEYS.organization)).toBe('demo');
+    // The session user is read with the new access token.
+    expect(network.callsTo(getMyProfile)[0]?.headers.get('authorization')).toBe(`Bearer ${stored().access ?? ''}`);
+  });
+
+  it('a failed sign-in clears stored tokens and ends unauthenticated', async () => {
+    storeSession();
+    const network = new FakeNetwork().on(postToken, { status: 401, body: { error: 'invalid_grant', error_description: 'Invalid user credentials' } });
+    const auth = setup(network);
+
+    await expect(auth.login({ organization: 'demo', username: 'admin', password: 'wrong' })).rejects.toMatchObject({
+      kind: 'status',
+      status: 401,
+      code: 'invalid_grant',
+    });
+    expect(auth.getSnapshot()).toEqual({ status: 'unauthenticated', user: null });
+    expect(stored()).toEqual({ access: null, refresh: null, realm: null });
+  });
+
+  it('a sign-in whose profile cannot be read also clears the tokens it just stored', async () => {
+    const network = fakeIdentity(new FakeNetwork()).on(getMyProfile, { status: 401, body: { error: 'unauthorized', message: 'Token expired' } });
+    const auth = setup(network);
+    await expect(auth.login({ organization: 'demo', username: 'a', password: 'b' })).rejects.toMatchObject({ status: 401 });
+    expect(stored().access).toBeNull();
+  });
+
+  it('restores a stored session at start: a refresh grant, then the profile', async () => {
+    storeSession('demo');
+    const network = fakeIdentity(new FakeNetwork());
+    const auth = setup(network);
+    expect(auth.getSnapshot().status).toBe('initializing');
+    await auth.initialize();
+    expect(auth.getSnapshot().status).toBe('authenticated');
+    expect(Object.fromEntries(network.callsTo(postToken)[0]?.form ?? [])).toEqual({
+      grant_type: 'refresh_token',
+      client_id: 'uvd-console',
+      refresh_token: 'stored-refresh',
+    });
+    expect(stored().access).toMatch(/^access-/);
+  });
+
+  it('a failed initialization clears the stored tokens', async () => {
+    storeSession();
+    const network = new FakeNetwork().on(postToken, { status: 400, body: { error: 'invalid_grant', error_description: 'Session not active' } });
+    const auth = setup(network);
+    await auth.initialize();
+    expect(auth.getSnapshot().status).toBe('unauthenticated');
+    expect(stored()).toEqual({ access: null, refresh: null, realm: null });
+  });
+
+  it('without a stored session it is unauthenticated at once, with no call', async () => {
+    const network = new FakeNetwork();
+    const auth = setup(network);
+    await auth.initialize();
+    expect(auth.getSnapshot().status).toBe('unauthenticated');
+    expect(network.requests).toHaveLength(0);
+  });
+
+  it('refreshes the token every tokenRefreshMs (890 000 ms) and the next calls carry the new token', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    const network = fakeIdentity(new FakeNetwork());
+    const auth = setup(network);
+    await auth.login({ organization: 'demo', username: 'olivia', password: 'secret' });
+    const first = stored().access;
+
+    await vi.advanceTimersByTimeAsync(REFRESH_MS - 1);
+    expect(network.callsTo(postToken)).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(1);
+    await vi.waitFor(() => {
+      expect(stored().access).not.toBe(first);
+    });
+    const refresh = network.callsTo(postToken)[1];
+    expect(refresh?.form.get('grant_type')).toBe('refresh_token');
+    expect(auth.getSnapshot().status).toBe('authenticated');
+
+    await vi.advanceTimersByTimeAsync(REFRESH_MS);
+    await vi.waitFor(() => {
+      expect(network.callsTo(postToken)).toHaveLength(3);
+    });
+  });
+
+  it('a 400 on refresh calls the error callback, clears the token and signs out', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    const errors: ApiRequestError[] = [];
+    const network = fakeIdentity(new FakeNetwork());
+    const auth = setup(network, (error) => errors.push(error));
+    await auth.login({ organization: 'demo', username: 'olivia', password: 'secret' });
+    network.on(postToken, { status: 400, body: { error: 'invalid_grant', error_description: 'Token is not active' } });
+
+    await vi.advanceTimersByTimeAsync(REFRESH_MS);
+    await vi.waitFor(() => {
+      expect(auth.getSnapshot().status).toBe('unauthenticated');
+    });
+    expect(errors.map((error) => error.status)).toEqual([400]);
+    expect(stored()).toEqual({ access: null, refresh: null, realm: null });
+  });
+
+  it('a refresh lost to the network calls the error callback but keeps the session for the next tick', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    const errors: ApiRequestError[] = [];
+    const network = fakeIdentity(new FakeNetwork());
+    const auth = setup(network, (error) => errors.push(error));
+    await auth.login({ organization: 'demo', username: 'olivia', password: 'secret' });
+    network.on(postToken, { networkError: true }, { times: 1 });
+
+    await vi.advanceTimersByTimeAsync(REFRESH_MS);
+    await vi.waitFor(() => {
+      expect(errors).toHaveLength(1);
+    });
+    expect(errors[0]?.kind).toBe('network');
+    expect(auth.getSnapshot().status).toBe('authenticated');
+    expect(stored().refresh).not.toBeNull();
+
+    network.on(postToken, () => ({ status: 200, body: tokenReply() }));
+    await vi.advanceTimersByTimeAsync(REFRESH_MS);
+    await vi.waitFor(() => {
+      expect(network.callsTo(postToken)).toHaveLength(3);
+    });
+  });
+
+  it('logout revokes the access token, ends the session with the bearer and the refresh token, then forgets it', async () => {
+    const network = fakeIdentity(new FakeNetwork());
+    const auth = setup(network);
+    await auth.login({ organization: 'demo', username: 'olivia', password: 'secret' });
+    const { access, refresh } = stored();
+
+    await auth.logout();
+
+    const revoke = network.callsTo(postRevoke)[0];
+    expect(Object.fromEntries(revoke?.form ?? [])).toEqual({ client_id: 'uvd-console', token: access, token_type_hint: 'access_token' });
+    const logout = network.callsTo(postLogout)[0];
+    expect(logout?.url.pathname).toBe('/idp/realms/demo/protocol/openid-connect/logout');
+    expect(logout?.headers.get('authorization')).toBe(`Bearer ${access ?? ''}`);
+    expect(Object.fromEntries(logout?.form ?? [])).toEqual({ client_id: 'uvd-console', refresh_token: refresh });
+    expect(network.requests.slice(-2).map((request) => request.url.pathname.split('/').pop())).toEqual(['revoke', 'logout']);
+    expect(stored()).toEqual({ access: null, refresh: null, realm: null });
+    expect(auth.getSnapshot()).toEqual({ status: 'unauthenticated', user: null });
+    // The organization stays for the next sign-in.
+    expect(window.localStorage.getItem(LOCAL_KEYS.organization)).toBe('demo');
+  });
+
+  it('logout signs out on this device even when the identity provider cannot be reached', async () => {
+    const network = fakeIdentity(new FakeNetwork());
+    const auth = setup(network);
+    await auth.login({ organization: 'demo', username: 'olivia', password: 'secret' });
+    network.on(postRevoke, { networkError: true }).on(postLogout, { networkError: true });
+    await auth.logout();
+    expect(auth.getSnapshot().status).toBe('unauthenticated');
+    expect(stored().access).toBeNull();
+  });
+
+  it('rejects a sign-in with an empty field before any call', async () => {
+    const network = new FakeNetwork();
+    const auth = setup(network);
+    await expect(auth.login({ organization: ' ', username: 'a', password: 'b' })).rejects.toThrow();
+    expect(network.requests).toHaveLength(0);
+  });
+});
