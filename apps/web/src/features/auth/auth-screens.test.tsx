@@ -1,0 +1,135 @@
+import { postToken } from '@uvd/contracts';
+import { screen, waitFor } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { describe, expect, it } from 'vitest';
+import { LOCAL_KEYS } from '../../lib/storage.ts';
+import { FakeNetwork } from '../../testing/fake-network.ts';
+import { fakeIdentity } from '../../testing/fixtures.ts';
+import { renderApp } from '../../testing/render-app.tsx';
+
+const fill = async (user: ReturnType<typeof userEvent.setup>, values: { organization?: string; username?: string; password?: string }) => {
+  if (values.organization !== undefined) {
+    await user.clear(screen.getByLabelText('Organization'));
+    if (values.organization) await user.type(screen.getByLabelText('Organization'), values.organization);
+  }
+  if (values.username) await user.type(screen.getByLabelText('Username'), values.username);
+  if (values.password) await user.type(screen.getByLabelText('Password'), values.password);
+};
+
+describe('sign-in (spec §2, §5)', () => {
+  it('requires organization, username and password (validation.required), counting blanks as empty, and calls nothing', async () => {
+    const user = userEvent.setup();
+    const network = new FakeNetwork();
+    await renderApp({ path: '/auth', network });
+    await screen.findByRole('heading', { level: 1, name: 'Sign in' });
+    await fill(user, { username: '   ' });
+    await user.click(screen.getByRole('button', { name: 'Sign in' }));
+
+    for (const label of ['Organization', 'Username', 'Password']) {
+      const field = screen.getByLabelText(label);
+      expect(field).toHaveAttribute('aria-invalid', 'true');
+      expect(field).toHaveAccessibleDescription('Required');
+    }
+    expect(screen.getByLabelText('Organization')).toHaveFocus();
+    expect(network.requests).toHaveLength(0);
+  });
+
+  it('lowercases and trims the organization, trims username and password, and remembers the organization', async () => {
+    const user = userEvent.setup();
+    const network = fakeIdentity(new FakeNetwork());
+    const { router } = await renderApp({ path: '/auth', network });
+    await screen.findByRole('heading', { level: 1, name: 'Sign in' });
+    await fill(user, { organization: ' DeMo ', username: ' olivia ', password: ' secret ' });
+    await user.click(screen.getByRole('button', { name: 'Sign in' }));
+
+    await waitFor(() => {
+      expect(router.state.location.pathname).toBe('/jobs');
+    });
+    const [grant] = network.callsTo(postToken);
+    expect(grant?.url.pathname).toBe('/idp/realms/demo/protocol/openid-connect/token');
+    expect(grant?.form.get('username')).toBe('olivia');
+    expect(grant?.form.get('password')).toBe('secret');
+    expect(window.localStorage.getItem(LOCAL_KEYS.organization)).toBe('demo');
+  });
+
+  it('shows signInForm.error when the provider refuses, and stays on the form', async () => {
+    const user = userEvent.setup();
+    const network = new FakeNetwork().on(postToken, { status: 401, body: { error: 'invalid_grant', error_description: 'Invalid user credentials' } });
+    const { router } = await renderApp({ path: '/auth/demo', network });
+    await screen.findByRole('heading', { level: 1, name: 'Sign in' });
+    await fill(user, { username: 'olivia', password: 'wrong' });
+    await user.click(screen.getByRole('button', { name: 'Sign in' }));
+
+    expect(await screen.findByRole('alert')).toHaveTextContent('Sign-in failed. Check your organization, username and password.');
+    expect(router.state.location.pathname).toBe('/auth/demo');
+    expect(screen.getByRole('button', { name: 'Sign in' })).toBeEnabled();
+  });
+
+  it('disables the button while signing in', async () => {
+    const user = userEvent.setup();
+    let release: () => void = () => undefined;
+    const network = new FakeNetwork().on(postToken, () => new Promise((resolve) => {
+      release = () => {
+        resolve({ status: 401, body: { error: 'invalid_grant' } });
+      };
+    }));
+    await renderApp({ path: '/auth/demo', network });
+    await screen.findByRole('heading', { level: 1, name: 'Sign in' });
+    await fill(user, { username: 'olivia', password: 'secret' });
+    await user.click(screen.getByRole('button', { name: 'Sign in' }));
+    await waitFor(() => {
+      expect(screen.getByRole('button', { name: /Sign in/ })).toBeDisabled();
+    });
+    release();
+    expect(await screen.findByRole('alert')).toBeInTheDocument();
+  });
+
+  it('takes the organization from the route, else from the last sign-in', async () => {
+    const first = await renderApp({ path: '/auth/northwind' });
+    expect(await screen.findByLabelText('Organization')).toHaveValue('northwind');
+    first.unmount();
+
+    window.localStorage.setItem(LOCAL_KEYS.organization, 'demo');
+    await renderApp({ path: '/auth' });
+    expect(await screen.findByLabelText('Organization')).toHaveValue('demo');
+  });
+});
+
+describe('restore password and sign-up (spec §2, §5)', () => {
+  it('checks organization ("Required") and email ("Invalid email"), then confirms without revealing anything', async () => {
+    const user = userEvent.setup();
+    const network = new FakeNetwork();
+    await renderApp({ path: '/auth/restore-my-password', network });
+    await screen.findByRole('heading', { level: 1, name: 'Forgot password' });
+    await user.type(screen.getByLabelText('Organization'), '  ');
+    await user.type(screen.getByLabelText('Email'), 'not-an-email');
+    await user.click(screen.getByRole('button', { name: 'Submit' }));
+    expect(screen.getByLabelText('Organization')).toHaveAccessibleDescription('Required');
+    expect(screen.getByLabelText('Email')).toHaveAccessibleDescription('Invalid email');
+
+    await user.type(screen.getByLabelText('Organization'), 'demo');
+    await user.clear(screen.getByLabelText('Email'));
+    await user.type(screen.getByLabelText('Email'), 'olivia@demo.test');
+    await user.click(screen.getByRole('button', { name: 'Submit' }));
+    expect(await screen.findByRole('status')).toHaveTextContent(/administrator/);
+    expect(network.requests).toHaveLength(0);
+    expect(screen.getByRole('link', { name: 'Back to login' })).toHaveAttribute('href', '/auth');
+  });
+
+  it('sign-up explains where accounts come from and leads back to login', async () => {
+    const user = userEvent.setup();
+    const { router } = await renderApp({ path: '/auth/sign-up' });
+    expect(await screen.findByText(/administrator/)).toBeInTheDocument();
+    expect(screen.getByText(/support contact/)).toBeInTheDocument();
+    await user.click(screen.getByRole('link', { name: 'Back to login' }));
+    await waitFor(() => {
+      expect(router.state.location.pathname).toBe('/auth');
+    });
+  });
+
+  it('sign-in links to both', async () => {
+    await renderApp({ path: '/auth' });
+    expect(await screen.findByRole('link', { name: 'Forgot your password?' })).toHaveAttribute('href', '/auth/restore-my-password');
+    expect(screen.getByRole('link', { name: 'Need an account?' })).toHaveAttribute('href', '/auth/sign-up');
+  });
+});
