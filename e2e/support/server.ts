@@ -79,11 +79,26 @@ export interface ConsoleServer {
   stop(): Promise<void>;
 }
 
-/** Starts the server on the built SPA; `env` adds to (or overrides) the test settings below. */
-export async function startConsoleServer(options: { logName?: string; env?: Record<string, string> } = {}): Promise<ConsoleServer> {
+export interface ConsoleServerOptions {
+  /** File name of the server's log in e2e-artifacts/. */
+  logName?: string;
+  /** Adds to (or overrides) the settings below. */
+  env?: Record<string, string>;
+  /** Runs on the empty data folder before the server opens it (e.g. to seed more robots). */
+  prepare?: (dataDir: string) => Promise<void>;
+}
+
+/** Starts the server on the built SPA. */
+export async function startConsoleServer(options: ConsoleServerOptions = {}): Promise<ConsoleServer> {
   await mkdir(ARTIFACTS_DIR, { recursive: true });
   const logFile = path.join(ARTIFACTS_DIR, options.logName ?? 'server.log');
   const dataDir = await mkdtemp(path.join(tmpdir(), 'uvd-e2e-'));
+  try {
+    await options.prepare?.(dataDir);
+  } catch (error) {
+    await rm(dataDir, { recursive: true, force: true });
+    throw error;
+  }
   const log = createWriteStream(logFile);
   // The address and the identity provider are the server's own, whatever the surrounding environment says.
   const { PUBLIC_URL: _publicUrl, IDP_ISSUER_BASE: _issuer, ...inherited } = process.env;
