@@ -13,13 +13,14 @@ import { ARTIFACTS_DIR, REPO_ROOT, WEB_DIST } from './paths.ts';
 
 const STARTUP_TIMEOUT_MS = 90_000;
 
+/** `npm run build -w @uvd/web` into WEB_DIST. */
 export function buildWeb(): void {
   const started = Date.now();
-  const result = spawnSync('npm', ['run', 'build', '-w', '@uvd/web'], { cwd: REPO_ROOT, encoding: 'utf8' });
+  const result = spawnSync('npm', ['run', 'build', '-w', '@uvd/web', '--', '--outDir', WEB_DIST, '--emptyOutDir'], { cwd: REPO_ROOT, encoding: 'utf8' });
   if (result.status !== 0) {
     throw new Error(`The web console did not build (npm run build -w @uvd/web):\n${result.stdout}\n${result.stderr}`);
   }
-  console.log(`web console built in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  console.log(`web console built into ${path.relative(REPO_ROOT, WEB_DIST) || WEB_DIST} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 }
 
 /** Resolves with the address the server logs once it listens; rejects when it exits or takes too long first. */
