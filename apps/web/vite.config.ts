@@ -18,5 +18,11 @@ export default defineConfig({
   build: {
     outDir: 'dist',
     sourcemap: true,
+    rolldownOptions: {
+      treeshake: {
+        // The contracts only declare schemas; a screen that uses none of a module's exports need not load it.
+        moduleSideEffects: (id: string) => !id.includes('/packages/contracts/'),
+      },
+    },
   },
 });
