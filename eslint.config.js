@@ -3,6 +3,9 @@ import js from '@eslint/js';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
+/** Feature folders of apps/web/src/features. */
+const WEB_FEATURES = ['admin', 'auth', 'deliveries', 'jobs', 'logs', 'map', 'profile', 'robots', 'settings'];
+
 export default tseslint.config(
   { ignores: ['**/node_modules/**', '**/dist/**', '**/data/**', 'apps/server/drizzle/**', 'e2e-artifacts/**'] },
   js.configs.recommended,
@@ -21,6 +24,33 @@ export default tseslint.config(
       '@typescript-eslint/no-unnecessary-condition': ['error', { allowConstantLoopConditions: true }],
     },
   },
+  // Web console layers (STYLE.md, bulletproof-react): shared → features → app; never across features.
+  {
+    files: ['apps/web/src/{components,config,lib,locales,testing}/**/*.{ts,tsx}'],
+    ignores: ['apps/web/src/testing/render-app.tsx'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ regex: '^(\\.\\./)+(features|app)/', message: 'Shared layers do not import features or the app shell.' }] },
+      ],
+    },
+  },
+  ...WEB_FEATURES.map((feature) => ({
+    files: [`apps/web/src/features/${feature}/**/*.{ts,tsx}`],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: `^(\\.\\./)+(app|features|${WEB_FEATURES.filter((other) => other !== feature).join('|')})/`,
+              message: 'A feature imports shared layers only: not the app shell, not another feature.',
+            },
+          ],
+        },
+      ],
+    },
+  })),
   {
     files: ['**/*.js', '**/*.mjs'],
     extends: [tseslint.configs.disableTypeChecked],

@@ -1,7 +1,7 @@
 import { postToken } from '@uvd/contracts';
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { readJobFocus } from '../features/jobs/job-focus.ts';
 import { SESSION_KEYS } from '../lib/storage.ts';
 import { FakeNetwork } from '../testing/fake-network.ts';
@@ -16,6 +16,10 @@ const signedIn = (roles: Role[]) => {
 
 const navigation = () => screen.getByRole('navigation', { name: 'Main navigation' });
 const navLabels = () => within(navigation()).getAllByRole('link').map((link) => link.textContent);
+
+afterEach(() => {
+  vi.useRealTimers();
+});
 
 describe('routes and guards (spec §2)', () => {
   it('sends a signed-out visitor of an authenticated screen to sign-in', async () => {
@@ -165,5 +169,18 @@ describe('routes and guards (spec §2)', () => {
     await screen.findByRole('heading', { level: 1, name: 'Robots' });
     expect(screen.getByRole('main')).toHaveFocus();
     expect(within(navigation()).getByRole('link', { name: 'Robots' })).toHaveAttribute('aria-current', 'page');
+  });
+
+  it('a refused token refresh ends the session: back to sign-in with a toast', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    const network = signedIn(['done-teleoperator']);
+    const { router } = await renderApp({ path: '/robots', network });
+    await screen.findByRole('heading', { level: 1, name: 'Robots' });
+    network.on(postToken, { status: 400, body: { error: 'invalid_grant', error_description: 'Token is not active' } });
+
+    await vi.advanceTimersByTimeAsync(890_000);
+    expect(await screen.findByRole('heading', { level: 1, name: 'Sign in' })).toBeInTheDocument();
+    expect(router.state.location.pathname).toBe('/auth');
+    expect(await screen.findByText('Your session has ended. Please sign in again.')).toBeInTheDocument();
   });
 });
