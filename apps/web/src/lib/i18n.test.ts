@@ -74,4 +74,10 @@ describe('language detection (spec §1 order: lng, cookie, localStorage, session
     expect(document.documentElement.lang).toBe('fi');
     expect(i18n.t('nav.logout')).toBe('Kirjaudu ulos');
   });
+
+  it('caches the language it shows: a Finnish browser (fi-FI) is cached as fi', async () => {
+    browserLanguages(['fi-FI', 'en-US']);
+    expect(await detect()).toBe('fi');
+    expect(window.localStorage.getItem('i18nextLng')).toBe('fi');
+  });
 });

@@ -10,6 +10,18 @@ export const SUPPORTED_LANGUAGES = ['en', 'fi', 'se'] as const;
 export type Language = (typeof SUPPORTED_LANGUAGES)[number];
 export const FALLBACK_LANGUAGE: Language = 'en';
 
+const isSupported = (language: string): language is Language => (SUPPORTED_LANGUAGES as readonly string[]).includes(language);
+
+/**
+ * A detected tag as the product names it: the primary subtag when supported (fi-FI → fi, so the cache holds what is
+ * shown), and Swedish (sv, sv-FI), which the product calls se.
+ */
+export const normaliseLanguage = (language: string): string => {
+  const primary = language.toLowerCase().split(/[-_]/)[0] ?? '';
+  if (primary === 'sv') return 'se';
+  return isSupported(primary) ? primary : language;
+};
+
 /** Spec §1 detection order and cache, exactly. */
 export const DETECTION: DetectorOptions = {
   order: ['querystring', 'cookie', 'localStorage', 'sessionStorage', 'navigator', 'htmlTag'],
@@ -18,8 +30,7 @@ export const DETECTION: DetectorOptions = {
   lookupLocalStorage: 'i18nextLng',
   lookupSessionStorage: 'i18nextLng',
   caches: ['localStorage'],
-  // Browsers report Swedish as sv or sv-FI; the product calls it se.
-  convertDetectedLanguage: (language) => (/^sv\b/i.test(language) ? 'se' : language),
+  convertDetectedLanguage: (language) => normaliseLanguage(language),
 };
 
 /** BCP 47 tag for the html lang attribute: screen readers would read `se` as Northern Sami. */
