@@ -1,4 +1,4 @@
-import { createContext, useContext } from 'react';
+import { createContext, useContext, useMemo } from 'react';
 import type { ReactNode } from 'react';
 import type { RuntimeConfig } from '../config/runtime-config.ts';
 import type { ApiClient } from './api-client.ts';
@@ -10,9 +10,10 @@ interface ApiContextValue {
 
 const ApiContext = createContext<ApiContextValue | null>(null);
 
-export const ApiProvider = ({ api, config, children }: ApiContextValue & { children: ReactNode }) => (
-  <ApiContext value={{ api, config }}>{children}</ApiContext>
-);
+export const ApiProvider = ({ api, config, children }: ApiContextValue & { children: ReactNode }) => {
+  const value = useMemo(() => ({ api, config }), [api, config]);
+  return <ApiContext value={value}>{children}</ApiContext>;
+};
 
 const useApiContext = (): ApiContextValue => {
   const value = useContext(ApiContext);
