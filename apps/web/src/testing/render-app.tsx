@@ -6,6 +6,7 @@ import { createServices } from '../app/services.ts';
 import type { RuntimeConfig } from '../config/runtime-config.ts';
 import { createI18n } from '../lib/i18n.ts';
 import type { Language } from '../lib/i18n.ts';
+import { trackDisposable } from './disposables.ts';
 import { FakeNetwork } from './fake-network.ts';
 import { testConfig } from './fixtures.ts';
 
@@ -20,6 +21,7 @@ export interface RenderAppOptions {
 export const renderApp = async ({ path = '/', network = new FakeNetwork(), config = testConfig(), language = 'en' }: RenderAppOptions = {}) => {
   const i18n = await createI18n({ language });
   const services = createServices({ config, i18n, fetch: network.fetch });
+  trackDisposable(services.auth);
   const router = createMemoryRouter(createAppRoutes(), { initialEntries: [path] });
   const view = render(
     <AppProvider services={services}>
