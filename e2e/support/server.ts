@@ -16,7 +16,12 @@ const STARTUP_TIMEOUT_MS = 90_000;
 /** `npm run build -w @uvd/web` into WEB_DIST. */
 export function buildWeb(): void {
   const started = Date.now();
-  const result = spawnSync('npm', ['run', 'build', '-w', '@uvd/web', '--', '--outDir', WEB_DIST, '--emptyOutDir'], { cwd: REPO_ROOT, encoding: 'utf8' });
+  const result = spawnSync('npm', ['run', 'build', '-w', '@uvd/web', '--', '--outDir', WEB_DIST, '--emptyOutDir'], {
+    cwd: REPO_ROOT,
+    encoding: 'utf8',
+    // Vitest sets NODE_ENV=test, which would make Vite bundle React's development build.
+    env: { ...process.env, NODE_ENV: 'production' },
+  });
   if (result.status !== 0) {
     throw new Error(`The web console did not build (npm run build -w @uvd/web):\n${result.stdout}\n${result.stderr}`);
   }
@@ -102,7 +107,8 @@ export async function startConsoleServer(options: ConsoleServerOptions = {}): Pr
   }
   const log = createWriteStream(logFile);
   // The address and the identity provider are the server's own, whatever the surrounding environment says.
-  const { PUBLIC_URL: _publicUrl, IDP_ISSUER_BASE: _issuer, ...inherited } = process.env;
+  // NODE_ENV: vitest's `test` is not what a deployment runs with.
+  const { PUBLIC_URL: _publicUrl, IDP_ISSUER_BASE: _issuer, NODE_ENV: _nodeEnv, ...inherited } = process.env;
   const server = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
     cwd: path.join(REPO_ROOT, 'apps/server'),
     env: {
