@@ -183,4 +183,19 @@ describe('routes and guards (spec §2)', () => {
     expect(router.state.location.pathname).toBe('/auth');
     expect(await screen.findByText('Your session has ended. Please sign in again.')).toBeInTheDocument();
   });
+
+  it('the collapsed menu opens with its toggle and closes once a link is followed', async () => {
+    const user = userEvent.setup();
+    await renderApp({ path: '/jobs', network: signedIn(['done-teleoperator']) });
+    await screen.findByRole('heading', { level: 1, name: 'Jobs' });
+    const toggle = screen.getByRole('button', { name: 'Toggle navigation' });
+    expect(toggle).toHaveAttribute('aria-expanded', 'false');
+    await user.click(toggle);
+    expect(toggle).toHaveAttribute('aria-expanded', 'true');
+    expect(document.getElementById('main-navigation')).toHaveClass('show');
+    await user.click(within(navigation()).getByRole('link', { name: 'Logs' }));
+    await screen.findByRole('heading', { level: 1, name: 'Logs' });
+    expect(toggle).toHaveAttribute('aria-expanded', 'false');
+    expect(document.getElementById('main-navigation')).not.toHaveClass('show');
+  });
 });

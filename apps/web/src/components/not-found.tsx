@@ -1,5 +1,4 @@
 import { useRef } from 'react';
-import { Container } from 'react-bootstrap';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { paths } from '../config/paths.ts';
@@ -14,7 +13,7 @@ export const NotFound = () => {
     <>
       <SkipLink />
       <main id={MAIN_ID} ref={main} tabIndex={-1}>
-        <Container className="py-5 text-center">
+        <div className="container py-5 text-center">
           <p className="display-4 fw-light text-primary" aria-hidden="true">
             404
           </p>
@@ -23,7 +22,7 @@ export const NotFound = () => {
           <Link to={paths.home.getHref()} className="btn btn-primary">
             {t('notFound.backHome')}
           </Link>
-        </Container>
+        </div>
       </main>
     </>
   );

@@ -1,4 +1,3 @@
-import { Container } from 'react-bootstrap';
 import { useTranslation } from 'react-i18next';
 import { useRouteError } from 'react-router';
 import { PageTitle } from './page-title.tsx';
@@ -9,7 +8,7 @@ export const RouteError = () => {
   const error = useRouteError();
   return (
     <main>
-      <Container className="py-5">
+      <div className="container py-5">
         <PageTitle title={t('routeError.title')} />
         <p>{t('routeError.message')}</p>
         {import.meta.env.DEV && error instanceof Error ? <pre className="small text-danger">{error.message}</pre> : null}
@@ -18,7 +17,7 @@ export const RouteError = () => {
           }}>
           {t('routeError.reload')}
         </button>
-      </Container>
+      </div>
     </main>
   );
 };

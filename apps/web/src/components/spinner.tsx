@@ -1,13 +1,15 @@
-import { Spinner as BootstrapSpinner } from 'react-bootstrap';
 import { useTranslation } from 'react-i18next';
 
-/** An inline busy indicator with a spoken label. */
+/**
+ * An inline busy indicator with a spoken label. Plain Bootstrap markup: the frame renders it on every load, and
+ * react-bootstrap's component would bring its runtime into the initial bundle.
+ */
 export const Spinner = ({ size }: { size?: 'sm' }) => {
   const { t } = useTranslation();
   return (
-    <BootstrapSpinner animation="border" role="status" size={size}>
+    <span className={size === 'sm' ? 'spinner-border spinner-border-sm' : 'spinner-border'} role="status">
       <span className="visually-hidden">{t('common.loading')}</span>
-    </BootstrapSpinner>
+    </span>
   );
 };
 

@@ -1,5 +1,4 @@
-import { useEffect, useRef, useState } from 'react';
-import { Button, Container, Nav, Navbar } from 'react-bootstrap';
+import { useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, NavLink, Outlet, useLocation, useNavigation } from 'react-router';
 import { paths } from '../../config/paths.ts';
@@ -9,7 +8,11 @@ import { homeHrefFor, navItemsFor } from './nav-items.ts';
 import { MAIN_ID, SkipLink } from './skip-link.tsx';
 import { useRouteFocus } from './use-route-focus.ts';
 
-/** The frame of every signed-in screen: skip link, top navigation filtered by role, the main region. */
+/**
+ * The frame of every signed-in screen: skip link, top navigation filtered by role, the main region. Plain Bootstrap
+ * markup rather than react-bootstrap's Navbar, which brings its offcanvas and transition runtime into the bundle
+ * every screen loads first; the collapse below 768 px needs only a toggle.
+ */
 export const AppLayout = () => {
   const { t } = useTranslation();
   const config = useRuntimeConfig();
@@ -18,13 +21,11 @@ export const AppLayout = () => {
   const { pathname } = useLocation();
   const navigation = useNavigation();
   const main = useRef<HTMLElement>(null);
-  const [expanded, setExpanded] = useState(false);
+  // The phone menu is open for the screen it was opened on: following a link (or going back) closes it.
+  const [expandedOn, setExpandedOn] = useState<string | null>(null);
+  const expanded = expandedOn === pathname;
   const [signingOut, setSigningOut] = useState(false);
   useRouteFocus(main);
-  // The collapsed menu (phones) closes once a link is followed.
-  useEffect(() => {
-    setExpanded(false);
-  }, [pathname]);
 
   const items = navItemsFor(config.variant, user?.roles ?? []);
   const logout = () => {
@@ -37,35 +38,48 @@ export const AppLayout = () => {
   return (
     <>
       <SkipLink />
-      <header>
-        <Navbar expand="md" bg="primary" data-bs-theme="dark" expanded={expanded} onToggle={setExpanded} className="app-navbar">
-          <Container fluid="lg">
-            <Navbar.Brand as={Link} to={homeHrefFor(config.variant)}>
-              {t(config.variant === 'logistics' ? 'app.logisticsName' : 'app.name')}
-            </Navbar.Brand>
-            <Navbar.Toggle aria-controls="main-navigation" aria-label={t('nav.toggle')} />
-            <Navbar.Collapse id="main-navigation">
-              <Nav as="nav" aria-label={t('nav.label')} className="me-auto">
+      <header className="navbar navbar-expand-md bg-primary app-navbar" data-bs-theme="dark">
+        <div className="container-lg">
+          <Link className="navbar-brand" to={homeHrefFor(config.variant)}>
+            {t(config.variant === 'logistics' ? 'app.logisticsName' : 'app.name')}
+          </Link>
+          <button
+            type="button"
+            className="navbar-toggler"
+            aria-controls="main-navigation"
+            aria-expanded={expanded}
+            aria-label={t('nav.toggle')}
+            onClick={() => {
+              setExpandedOn(expanded ? null : pathname);
+            }}
+          >
+            <span className="navbar-toggler-icon" />
+          </button>
+          <div id="main-navigation" className={expanded ? 'collapse navbar-collapse show' : 'collapse navbar-collapse'}>
+            <nav aria-label={t('nav.label')} className="me-auto">
+              <ul className="navbar-nav">
                 {items.map((item) => (
-                  <Nav.Link key={item.key} as={NavLink} to={item.href} data-testid={`nav-${item.key}`}>
-                    {t(`nav.${item.key}`)}
-                  </Nav.Link>
+                  <li key={item.key} className="nav-item">
+                    <NavLink className="nav-link" to={item.href} data-testid={`nav-${item.key}`}>
+                      {t(`nav.${item.key}`)}
+                    </NavLink>
+                  </li>
                 ))}
-              </Nav>
-              <div className="d-flex align-items-center gap-3 py-2 py-md-0">
-                {user ? <span className="navbar-text small">{user.username}</span> : null}
-                <Button variant="outline-light" size="sm" onClick={logout} disabled={signingOut}>
-                  {t('nav.logout')}
-                </Button>
-              </div>
-            </Navbar.Collapse>
-          </Container>
-        </Navbar>
+              </ul>
+            </nav>
+            <div className="d-flex align-items-center gap-3 py-2 py-md-0">
+              {user ? <span className="navbar-text small">{user.username}</span> : null}
+              <button type="button" className="btn btn-outline-light btn-sm" onClick={logout} disabled={signingOut}>
+                {t('nav.logout')}
+              </button>
+            </div>
+          </div>
+        </div>
       </header>
       <main id={MAIN_ID} ref={main} tabIndex={-1} className="app-main" aria-busy={navigation.state === 'loading'}>
-        <Container fluid="lg" className="py-4">
+        <div className="container-lg py-4">
           <Outlet />
-        </Container>
+        </div>
       </main>
     </>
   );
@@ -80,7 +94,7 @@ export const VisitorLayout = () => {
     <>
       <SkipLink />
       <main id={MAIN_ID} ref={main} tabIndex={-1} className="visitor-main">
-        <Container className="py-5">
+        <div className="container py-5">
           <div className="visitor-card mx-auto">
             <p className="text-center h4 fw-bold text-primary mb-4">
               <Link to={paths.signIn.getHref()} className="text-decoration-none">
@@ -89,7 +103,7 @@ export const VisitorLayout = () => {
             </p>
             <Outlet />
           </div>
-        </Container>
+        </div>
       </main>
     </>
   );
