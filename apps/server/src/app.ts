@@ -142,6 +142,6 @@ export async function buildApp({ config, database }: BuildOptions): Promise<App>
     { prefix: API_PREFIX },
   );
   // Last: its catch-all GET only answers what no route above matched.
-  await app.register(spaPlugin, { root: resolveWebDist() });
+  await app.register(spaPlugin, { root: resolveWebDist({ WEB_DIST: config.webDist }) });
   return { app, context };
 }

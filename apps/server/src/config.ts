@@ -16,6 +16,8 @@ const EnvSchema = z.object({
     .default('false')
     .transform((v) => v === 'true'),
   DATA_DIR: z.string().default('./data'),
+  /** The built web console to serve; default apps/web/dist next to the server. */
+  WEB_DIST: z.string().optional(),
   DATABASE_URL: z.string().optional(),
   MQTT_URL: z.string().optional(),
   /** The embedded broker (used when MQTT_URL is not set) listens here; 1883 is left to a system broker. */
@@ -74,6 +76,7 @@ export interface Config {
   publicUrl: string | undefined;
   trustProxy: boolean;
   dataDir: string;
+  webDist: string | undefined;
   databaseUrl: string | undefined;
   mqttUrl: string | undefined;
   mqttPort: number;
@@ -111,6 +114,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     publicUrl: e.PUBLIC_URL,
     trustProxy: e.TRUST_PROXY,
     dataDir: e.DATA_DIR,
+    webDist: e.WEB_DIST || undefined,
     databaseUrl: e.DATABASE_URL === '' ? undefined : e.DATABASE_URL,
     mqttUrl: e.MQTT_URL === '' ? undefined : e.MQTT_URL,
     mqttPort: e.MQTT_PORT,
