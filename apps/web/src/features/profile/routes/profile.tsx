@@ -1,8 +1,16 @@
 import { useTranslation } from 'react-i18next';
-import { PlaceholderPage } from '../../../components/placeholder-page.tsx';
+import { PageTitle } from '../../../components/page-title.tsx';
+import { ContactList } from '../components/contact-list.tsx';
+import { UserInfo } from '../components/user-info.tsx';
 
-/** Placeholder until this screen's feature is built; the route, its guard and its lazy chunk are in place. */
+/** Spec §2 profile: the signed-in user's information and the organization's contacts. */
 export const ProfileRoute = () => {
   const { t } = useTranslation();
-  return <PlaceholderPage title={t('nav.profile')} />;
+  return (
+    <>
+      <PageTitle title={t('profileInfo.title')} />
+      <UserInfo />
+      <ContactList />
+    </>
+  );
 };
