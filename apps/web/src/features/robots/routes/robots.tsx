@@ -1,8 +1,41 @@
+import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { PlaceholderPage } from '../../../components/placeholder-page.tsx';
+import { PageTitle } from '../../../components/page-title.tsx';
+import { hasRestrictedRole, useAuth } from '../../../lib/auth/auth-context.tsx';
+import { useRobots } from '../api/robots-query.ts';
+import { RobotDialog } from '../components/robot-dialog.tsx';
+import { RobotTable } from '../components/robot-table.tsx';
+import { useRobotStream } from '../live/use-robot-stream.ts';
 
-/** Placeholder until this screen's feature is built; the route, its guard and its lazy chunk are in place. */
+/** Spec §2 /robots: the live robots table and the robot dialog. */
 export const RobotsRoute = () => {
   const { t } = useTranslation();
-  return <PlaceholderPage title={t('nav.robots')} />;
+  const { user } = useAuth();
+  const robots = useRobots();
+  const [openId, setOpenId] = useState<string | null>(null);
+  const list = robots.data?.payload;
+  const ids = useMemo(() => list?.map((robot) => robot.robot_id) ?? [], [list]);
+  useRobotStream(ids);
+  // Looked up on every render, so the dialog shows the live values of the cached robot.
+  const openRobot = openId === null ? undefined : list?.find((robot) => robot.robot_id === openId);
+
+  return (
+    <>
+      <PageTitle title={t('nav.robots')} />
+      {robots.isError ? (
+        <div className="alert alert-danger" role="alert">
+          {t('robotTable.error')}
+        </div>
+      ) : (
+        <RobotTable robots={list} loading={robots.isPending} onOpen={setOpenId} />
+      )}
+      <RobotDialog
+        robot={openRobot}
+        showMode={hasRestrictedRole(user)}
+        onClose={() => {
+          setOpenId(null);
+        }}
+      />
+    </>
+  );
 };

@@ -1,0 +1,23 @@
+import { useMutation } from '@tanstack/react-query';
+import { postRobotCommand } from '@uvd/contracts';
+import type { RobotCommand } from '@uvd/contracts';
+import { useApi } from '../../../lib/api-context.tsx';
+
+export interface RobotCommandInput {
+  robotId: string;
+  command: RobotCommand;
+}
+
+/**
+ * POST /command/{robot_id}?command=…; resolves true only when the reply's data is truthy (spec §7: a command
+ * response with a falsy data value is a failure).
+ */
+export const useRobotCommand = () => {
+  const api = useApi();
+  return useMutation({
+    mutationFn: async ({ robotId, command }: RobotCommandInput): Promise<boolean> => {
+      const reply = await api.request(postRobotCommand, { params: { robot_id: robotId }, query: { command } });
+      return reply.data;
+    },
+  });
+};

@@ -1,0 +1,57 @@
+import { useTranslation } from 'react-i18next';
+import { SIGNAL_BARS, signalLevel, signalPercent } from '../signal.ts';
+
+/** Battery percent with a charging mark (charging_status 1, spec §3). */
+export const BatteryIndicator = ({ battery, charging }: { battery: number; charging: boolean }) => {
+  const { t } = useTranslation();
+  const percent = Math.round(Math.min(100, Math.max(0, battery)));
+  const tone = percent < 20 ? 'bg-danger' : percent < 50 ? 'bg-warning' : 'bg-success';
+  return (
+    <span className="d-inline-flex align-items-center gap-2 text-nowrap" data-testid="battery">
+      <span
+        className="progress"
+        style={{ width: 48, height: 8 }}
+        role="progressbar"
+        aria-label={t('robotTable.battery')}
+        aria-valuenow={percent}
+        aria-valuemin={0}
+        aria-valuemax={100}
+      >
+        <span className={`progress-bar ${tone}`} style={{ width: `${percent}%` }} />
+      </span>
+      <span>{percent} %</span>
+      {charging ? (
+        <span className="badge text-bg-info" data-testid="charging">
+          <span aria-hidden="true">⚡</span> {t('robotTable.charging')}
+        </span>
+      ) : null}
+    </span>
+  );
+};
+
+/** Signal bars and level word of spec §9 from the robot's ping in ms. */
+export const SignalIndicator = ({ ping }: { ping: number }) => {
+  const { t } = useTranslation();
+  const level = signalLevel(ping);
+  const percent = signalPercent(ping);
+  const lit = SIGNAL_BARS[level];
+  return (
+    <span
+      className="d-inline-flex align-items-end gap-2 text-nowrap"
+      data-testid="signal"
+      data-level={level}
+      title={percent === null ? undefined : `${ping} ms`}
+    >
+      <span className="d-inline-flex align-items-end gap-1" aria-hidden="true">
+        {[1, 2, 3, 4].map((bar) => (
+          <span
+            key={bar}
+            className={bar <= lit ? 'bg-success' : 'bg-secondary-subtle'}
+            style={{ display: 'inline-block', width: 4, height: 4 + bar * 3 }}
+          />
+        ))}
+      </span>
+      <span>{t(`signal.${level}`)}</span>
+    </span>
+  );
+};

@@ -1,0 +1,88 @@
+import type { KeyboardEvent } from 'react';
+import type { Robot } from '@uvd/contracts';
+import { useTranslation } from 'react-i18next';
+import { SkeletonRows } from '../../../components/skeleton.tsx';
+import { BatteryIndicator, SignalIndicator } from './robot-indicators.tsx';
+
+const COLUMNS = 4;
+const LOADING_ROWS = 5;
+
+export interface RobotTableProps {
+  robots: Robot[] | undefined;
+  loading: boolean;
+  onOpen: (robotId: string) => void;
+}
+
+/** Spec §2 robots table: name (sorted ascending by the query), status, battery, signal; a row opens the dialog. */
+export const RobotTable = ({ robots, loading, onOpen }: RobotTableProps) => {
+  const { t } = useTranslation();
+  const onRowKey = (event: KeyboardEvent<HTMLTableRowElement>, robotId: string) => {
+    if (event.key === 'Enter' && event.target === event.currentTarget) onOpen(robotId);
+  };
+  return (
+    <div className="table-responsive">
+      <table className="table table-hover align-middle" aria-busy={loading}>
+        <caption className="visually-hidden">{t('nav.robots')}</caption>
+        <thead>
+          <tr>
+            <th scope="col">{t('robotTable.name')}</th>
+            <th scope="col">{t('robotTable.status')}</th>
+            <th scope="col">{t('robotTable.battery')}</th>
+            <th scope="col">{t('robotTable.signal')}</th>
+          </tr>
+        </thead>
+        <tbody>
+          {loading ? <SkeletonRows rows={LOADING_ROWS} columns={COLUMNS} /> : null}
+          {!loading && robots?.length === 0 ? (
+            <tr>
+              <td colSpan={COLUMNS} className="text-body-secondary">
+                {t('robotTable.noRobots')}
+              </td>
+            </tr>
+          ) : null}
+          {robots?.map((robot) => (
+            <tr
+              key={robot.robot_id}
+              data-testid="robot-row"
+              className={robot.stale ? 'table-warning' : undefined}
+              style={{ cursor: 'pointer' }}
+              onClick={() => {
+                onOpen(robot.robot_id);
+              }}
+              onKeyDown={(event) => {
+                onRowKey(event, robot.robot_id);
+              }}
+            >
+              <th scope="row" className="fw-normal">
+                {/* The button gives keyboard and screen-reader users the row's action (Enter or Space opens it). */}
+                <button
+                  type="button"
+                  className="btn btn-link p-0 text-start text-decoration-none"
+                  aria-haspopup="dialog"
+                  onClick={(event) => {
+                    event.stopPropagation();
+                    onOpen(robot.robot_id);
+                  }}
+                >
+                  {robot.name}
+                </button>
+                {robot.stale ? (
+                  <span className="badge text-bg-warning ms-2" title={t('robotTable.staleHint')}>
+                    {t('robotTable.stale')}
+                  </span>
+                ) : null}
+              </th>
+              <td>{robot.status}</td>
+              <td>
+                <BatteryIndicator battery={robot.battery} charging={robot.charging_status === 1} />
+              </td>
+              <td>
+                <SignalIndicator ping={robot.signal} />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+};
