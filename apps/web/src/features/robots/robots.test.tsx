@@ -1,0 +1,256 @@
+import { getRobots, postRobotCommand } from '@uvd/contracts';
+import type { Role, Robot } from '@uvd/contracts';
+import { screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { FakeNetwork } from '../../testing/fake-network.ts';
+import { fakeIdentity, storeSession } from '../../testing/fixtures.ts';
+import { renderApp } from '../../testing/render-app.tsx';
+import { FakeEventStream, robotFixture } from './testing.ts';
+
+const ALPHA = '0b8f3a52-51d4-4e0c-9d0f-2a6c7d8e9f01';
+const BRAVO = '1c9f3a52-51d4-4e0c-9d0f-2a6c7d8e9f02';
+const CHARLIE = '2d9f3a52-51d4-4e0c-9d0f-2a6c7d8e9f03';
+
+/** The robot stream, opened with the page's fetch (the fake network serves axios's calls only). */
+let streams: { url: URL; headers: Headers; stream: FakeEventStream }[] = [];
+
+beforeEach(() => {
+  streams = [];
+  vi.stubGlobal('fetch', (input: RequestInfo | URL, init?: RequestInit) => {
+    const url = new URL(input instanceof Request ? input.url : String(input));
+    const stream = new FakeEventStream();
+    streams.push({ url, headers: new Headers(init?.headers), stream });
+    return Promise.resolve(stream.response);
+  });
+});
+
+afterEach(() => {
+  vi.unstubAllGlobals();
+});
+
+const robots = (): Robot[] => [
+  robotFixture({ robot_id: CHARLIE, name: 'charlie', mode: 1, signal: 700 }),
+  robotFixture({ robot_id: ALPHA, name: 'Alpha', mode: 2, battery: 55, charging_status: 1, signal: 10 }),
+  robotFixture({ robot_id: BRAVO, name: 'Bravo', mode: 0, signal: -1, stale: true }),
+];
+
+const signedIn = (roles: Role[] = ['done-teleoperator'], list: Robot[] = robots()) => {
+  storeSession();
+  return fakeIdentity(new FakeNetwork(), roles).on(getRobots, { status: 200, body: { count: list.length, payload: list } });
+};
+
+const rows = () => screen.getAllByTestId('robot-row');
+const rowOf = (name: string) => {
+  const row = rows().find((candidate) => within(candidate).queryByRole('button', { name }) !== null);
+  if (!row) throw new Error(`no row ${name}`);
+  return row;
+};
+
+const openRobots = async (network: FakeNetwork) => {
+  const view = await renderApp({ path: '/robots', network });
+  expect(await screen.findByRole('heading', { level: 1, name: 'Robots' })).toBeInTheDocument();
+  await screen.findAllByTestId('robot-row');
+  return view;
+};
+
+describe('robots table (spec §2)', () => {
+  it('lists the robots sorted by name ascending, with battery, charging, signal and stale marks', async () => {
+    const network = signedIn();
+    await openRobots(network);
+    expect(rows().map((row) => within(row).getAllByRole('button')[0]?.textContent)).toEqual(['Alpha', 'Bravo', 'charlie']);
+    const query = network.callsTo(getRobots)[0]?.url.searchParams;
+    expect(query?.get('offset')).toBe('0');
+    expect(query?.get('limit')).toBe('50');
+
+    expect(within(rowOf('Alpha')).getByTestId('battery')).toHaveTextContent('55 %');
+    expect(within(rowOf('Alpha')).getByTestId('charging')).toHaveTextContent('Charging');
+    expect(within(rowOf('charlie')).queryByTestId('charging')).toBeNull();
+    expect(within(rowOf('Alpha')).getByTestId('signal')).toHaveTextContent('Full');
+    expect(within(rowOf('Bravo')).getByTestId('signal')).toHaveTextContent('No signal');
+    expect(within(rowOf('charlie')).getByTestId('signal')).toHaveTextContent('Low');
+    expect(within(rowOf('Bravo')).getByText('Stale')).toBeInTheDocument();
+    expect(within(rowOf('Alpha')).queryByText('Stale')).toBeNull();
+  });
+
+  it('shows robotTable.error when the list fails to load', async () => {
+    storeSession();
+    const network = fakeIdentity(new FakeNetwork()).on(getRobots, { status: 500, body: { error: 'internal', message: 'boom' } });
+    await renderApp({ path: '/robots', network });
+    expect(await screen.findByRole('alert')).toHaveTextContent('Failed to load robots.');
+  });
+
+  it('shows the empty message when the caller sees no robots', async () => {
+    await renderApp({ path: '/robots', network: signedIn(['done-teleoperator'], []) });
+    expect(await screen.findByText('No robots')).toBeInTheDocument();
+  });
+});
+
+describe('robot dialog (spec §2, §4)', () => {
+  it('opens on a row click with the name, no mode for a teleoperator, and a link to the robot jobs', async () => {
+    const user = userEvent.setup();
+    const { router } = await openRobots(signedIn(['done-teleoperator']));
+    await user.click(within(rowOf('charlie')).getByText('idle'));
+    const dialog = await screen.findByRole('dialog', { name: 'charlie' });
+    expect(within(dialog).queryByText('Mode')).toBeNull();
+    expect(within(dialog).queryByTestId('robot-mode')).toBeNull();
+    const link = within(dialog).getByRole('link', { name: "Show this robot's jobs" });
+    expect(link).toHaveAttribute('href', `/jobs?robot=${CHARLIE}`);
+    await user.click(link);
+    await waitFor(() => {
+      expect(router.state.location.pathname).toBe('/jobs');
+    });
+    expect(router.state.location.search).toBe(`?robot=${CHARLIE}`);
+  });
+
+  it('opens from the keyboard and shows the mode label to the restricted roles', async () => {
+    for (const role of ['done-admin', 'done-superadmin'] as const) {
+      const user = userEvent.setup();
+      const { unmount } = await openRobots(signedIn([role]));
+      within(rowOf('Bravo')).getByRole('button', { name: 'Bravo' }).focus();
+      await user.keyboard('{Enter}');
+      const dialog = await screen.findByRole('dialog', { name: 'Bravo' });
+      expect(within(dialog).getByTestId('robot-mode')).toHaveTextContent('Offline');
+      await user.click(within(dialog).getAllByRole('button', { name: 'Close' })[0] ?? dialog);
+      await waitFor(() => {
+        expect(screen.queryByRole('dialog')).toBeNull();
+      });
+      // Enter on the focused row itself opens it as well.
+      rowOf('charlie').tabIndex = -1;
+      rowOf('charlie').focus();
+      await user.keyboard('{Enter}');
+      expect(within(await screen.findByRole('dialog', { name: 'charlie' })).getByTestId('robot-mode')).toHaveTextContent('Manual');
+      unmount();
+    }
+  });
+
+  it('enables the controls only in Autonomous mode', async () => {
+    const user = userEvent.setup();
+    await openRobots(signedIn(['done-admin']));
+    for (const [name, enabled] of [
+      ['Alpha', true],
+      ['Bravo', false],
+      ['charlie', false],
+    ] as const) {
+      await user.click(within(rowOf(name)).getByRole('button', { name }));
+      const dialog = await screen.findByRole('dialog', { name });
+      const controls = within(within(dialog).getByRole('group', { name: 'Robot controls' })).getAllByRole('button');
+      expect(controls.map((button) => button.textContent)).toEqual(['Start / resume', 'Pause', 'Stop', 'Home']);
+      for (const button of controls) {
+        if (enabled) expect(button).toBeEnabled();
+        else expect(button).toBeDisabled();
+      }
+      if (enabled) expect(within(dialog).queryByText('Controls are available in Autonomous mode only.')).toBeNull();
+      else expect(within(dialog).getByText('Controls are available in Autonomous mode only.')).toBeInTheDocument();
+      await user.keyboard('{Escape}');
+      await waitFor(() => {
+        expect(screen.queryByRole('dialog')).toBeNull();
+      });
+    }
+  });
+
+  it('asks for confirmation, sends the command and toasts robotControls.commandSuccess', async () => {
+    const user = userEvent.setup();
+    const network = signedIn(['done-teleoperator']).on(postRobotCommand, { status: 200, body: { data: true } });
+    await openRobots(network);
+    await user.click(within(rowOf('Alpha')).getByRole('button', { name: 'Alpha' }));
+    await user.click(within(await screen.findByRole('dialog', { name: 'Alpha' })).getByRole('button', { name: 'Pause' }));
+    const confirm = await screen.findByRole('dialog', { name: 'Pause Alpha?' });
+    expect(network.callsTo(postRobotCommand)).toHaveLength(0);
+    await user.click(within(confirm).getByRole('button', { name: 'Pause' }));
+    expect(await screen.findByText('Command sent')).toBeInTheDocument();
+    const calls = network.callsTo(postRobotCommand);
+    expect(calls).toHaveLength(1);
+    expect(calls[0]?.url.pathname).toBe(`/api/command/${ALPHA}`);
+    expect(calls[0]?.url.searchParams.get('command')).toBe('pause');
+    // Back to the robot dialog once the command is done.
+    expect(await screen.findByRole('dialog', { name: 'Alpha' })).toBeInTheDocument();
+  });
+
+  it('sends nothing when the confirmation is cancelled', async () => {
+    const user = userEvent.setup();
+    const network = signedIn().on(postRobotCommand, { status: 200, body: { data: true } });
+    await openRobots(network);
+    await user.click(within(rowOf('Alpha')).getByRole('button', { name: 'Alpha' }));
+    await user.click(within(await screen.findByRole('dialog', { name: 'Alpha' })).getByRole('button', { name: 'Home' }));
+    await user.click(within(await screen.findByRole('dialog', { name: 'Send Alpha home?' })).getByRole('button', { name: 'Cancel' }));
+    expect(await screen.findByRole('dialog', { name: 'Alpha' })).toBeInTheDocument();
+    expect(network.callsTo(postRobotCommand)).toHaveLength(0);
+  });
+
+  it('toasts robotControls.commandFail for a falsy data reply and for a refused command', async () => {
+    for (const reply of [
+      { status: 200, body: { data: false } },
+      { status: 409, body: { error: 'robot_not_autonomous', message: 'Robot is not in Autonomous mode' } },
+    ]) {
+      const user = userEvent.setup();
+      const network = signedIn().on(postRobotCommand, reply);
+      const { unmount } = await openRobots(network);
+      await user.click(within(rowOf('Alpha')).getByRole('button', { name: 'Alpha' }));
+      await user.click(within(await screen.findByRole('dialog', { name: 'Alpha' })).getByRole('button', { name: 'Stop' }));
+      await user.click(within(await screen.findByRole('dialog', { name: 'Stop Alpha?' })).getByRole('button', { name: 'Stop' }));
+      expect(await screen.findByText('Command failed')).toBeInTheDocument();
+      expect(screen.queryByText('Command sent')).toBeNull();
+      unmount();
+    }
+  });
+});
+
+describe('live robot updates (spec §4)', () => {
+  it('opens one stream with the bearer header for the listed robots and applies each update to the table and dialog', async () => {
+    const user = userEvent.setup();
+    await openRobots(signedIn(['done-admin']));
+    await waitFor(() => {
+      expect(streams).toHaveLength(1);
+    });
+    const [live] = streams;
+    if (!live) throw new Error('no stream');
+    expect(live.url.pathname).toBe('/api/robot/stream');
+    expect(live.url.searchParams.get('robot_list')?.split(',').sort()).toEqual([ALPHA, BRAVO, CHARLIE].sort());
+    expect(live.headers.get('Authorization')).toMatch(/^Bearer access-/);
+
+    live.stream.update({ robot_id: CHARLIE, field: 'battery', value: 12, charging_status: 1 });
+    await waitFor(() => {
+      expect(within(rowOf('charlie')).getByTestId('battery')).toHaveTextContent('12 %');
+    });
+    expect(within(rowOf('charlie')).getByTestId('charging')).toBeInTheDocument();
+
+    live.stream.update({ robot_id: ALPHA, field: 'ping', value: 500, timeout: true });
+    await waitFor(() => {
+      expect(within(rowOf('Alpha')).getByTestId('signal')).toHaveTextContent('No signal');
+    });
+    live.stream.update({ robot_id: ALPHA, field: 'ping', value: 300, timeout: false });
+    await waitFor(() => {
+      expect(within(rowOf('Alpha')).getByTestId('signal')).toHaveTextContent('Medium');
+    });
+
+    live.stream.update({ robot_id: BRAVO, field: 'stale', value: false });
+    live.stream.update({ robot_id: BRAVO, field: 'status', value: 'charging' });
+    await waitFor(() => {
+      expect(within(rowOf('Bravo')).queryByText('Stale')).toBeNull();
+    });
+    expect(within(rowOf('Bravo')).getByText('charging')).toBeInTheDocument();
+
+    // A mode change reaches an open dialog: the controls enable once the robot turns Autonomous.
+    await user.click(within(rowOf('charlie')).getByRole('button', { name: 'charlie' }));
+    const dialog = await screen.findByRole('dialog', { name: 'charlie' });
+    expect(within(dialog).getByRole('button', { name: 'Pause' })).toBeDisabled();
+    live.stream.update({ robot_id: CHARLIE, field: 'mode', value: 2 });
+    await waitFor(() => {
+      expect(within(dialog).getByRole('button', { name: 'Pause' })).toBeEnabled();
+    });
+    expect(within(dialog).getByTestId('robot-mode')).toHaveTextContent('Autonomous');
+    expect(streams).toHaveLength(1);
+  });
+
+  it('closes the stream when the screen is left', async () => {
+    const { router } = await openRobots(signedIn());
+    await waitFor(() => {
+      expect(streams).toHaveLength(1);
+    });
+    await router.navigate('/settings');
+    await waitFor(() => {
+      expect(streams[0]?.stream.cancelled).toBe(true);
+    });
+  });
+});
