@@ -1,8 +1,16 @@
 import { useTranslation } from 'react-i18next';
-import { PlaceholderPage } from '../../../components/placeholder-page.tsx';
+import { PageTitle } from '../../../components/page-title.tsx';
+import { NotificationsSwitch } from '../components/notifications-switch.tsx';
+import { SettingsForm } from '../components/settings-form.tsx';
 
-/** Placeholder until this screen's feature is built; the route, its guard and its lazy chunk are in place. */
+/** Spec §2 settings: language, timezone, save, and the notifications switch. */
 export const SettingsRoute = () => {
   const { t } = useTranslation();
-  return <PlaceholderPage title={t('nav.settings')} />;
+  return (
+    <>
+      <PageTitle title={t('settings.title')} />
+      <SettingsForm />
+      <NotificationsSwitch />
+    </>
+  );
 };
