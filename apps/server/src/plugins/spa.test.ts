@@ -45,12 +45,9 @@ beforeAll(async () => {
   await writeFile(path.join(dist, '.env'), 'SECRET=1');
   await writeFile(path.join(tempDir, 'outside.txt'), 'outside the dist folder');
 
-  // The web dist is read from WEB_DIST when the app is built; each server keeps the folder it was built with.
-  process.env.WEB_DIST = dist;
-  built = await startTestServer();
-  process.env.WEB_DIST = path.join(tempDir, 'not-built');
-  unbuilt = await startTestServer();
-  delete process.env.WEB_DIST;
+  // The web dist is configuration (WEB_DIST); each server keeps the folder it was built with.
+  built = await startTestServer({ webDist: dist });
+  unbuilt = await startTestServer({ webDist: path.join(tempDir, 'not-built') });
 });
 
 afterAll(async () => {
