@@ -115,10 +115,9 @@ describe('robot dialog (spec §2, §4)', () => {
       await waitFor(() => {
         expect(screen.queryByRole('dialog')).toBeNull();
       });
-      // Enter on the focused row itself opens it as well.
-      rowOf('charlie').tabIndex = -1;
-      rowOf('charlie').focus();
-      await user.keyboard('{Enter}');
+      // Space works as well.
+      within(rowOf('charlie')).getByRole('button', { name: 'charlie' }).focus();
+      await user.keyboard(' ');
       expect(within(await screen.findByRole('dialog', { name: 'charlie' })).getByTestId('robot-mode')).toHaveTextContent('Manual');
       unmount();
     }

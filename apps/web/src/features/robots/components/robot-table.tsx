@@ -1,4 +1,3 @@
-import type { KeyboardEvent } from 'react';
 import type { Robot } from '@uvd/contracts';
 import { useTranslation } from 'react-i18next';
 import { SkeletonRows } from '../../../components/skeleton.tsx';
@@ -13,12 +12,13 @@ export interface RobotTableProps {
   onOpen: (robotId: string) => void;
 }
 
-/** Spec §2 robots table: name (sorted ascending by the query), status, battery, signal; a row opens the dialog. */
+/**
+ * Spec §2 robots table: name (sorted ascending by the query), status, battery, signal. A click anywhere on a row
+ * opens the dialog; the keyboard reaches it through the name's button (Enter or Space), so the row keeps its
+ * table semantics and there is one tab stop per robot.
+ */
 export const RobotTable = ({ robots, loading, onOpen }: RobotTableProps) => {
   const { t } = useTranslation();
-  const onRowKey = (event: KeyboardEvent<HTMLTableRowElement>, robotId: string) => {
-    if (event.key === 'Enter' && event.target === event.currentTarget) onOpen(robotId);
-  };
   return (
     <div className="table-responsive">
       <table className="table table-hover align-middle" aria-busy={loading}>
@@ -48,9 +48,6 @@ export const RobotTable = ({ robots, loading, onOpen }: RobotTableProps) => {
               style={{ cursor: 'pointer' }}
               onClick={() => {
                 onOpen(robot.robot_id);
-              }}
-              onKeyDown={(event) => {
-                onRowKey(event, robot.robot_id);
               }}
             >
               <th scope="row" className="fw-normal">
