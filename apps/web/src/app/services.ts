@@ -42,6 +42,7 @@ export const createServices = ({ config, i18n, fetch, sessionStorage, localStora
     tokens,
     localStorage: localStorage ?? window.localStorage,
     onRefreshError,
+    onDeviceRemovalError: () => toast.error(i18n.t('notifications.removeFailed')),
   });
   // Nothing of one user's cache may show to the next one on this device.
   auth.subscribe(() => {

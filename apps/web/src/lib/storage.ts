@@ -12,7 +12,14 @@ export const LOCAL_KEYS = {
   /** Per-user maps of the map screen's choices (spec §3 selected_building, selected_map). */
   selectedBuilding: 'selected_building',
   selectedMap: 'selected_map',
+  /** Per-user notification on/off flags (spec §3). */
+  notifications: 'notifications',
+  /** The device's push token: native preferences in the app, local storage in a browser (spec §3). */
+  deviceToken: 'device_token',
 } as const;
+
+/** The device token this browser subscribed with, if it ever did. */
+export const readDeviceToken = (storage: Storage = window.localStorage): string | null => read(storage, LOCAL_KEYS.deviceToken);
 
 export interface SessionTokens {
   accessToken: string;

@@ -3,8 +3,10 @@
  * device token is a random id made once per browser and kept in local storage (spec §3: "The device token lives
  * in native preferences", which a browser's local storage stands in for).
  */
-export const NOTIFICATIONS_KEY = 'notifications';
-export const DEVICE_TOKEN_KEY = 'device_token';
+import { LOCAL_KEYS } from '../../lib/storage.ts';
+
+export const NOTIFICATIONS_KEY = LOCAL_KEYS.notifications;
+export const DEVICE_TOKEN_KEY = LOCAL_KEYS.deviceToken;
 
 const read = (key: string): string | null => {
   try {

@@ -1,4 +1,4 @@
-import { getMyProfile, postLogout, postRevoke, postToken } from '@uvd/contracts';
+import { getMyProfile, postLogout, postRevoke, postToken, removeDevice } from '@uvd/contracts';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { FakeNetwork } from '../../testing/fake-network.ts';
 import { fakeIdentity, storeSession, testConfig, tokenReply } from '../../testing/fixtures.ts';
@@ -9,7 +9,7 @@ import { AuthClient } from './auth-client.ts';
 
 const REFRESH_MS = 890_000;
 
-const setup = (network: FakeNetwork, onRefreshError?: (error: ApiRequestError) => void) => {
+const setup = (network: FakeNetwork, onRefreshError?: (error: ApiRequestError) => void, onDeviceRemovalError?: () => void) => {
   const config = testConfig();
   const tokens = createTokenStore(window.sessionStorage);
   const api = createApiClient(config, { fetch: network.fetch, getAccessToken: () => tokens.readAccessToken() });
@@ -20,6 +20,7 @@ const setup = (network: FakeNetwork, onRefreshError?: (error: ApiRequestError) =
     tokens,
     localStorage: window.localStorage,
     onRefreshError,
+    onDeviceRemovalError,
   });
   clients.push(auth);
   return auth;
@@ -200,6 +201,37 @@ describe('auth client (spec §4)', () => {
     expect(auth.getSnapshot()).toEqual({ status: 'unauthenticated', user: null });
     // The organization stays for the next sign-in.
     expect(window.localStorage.getItem(LOCAL_KEYS.organization)).toBe('demo');
+  });
+
+  it('logout first unregisters this device from pushes (DELETE /remove), while the token still works', async () => {
+    const network = fakeIdentity(new FakeNetwork()).on(removeDevice, { status: 200, body: { data: true } });
+    const auth = setup(network);
+    const user = await auth.login({ organization: 'demo', username: 'olivia', password: 'secret' });
+    window.localStorage.setItem(LOCAL_KEYS.deviceToken, 'web-device-1');
+    const { access } = stored();
+
+    await auth.logout();
+
+    const removal = network.callsTo(removeDevice)[0];
+    expect(JSON.parse(removal?.body ?? 'null')).toEqual({ deviceToken: 'web-device-1', userId: user.sub });
+    expect(removal?.headers.get('authorization')).toBe(`Bearer ${access ?? ''}`);
+    expect(network.requests.slice(-3).map((request) => request.url.pathname.split('/').pop())).toEqual(['remove', 'revoke', 'logout']);
+    window.localStorage.removeItem(LOCAL_KEYS.deviceToken);
+  });
+
+  it('logout proceeds with an error callback when the device cannot be unregistered (spec §7)', async () => {
+    const network = fakeIdentity(new FakeNetwork()).on(removeDevice, { networkError: true });
+    const onDeviceRemovalError = vi.fn();
+    const auth = setup(network, undefined, onDeviceRemovalError);
+    await auth.login({ organization: 'demo', username: 'olivia', password: 'secret' });
+    window.localStorage.setItem(LOCAL_KEYS.deviceToken, 'web-device-2');
+
+    await auth.logout();
+
+    expect(onDeviceRemovalError).toHaveBeenCalledTimes(1);
+    expect(network.callsTo(postLogout)).toHaveLength(1);
+    expect(auth.getSnapshot().status).toBe('unauthenticated');
+    window.localStorage.removeItem(LOCAL_KEYS.deviceToken);
   });
 
   it('logout signs out on this device even when the identity provider cannot be reached', async () => {

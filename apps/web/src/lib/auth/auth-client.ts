@@ -1,5 +1,5 @@
 import type { AxiosInstance } from 'axios';
-import { getMyProfile, postLogout, postRevoke, postToken } from '@uvd/contracts';
+import { getMyProfile, postLogout, postRevoke, postToken, removeDevice } from '@uvd/contracts';
 import type { SessionUser, TokenResponse } from '@uvd/contracts';
 import { z } from 'zod';
 import type { RuntimeConfig } from '../../config/runtime-config.ts';
@@ -7,7 +7,7 @@ import type { ApiClient } from '../api-client.ts';
 import { sendRequest } from '../api-client.ts';
 import { toApiRequestError } from '../api-error.ts';
 import type { ApiRequestError } from '../api-error.ts';
-import { saveOrganization } from '../storage.ts';
+import { readDeviceToken, saveOrganization } from '../storage.ts';
 import type { TokenStore } from '../storage.ts';
 
 /**
@@ -37,6 +37,8 @@ export interface AuthClientOptions {
   localStorage?: Storage;
   /** Spec §4: "a failed refresh calls an error callback". */
   onRefreshError?: (error: ApiRequestError) => void;
+  /** Spec §7: when unregistering the device fails at logout, a generic error shows and logout proceeds. */
+  onDeviceRemovalError?: () => void;
 }
 
 const quietly = (promise: Promise<unknown>): Promise<void> => promise.then(
@@ -94,7 +96,15 @@ export class AuthClient {
   async logout(): Promise<void> {
     this.stopTimer();
     const stored = this.options.tokens.read();
+    const user = this.state.user;
     try {
+      // Spec §7: the device stops receiving this user's pushes (DELETE /remove) while the token still works.
+      const deviceToken = readDeviceToken(this.options.localStorage);
+      if (stored && user && deviceToken) {
+        await this.options.api.request(removeDevice, { body: { deviceToken, userId: user.sub } }).catch(() => {
+          this.options.onDeviceRemovalError?.();
+        });
+      }
       if (stored) {
         const organization = stored.realm;
         const client_id = this.options.config.clientId;
