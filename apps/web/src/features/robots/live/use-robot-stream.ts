@@ -5,22 +5,12 @@ import { streamRobots } from '@uvd/contracts';
 import type { RobotList } from '@uvd/contracts';
 import type { ApiClient } from '../../../lib/api-client.ts';
 import { useApi } from '../../../lib/api-context.tsx';
+import { fetchStream } from '../../../lib/live/stream-hub.ts';
 import { robotsQueryKey } from '../api/robots-query.ts';
 import { applyRobotUpdate, RobotStreamHub } from './robot-stream.ts';
 
 /** Opens the robot stream with fetch, sending the session's bearer token (re-read on every reconnect). */
-export const fetchRobotStream =
-  (api: ApiClient) =>
-  (robotIds: readonly string[], lastEventId: string | undefined, signal: AbortSignal): Promise<Response> => {
-    const url = new URL(`${api.baseUrl('robots').replace(/\/$/, '')}${streamRobots.path}`, window.location.href);
-    if (robotIds.length > 0) url.searchParams.set('robot_list', robotIds.join(','));
-    const headers = new Headers({ Accept: 'text/event-stream' });
-    const token = api.getAccessToken();
-    if (token) headers.set('Authorization', `Bearer ${token}`);
-    if (lastEventId) headers.set('Last-Event-ID', lastEventId);
-    // Read at call time, so the page's fetch (or a test's) is the one used.
-    return globalThis.fetch(url, { headers, signal, cache: 'no-store' });
-  };
+export const fetchRobotStream = (api: ApiClient) => fetchStream(api, () => api.baseUrl('robots'), streamRobots.path, 'robot_list');
 
 /** One hub per query cache: every screen of one app shares its connections and feeds the same cache. */
 const hubs = new WeakMap<QueryClient, RobotStreamHub>();

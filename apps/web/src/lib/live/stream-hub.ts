@@ -1,0 +1,140 @@
+import { readSseStream } from './sse-reader.ts';
+
+/** Opens one stream for these ids; resolves with the response whose body is the event stream. */
+export type StreamConnect = (ids: readonly string[], lastEventId: string | undefined, signal: AbortSignal) => Promise<Response>;
+
+export interface StreamHubOptions<T> {
+  connect: StreamConnect;
+  /** The SSE event name this hub listens to; other frames are ignored. */
+  event: string;
+  /** Turns a frame's data into a payload, or null when it does not parse with the contract. */
+  parse: (data: string) => T | null;
+  /** Receives every payload that parses, once per event whatever the number of subscribers. */
+  onEvent: (payload: T) => void;
+  /** First reconnect delay; doubled after each failed attempt up to maxDelayMs, reset once a connection opens. */
+  initialDelayMs?: number;
+  maxDelayMs?: number;
+}
+
+interface Connection {
+  ids: readonly string[];
+  refs: number;
+  controller: AbortController;
+  /** An id the server sends is handed back on reconnect. */
+  lastEventId: string | undefined;
+}
+
+/** The stream's identity: the same ids in any order (or repeated) share one connection. */
+export const streamKey = (ids: readonly string[]): string => [...new Set(ids)].sort().join(',');
+
+const sleep = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+
+/** JSON-decodes a frame's data and checks it with a schema (anything with safeParse, e.g. a zod schema). */
+export const jsonParser =
+  <T>(schema: { safeParse: (value: unknown) => { success: true; data: T } | { success: false } }) =>
+  (data: string): T | null => {
+    let json: unknown;
+    try {
+      json = JSON.parse(data);
+    } catch {
+      return null;
+    }
+    const parsed = schema.safeParse(json);
+    return parsed.success ? parsed.data : null;
+  };
+
+/**
+ * One connection per stream (keyed by its id list), shared by every subscriber (reference-counted): the first
+ * subscription opens it, the last release closes it. A dropped or refused connection is reopened with exponential
+ * backoff.
+ */
+export class StreamHub<T> {
+  private readonly connections = new Map<string, Connection>();
+  private readonly initialDelayMs: number;
+  private readonly maxDelayMs: number;
+
+  constructor(private readonly options: StreamHubOptions<T>) {
+    this.initialDelayMs = options.initialDelayMs ?? 1000;
+    this.maxDelayMs = options.maxDelayMs ?? 30_000;
+  }
+
+  /** Watches these ids; call the returned function to stop (calling it twice is harmless). */
+  subscribe(ids: readonly string[]): () => void {
+    const key = streamKey(ids);
+    let connection = this.connections.get(key);
+    if (!connection) {
+      connection = { ids: key === '' ? [] : key.split(','), refs: 0, controller: new AbortController(), lastEventId: undefined };
+      this.connections.set(key, connection);
+      void this.run(connection);
+    }
+    connection.refs += 1;
+    const held = connection;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      held.refs -= 1;
+      if (held.refs === 0) {
+        held.controller.abort();
+        if (this.connections.get(key) === held) this.connections.delete(key);
+      }
+    };
+  }
+
+  /** Open streams and their subscriber counts, keyed by streamKey (for tests and diagnostics). */
+  snapshot(): Map<string, number> {
+    return new Map([...this.connections].map(([key, connection]) => [key, connection.refs]));
+  }
+
+  private async run(connection: Connection): Promise<void> {
+    const { signal } = connection.controller;
+    // A function, so the checks after each await read the live flag (the release may happen meanwhile).
+    const stopped = () => signal.aborted;
+    let attempt = 0;
+    while (!signal.aborted) {
+      try {
+        const response = await this.options.connect(connection.ids, connection.lastEventId, signal);
+        if (!response.ok || !response.body) throw new Error(`stream answered ${response.status}`);
+        attempt = 0;
+        await readSseStream(response.body, signal, (frame) => {
+          if (frame.id !== undefined && frame.id !== '') connection.lastEventId = frame.id;
+          if (frame.event !== this.options.event) return;
+          const payload = this.options.parse(frame.data);
+          if (payload !== null) this.options.onEvent(payload);
+        });
+      } catch {
+        // A refused or broken connection is retried below like one that ended.
+      }
+      if (stopped()) return;
+      const delay = Math.min(this.maxDelayMs, this.initialDelayMs * 2 ** attempt);
+      attempt += 1;
+      await sleep(delay, signal);
+    }
+  }
+}
+
+/**
+ * Opens a stream with fetch, sending the session's bearer token (re-read on every reconnect): EventSource cannot
+ * send the header. `base` is the backend's base URL, `query` the parameter carrying the comma-joined ids.
+ */
+export const fetchStream =
+  (api: { getAccessToken: () => string | null | undefined }, base: () => string, path: string, query: string): StreamConnect =>
+  (ids, lastEventId, signal) => {
+    const url = new URL(`${base().replace(/\/$/, '')}${path}`, window.location.href);
+    if (ids.length > 0) url.searchParams.set(query, ids.join(','));
+    const headers = new Headers({ Accept: 'text/event-stream' });
+    const token = api.getAccessToken();
+    if (token) headers.set('Authorization', `Bearer ${token}`);
+    if (lastEventId) headers.set('Last-Event-ID', lastEventId);
+    // Read at call time, so the page's fetch (or a test's) is the one used.
+    return globalThis.fetch(url, { headers, signal, cache: 'no-store' });
+  };
