@@ -1,8 +1,79 @@
+import { useState } from 'react';
+import { Button } from 'react-bootstrap';
 import { useTranslation } from 'react-i18next';
-import { PlaceholderPage } from '../../../components/placeholder-page.tsx';
+import { useSearchParams } from 'react-router';
+import { PageTitle } from '../../../components/page-title.tsx';
+import { useLogs } from '../api/logs-query.ts';
+import { LogFilterDialog } from '../components/log-filter-dialog.tsx';
+import { LogTable } from '../components/log-table.tsx';
+import { PaginationBar } from '../components/pagination-bar.tsx';
+import { applyChoice, applyLimit, applyOffset, readFilters, resetFilters } from '../filters.ts';
 
-/** Placeholder until this screen's feature is built; the route, its guard and its lazy chunk are in place. */
+/** Spec §2 /logs: the logs list with URL-synced filters and expandable rows. */
 export const LogsRoute = () => {
   const { t } = useTranslation();
-  return <PlaceholderPage title={t('nav.logs')} />;
+  const [search, setSearch] = useSearchParams();
+  const filters = readFilters(search);
+  const logs = useLogs(filters);
+  const [filterOpen, setFilterOpen] = useState(false);
+  const [expandedId, setExpandedId] = useState<string | null>(null);
+
+  return (
+    <>
+      <PageTitle title={t('nav.logs')}>
+        <Button
+          variant="outline-primary"
+          onClick={() => {
+            setFilterOpen(true);
+          }}
+        >
+          {t('filter.title')}
+        </Button>
+      </PageTitle>
+      {logs.isError ? (
+        <div className="alert alert-danger" role="alert">
+          {t('logTable.error')}
+        </div>
+      ) : (
+        <>
+          <LogTable
+            logs={logs.data?.payload}
+            loading={logs.isPending}
+            expandedId={expandedId}
+            onToggle={(id) => {
+              setExpandedId((current) => (current === id ? null : id));
+            }}
+          />
+          <PaginationBar
+            count={logs.data?.count ?? 0}
+            offset={filters.offset}
+            limit={filters.limit}
+            onOffset={(offset) => {
+              setSearch(applyOffset(search, offset));
+            }}
+            onLimit={(limit) => {
+              setSearch(applyLimit(search, limit));
+            }}
+          />
+        </>
+      )}
+      {filterOpen ? (
+        <LogFilterDialog
+          show
+          filters={filters}
+          onApply={(choice) => {
+            setSearch(applyChoice(search, choice));
+            setFilterOpen(false);
+          }}
+          onReset={() => {
+            setSearch(resetFilters());
+            setFilterOpen(false);
+          }}
+          onClose={() => {
+            setFilterOpen(false);
+          }}
+        />
+      ) : null}
+    </>
+  );
 };

@@ -1,0 +1,60 @@
+import { keepPreviousData, queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { getLog, getRobots, listLogs, updateLogNotes } from '@uvd/contracts';
+import type { LogEntry } from '@uvd/contracts';
+import type { ApiClient } from '../../../lib/api-client.ts';
+import { useApi } from '../../../lib/api-context.tsx';
+import type { ListFilters } from '../filters.ts';
+
+export const logsKeys = {
+  all: ['logs'] as const,
+  list: (filters: ListFilters) => ['logs', 'list', filters] as const,
+  detail: (id: string) => ['logs', 'detail', id] as const,
+};
+
+export const logsQueryOptions = (api: ApiClient, filters: ListFilters) =>
+  queryOptions({
+    queryKey: logsKeys.list(filters),
+    queryFn: ({ signal }) =>
+      api.request(listLogs, {
+        query: {
+          offset: filters.offset,
+          limit: filters.limit,
+          robot_id: filters.robots.length > 0 ? filters.robots : undefined,
+          from_date: filters.startDate,
+          to_date: filters.endDate,
+        },
+        signal,
+      }),
+  });
+
+/** GET /log with robot_id repeated and from_date/to_date (spec §7). */
+export const useLogs = (filters: ListFilters) => useQuery({ ...logsQueryOptions(useApi(), filters), placeholderData: keepPreviousData });
+
+/** GET /log/{id}: the expanded row reads the log afresh. */
+export const useLog = (id: string) => {
+  const api = useApi();
+  return useQuery({ queryKey: logsKeys.detail(id), queryFn: ({ signal }) => api.request(getLog, { params: { id }, signal }) });
+};
+
+/** The robots offered by the filter dialog (spec §9: 50 from offset 0). */
+export const useFilterRobots = (enabled: boolean) => {
+  const api = useApi();
+  return useQuery({
+    queryKey: ['logs', 'filter-robots'],
+    queryFn: ({ signal }) => api.request(getRobots, { query: { offset: 0, limit: 50 }, signal }),
+    enabled,
+  });
+};
+
+/** PATCH /log/{id}/notes; the reply replaces the cached detail and the lists reload. */
+export const useUpdateLogNotes = () => {
+  const api = useApi();
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: ({ id, notes }: { id: string; notes: string }) => api.request(updateLogNotes, { params: { id }, body: { notes } }),
+    onSuccess: (entry: LogEntry) => {
+      client.setQueryData(logsKeys.detail(entry.job_id), entry);
+      void client.invalidateQueries({ queryKey: ['logs', 'list'] });
+    },
+  });
+};

@@ -1,0 +1,126 @@
+import type { LogEntry, LoggedRoom } from '@uvd/contracts';
+import { useState } from 'react';
+import { Button, Form, Table } from 'react-bootstrap';
+import { useTranslation } from 'react-i18next';
+import { Link } from 'react-router';
+import { Skeleton } from '../../../components/skeleton.tsx';
+import { Spinner } from '../../../components/spinner.tsx';
+import { paths } from '../../../config/paths.ts';
+import { useSessionUser } from '../../../lib/auth/auth-context.tsx';
+import { formatDateTime } from '../../../lib/format-date.ts';
+import { toast } from '../../../lib/toast.ts';
+import { useLog, useUpdateLogNotes } from '../api/logs-query.ts';
+
+type RoomResult = 'disinfected' | 'not_disinfected' | 'not_ready' | 'not_reached';
+
+/**
+ * Spec §3 room result labels. A room the robot reached but did not finish in an aborted job reads "Aborted"
+ * (not_disinfected) rather than "Not reached", which would blame the route.
+ */
+export const roomResult = (room: LoggedRoom, entry: Pick<LogEntry, 'completion_status'>): RoomResult => {
+  if (room.state === 'done') return 'disinfected';
+  if (room.state === 'not_reached' && entry.completion_status.toLowerCase() === 'aborted') return 'not_disinfected';
+  return room.state;
+};
+
+const NotesEditor = ({ entry }: { entry: LogEntry }) => {
+  const { t } = useTranslation();
+  const [notes, setNotes] = useState(entry.notes);
+  const update = useUpdateLogNotes();
+  const id = `log-notes-${entry.job_id}`;
+  return (
+    <Form
+      className="mb-3"
+      onSubmit={(event) => {
+        event.preventDefault();
+        update.mutate(
+          { id: entry.job_id, notes },
+          {
+            onSuccess: () => toast.success(t('logDetail.success')),
+            onError: () => toast.error(t('logDetail.failure')),
+          },
+        );
+      }}
+    >
+      <Form.Label htmlFor={id}>{t('logDetail.notes')}</Form.Label>
+      <Form.Control
+        as="textarea"
+        id={id}
+        rows={3}
+        value={notes}
+        onChange={(event) => {
+          setNotes(event.target.value);
+        }}
+      />
+      <Button type="submit" size="sm" className="mt-2" disabled={update.isPending || notes === entry.notes}>
+        {update.isPending ? <Spinner size="sm" /> : null} {t('logDetail.saveNotes')}
+      </Button>
+    </Form>
+  );
+};
+
+/** The expanded row (spec §2 "Logs list"): robot, creator, times, notes, logged rooms and the trajectory link. */
+export const LogDetail = ({ id }: { id: string }) => {
+  const { t } = useTranslation();
+  const { timezone } = useSessionUser();
+  const log = useLog(id);
+  if (log.isPending) return <Skeleton lines={4} />;
+  if (log.isError)
+    return (
+      <div className="alert alert-danger mb-0" role="alert">
+        {t('logDetail.error')}
+      </div>
+    );
+  const entry = log.data;
+  const rooms = [...entry.attributes.rooms].sort((a, b) => a.order - b.order);
+  return (
+    <div data-testid="log-detail">
+      <dl className="row mb-2">
+        <dt className="col-sm-3">{t('logDetail.robot')}</dt>
+        <dd className="col-sm-9">{entry.robot_name}</dd>
+        <dt className="col-sm-3">{t('logDetail.creator')}</dt>
+        <dd className="col-sm-9">{entry.created_by}</dd>
+        <dt className="col-sm-3">{t('logDetail.startTime')}</dt>
+        <dd className="col-sm-9">{formatDateTime(entry.starttime, timezone)}</dd>
+        <dt className="col-sm-3">{t('logDetail.endTime')}</dt>
+        <dd className="col-sm-9">{entry.endtime === null ? '–' : formatDateTime(entry.endtime, timezone)}</dd>
+      </dl>
+      <NotesEditor key={entry.notes} entry={entry} />
+      <h3 className="h6">{t('logDetail.rooms')}</h3>
+      {rooms.length === 0 ? (
+        <p className="text-body-secondary">{t('logDetail.nodata')}</p>
+      ) : (
+        <div className="table-responsive">
+          <Table size="sm" className="mb-2">
+            <thead>
+              <tr>
+                <th scope="col">{t('logDetail.order')}</th>
+                <th scope="col">{t('logDetail.room')}</th>
+                <th scope="col">{t('logDetail.status')}</th>
+                <th scope="col">{t('logDetail.dose')}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {rooms.map((room) => (
+                <tr key={`${String(room.order)}-${room.room_id}`} data-testid="logged-room">
+                  <td>{room.order + 1}</td>
+                  <td>{room.room_name}</td>
+                  <td>{t(`roomResult.${roomResult(room, entry)}`)}</td>
+                  <td>{room.dose}</td>
+                </tr>
+              ))}
+            </tbody>
+          </Table>
+        </div>
+      )}
+      {entry.has_trajectory && entry.robot_id !== null ? (
+        <Link
+          className="btn btn-outline-primary btn-sm"
+          to={paths.map.getHref({ job: entry.job_id, robot: entry.robot_id, show_trajectory: true })}
+        >
+          {t('logDetail.trajectory')}
+        </Link>
+      ) : null}
+    </div>
+  );
+};

@@ -1,0 +1,96 @@
+import type { LogEntry } from '@uvd/contracts';
+import { Fragment } from 'react';
+import { Button, Table } from 'react-bootstrap';
+import { useTranslation } from 'react-i18next';
+import { SkeletonRows } from '../../../components/skeleton.tsx';
+import { useSessionUser } from '../../../lib/auth/auth-context.tsx';
+import { formatDateTime } from '../../../lib/format-date.ts';
+import { LogDetail } from './log-detail.tsx';
+
+/** Spec §2: while loading, 10 placeholder rows show. */
+export const PLACEHOLDER_ROWS = 10;
+const COLUMNS = 5;
+
+export interface LogTableProps {
+  logs: LogEntry[] | undefined;
+  loading: boolean;
+  expandedId: string | null;
+  onToggle: (id: string) => void;
+}
+
+export const LogTable = ({ logs, loading, expandedId, onToggle }: LogTableProps) => {
+  const { t } = useTranslation();
+  const { timezone } = useSessionUser();
+  // Statuses the console knows are translated; any other text of the robot shows as sent.
+  const statusLabel = (status: string): string => {
+    const known = status.toLowerCase();
+    if (known === 'completed') return t('completionStatus.completed');
+    if (known === 'aborted') return t('completionStatus.aborted');
+    if (known === 'failed') return t('completionStatus.failed');
+    return status;
+  };
+  return (
+    <div className="table-responsive">
+      <Table hover className="align-middle">
+        <thead>
+          <tr>
+            <th scope="col">
+              <span className="visually-hidden">{t('logTable.expand')}</span>
+            </th>
+            <th scope="col">{t('logTable.name')}</th>
+            <th scope="col">{t('logTable.status')}</th>
+            <th scope="col">{t('logTable.robot')}</th>
+            <th scope="col">{t('logTable.startTime')}</th>
+          </tr>
+        </thead>
+        <tbody>
+          {loading || !logs ? (
+            <SkeletonRows rows={PLACEHOLDER_ROWS} columns={COLUMNS} />
+          ) : logs.length === 0 ? (
+            <tr>
+              <td colSpan={COLUMNS} className="text-center text-body-secondary">
+                {t('logTable.noLogs')}
+              </td>
+            </tr>
+          ) : (
+            logs.map((log) => {
+              const expanded = expandedId === log.job_id;
+              const detailId = `log-detail-${log.job_id}`;
+              return (
+                <Fragment key={log.job_id}>
+                  <tr data-testid="log-row">
+                    <td>
+                      <Button
+                        variant="link"
+                        size="sm"
+                        aria-expanded={expanded}
+                        aria-controls={expanded ? detailId : undefined}
+                        aria-label={`${t(expanded ? 'logTable.collapse' : 'logTable.expand')}: ${log.job_name}`}
+                        onClick={() => {
+                          onToggle(log.job_id);
+                        }}
+                      >
+                        <span aria-hidden="true">{expanded ? '▾' : '▸'}</span>
+                      </Button>
+                    </td>
+                    <td>{log.job_name}</td>
+                    <td>{statusLabel(log.completion_status)}</td>
+                    <td>{log.robot_name}</td>
+                    <td>{formatDateTime(log.starttime, timezone)}</td>
+                  </tr>
+                  {expanded ? (
+                    <tr>
+                      <td colSpan={COLUMNS} id={detailId}>
+                        <LogDetail id={log.job_id} />
+                      </td>
+                    </tr>
+                  ) : null}
+                </Fragment>
+              );
+            })
+          )}
+        </tbody>
+      </Table>
+    </div>
+  );
+};

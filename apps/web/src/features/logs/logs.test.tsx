@@ -1,0 +1,289 @@
+import { getLog, getRobots, listLogs, LogEntry, updateLogNotes } from '@uvd/contracts';
+import { screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { describe, expect, it } from 'vitest';
+import { FakeNetwork } from '../../testing/fake-network.ts';
+import type { RecordedRequest } from '../../testing/fake-network.ts';
+import { fakeIdentity, storeSession } from '../../testing/fixtures.ts';
+import { renderApp } from '../../testing/render-app.tsx';
+import { applyLimit, defaultStartDate, readFilters } from './filters.ts';
+
+const ALPHA = '0b8f3a52-51d4-4e0c-9d0f-2a6c7d8e9f01';
+const BRAVO = '1c9f3a52-51d4-4e0c-9d0f-2a6c7d8e9f02';
+const LOG_A = '3a9f3a52-51d4-4e0c-9d0f-2a6c7d8e9f11';
+const LOG_B = '4b9f3a52-51d4-4e0c-9d0f-2a6c7d8e9f12';
+const ROOM_1 = '5c9f3a52-51d4-4e0c-9d0f-2a6c7d8e9f21';
+const ROOM_2 = '6d9f3a52-51d4-4e0c-9d0f-2a6c7d8e9f22';
+const ROOM_3 = '7e9f3a52-51d4-4e0c-9d0f-2a6c7d8e9f23';
+
+const logFixture = (overrides: Partial<LogEntry> & Pick<LogEntry, 'job_id' | 'job_name'>): LogEntry =>
+  LogEntry.parse({
+    completion_status: 'completed',
+    robot_name: 'Alpha',
+    robot_id: ALPHA,
+    created_by: 'olivia',
+    starttime: '2026-11-20T08:30:00+00:00',
+    endtime: '2026-11-20T09:05:00+00:00',
+    notes: 'Ward cleaned',
+    has_trajectory: false,
+    attributes: { rooms: [] },
+    ...overrides,
+  });
+
+const withRooms = logFixture({
+  job_id: LOG_A,
+  job_name: 'Morning round',
+  completion_status: 'aborted',
+  has_trajectory: true,
+  attributes: {
+    rooms: [
+      { order: 1, room_id: ROOM_2, room_name: 'Room 102', dose: 30, state: 'not_ready' },
+      { order: 0, room_id: ROOM_1, room_name: 'Room 101', dose: 20, state: 'done' },
+      { order: 2, room_id: ROOM_3, room_name: 'Room 103', dose: 40, state: 'not_reached' },
+    ],
+  },
+});
+const empty = logFixture({ job_id: LOG_B, job_name: 'Evening round', robot_id: BRAVO, robot_name: 'Bravo' });
+
+const signedIn = (logs: LogEntry[] = [withRooms, empty], count = logs.length) => {
+  storeSession();
+  const network = fakeIdentity(new FakeNetwork())
+    .on(listLogs, { status: 200, body: { count, payload: logs } })
+    .on(getRobots, {
+      status: 200,
+      body: {
+        count: 2,
+        payload: [ALPHA, BRAVO].map((robot_id, index) => ({
+          robot_id,
+          name: index === 0 ? 'Alpha' : 'Bravo',
+          status: 'idle',
+          mode: 2,
+          battery: 80,
+          charging_status: 0,
+          signal: 20,
+          floor_id: null,
+          building_id: null,
+          pose: null,
+          last_seen: null,
+          stale: false,
+        })),
+      },
+    });
+  network.on(getLog, (request) => ({ status: 200, body: logs.find((log) => request.url.pathname.endsWith(log.job_id)) ?? logs[0] }));
+  return network;
+};
+
+const lastListQuery = (network: FakeNetwork): URLSearchParams => {
+  const calls: RecordedRequest[] = network.callsTo(listLogs);
+  const last = calls[calls.length - 1];
+  if (!last) throw new Error('GET /log was not called');
+  return last.url.searchParams;
+};
+
+const openLogs = async (network: FakeNetwork, path = '/logs') => {
+  const view = await renderApp({ path, network });
+  expect(await screen.findByRole('heading', { level: 1, name: 'Logs' })).toBeInTheDocument();
+  await screen.findAllByTestId('log-row');
+  return view;
+};
+
+const rowOf = (name: string) => {
+  const row = screen.getAllByTestId('log-row').find((candidate) => within(candidate).queryByText(name) !== null);
+  if (!row) throw new Error(`no row ${name}`);
+  return row;
+};
+
+const expand = async (name: string) => {
+  await userEvent.click(within(rowOf(name)).getByRole('button', { name: `Show log details: ${name}` }));
+  return screen.findByTestId('log-detail');
+};
+
+describe('logs list filters (spec §2, same rules as the jobs list)', () => {
+  it('asks for the last 7 days, offset 0 and limit 10 by default', async () => {
+    const network = signedIn();
+    const { router } = await openLogs(network);
+    const query = lastListQuery(network);
+    expect(query.get('from_date')).toBe(defaultStartDate());
+    expect(query.get('to_date')).toBeNull();
+    expect(query.get('offset')).toBe('0');
+    expect(query.get('limit')).toBe('10');
+    expect(query.getAll('robot_id')).toEqual([]);
+    expect(router.state.location.search).toBe('');
+  });
+
+  it('sends the address filters to GET /log with robot_id repeated', async () => {
+    const network = signedIn();
+    await openLogs(network, `/logs?startDate=2026-11-01&endDate=2026-11-15&robot=${ALPHA},${BRAVO}&offset=20&limit=20`);
+    const query = lastListQuery(network);
+    expect(query.get('from_date')).toBe('2026-11-01');
+    expect(query.get('to_date')).toBe('2026-11-15');
+    expect(query.getAll('robot_id')).toEqual([ALPHA, BRAVO]);
+    expect(query.get('offset')).toBe('20');
+    expect(query.get('limit')).toBe('20');
+  });
+
+  it('changing dates or robots in the dialog resets the offset and removes it from the address', async () => {
+    const network = signedIn();
+    const { router } = await openLogs(network, '/logs?offset=20&limit=10');
+    await userEvent.click(screen.getByRole('button', { name: 'Filter' }));
+    const dialog = await screen.findByRole('dialog');
+    await userEvent.click(await within(dialog).findByLabelText('Bravo'));
+    const from = within(dialog).getByLabelText('From date');
+    await userEvent.clear(from);
+    await userEvent.type(from, '2026-11-02');
+    await userEvent.type(within(dialog).getByLabelText('To date'), '2026-11-09');
+    await userEvent.click(within(dialog).getByRole('button', { name: 'OK' }));
+    await waitFor(() => {
+      expect(router.state.location.search).not.toContain('offset');
+    });
+    const params = new URLSearchParams(router.state.location.search);
+    expect(params.get('startDate')).toBe('2026-11-02');
+    expect(params.get('endDate')).toBe('2026-11-09');
+    expect(params.get('robot')).toBe(BRAVO);
+    expect(params.get('limit')).toBe('10');
+    await waitFor(() => {
+      expect(lastListQuery(network).getAll('robot_id')).toEqual([BRAVO]);
+    });
+    expect(lastListQuery(network).get('offset')).toBe('0');
+  });
+
+  it('reset clears every parameter', async () => {
+    const network = signedIn();
+    const { router } = await openLogs(network, `/logs?startDate=2026-11-01&robot=${ALPHA}&offset=10&limit=5`);
+    await userEvent.click(screen.getByRole('button', { name: 'Filter' }));
+    await userEvent.click(within(await screen.findByRole('dialog')).getByRole('button', { name: 'Reset' }));
+    await waitFor(() => {
+      expect(router.state.location.search).toBe('');
+    });
+  });
+
+  it('changing the page size snaps the offset down to a multiple of the new limit; sizes 5, 10, 20, 50', async () => {
+    const network = signedIn([withRooms, empty], 120);
+    const { router } = await openLogs(network, '/logs?offset=30&limit=10');
+    const size = screen.getByLabelText('Rows per page');
+    expect(within(size).getAllByRole('option').map((option) => option.textContent)).toEqual(['5', '10', '20', '50']);
+    expect(screen.getByText('Page 4 of 12')).toBeInTheDocument();
+    await userEvent.selectOptions(size, '20');
+    await waitFor(() => {
+      expect(new URLSearchParams(router.state.location.search).get('offset')).toBe('20');
+    });
+    expect(new URLSearchParams(router.state.location.search).get('limit')).toBe('20');
+    expect(await screen.findByText('Page 2 of 6')).toBeInTheDocument();
+    await userEvent.click(screen.getByRole('button', { name: 'Next' }));
+    await waitFor(() => {
+      expect(new URLSearchParams(router.state.location.search).get('offset')).toBe('40');
+    });
+  });
+
+  it('reads the address rules as pure functions too', () => {
+    expect(applyLimit(new URLSearchParams('offset=45&limit=5'), 20).toString()).toBe('offset=40&limit=20');
+    expect(applyLimit(new URLSearchParams('limit=5'), 50).toString()).toBe('limit=50');
+    const now = new Date(2026, 10, 22, 12);
+    expect(readFilters(new URLSearchParams('offset=x&limit=0&startDate=bad'), now)).toEqual({
+      startDate: '2026-11-15',
+      endDate: undefined,
+      robots: [],
+      offset: 0,
+      limit: 10,
+    });
+  });
+});
+
+describe('logs list states', () => {
+  it('shows 10 placeholder rows while loading', async () => {
+    storeSession();
+    const network = fakeIdentity(new FakeNetwork()).on(listLogs, { hang: true });
+    await renderApp({ path: '/logs', network });
+    await waitFor(() => {
+      expect(screen.getAllByTestId('skeleton-row')).toHaveLength(10);
+    });
+  });
+
+  it('shows logTable.error when the list fails', async () => {
+    storeSession();
+    const network = fakeIdentity(new FakeNetwork()).on(listLogs, { status: 500, body: { error: 'internal', message: 'boom' } });
+    await renderApp({ path: '/logs', network });
+    expect(await screen.findByRole('alert')).toHaveTextContent('Failed to load logs.');
+  });
+
+  it('translates the list in Finnish', async () => {
+    const network = signedIn();
+    await renderApp({ path: '/logs', network, language: 'fi' });
+    expect(await screen.findByText('Lokien lataaminen epäonnistui.').catch(() => null)).toBeNull();
+    expect(await screen.findByRole('columnheader', { name: 'Aloitusaika' })).toBeInTheDocument();
+  });
+});
+
+describe('log detail', () => {
+  it('expands to robot, creator, times, rooms in order with translated results and the trajectory link', async () => {
+    const network = signedIn();
+    await openLogs(network);
+    const detail = await expand('Morning round');
+    expect(within(rowOf('Morning round')).getByRole('button', { name: 'Hide log details: Morning round' })).toHaveAttribute('aria-expanded', 'true');
+    expect(within(detail).getByText('olivia')).toBeInTheDocument();
+    // Europe/Helsinki is UTC+2 in November (spec §9 display).
+    expect(within(detail).getByText('20.11.2026 10:30 AM')).toBeInTheDocument();
+    expect(within(detail).getByText('20.11.2026 11:05 AM')).toBeInTheDocument();
+    const rooms = within(detail).getAllByTestId('logged-room').map((row) => Array.from(row.querySelectorAll('td'), (cell) => cell.textContent));
+    expect(rooms).toEqual([
+      ['1', 'Room 101', 'Disinfected', '20'],
+      ['2', 'Room 102', 'Not ready', '30'],
+      ['3', 'Room 103', 'Aborted', '40'],
+    ]);
+    expect(within(detail).getByRole('link', { name: 'Trajectory' })).toHaveAttribute(
+      'href',
+      `/map?job=${LOG_A}&robot=${ALPHA}&show_trajectory=true`,
+    );
+  });
+
+  it('shows not reached for a completed job, logDetail.nodata without rooms and no link without a trajectory', async () => {
+    const reached = logFixture({
+      job_id: LOG_A,
+      job_name: 'Morning round',
+      attributes: { rooms: [{ order: 0, room_id: ROOM_1, room_name: 'Room 101', dose: 20, state: 'not_reached' }] },
+    });
+    const network = signedIn([reached, empty]);
+    await openLogs(network);
+    let detail = await expand('Morning round');
+    expect(within(detail).getByText('Not reached')).toBeInTheDocument();
+    expect(within(detail).queryByRole('link', { name: 'Trajectory' })).toBeNull();
+    await userEvent.click(within(rowOf('Morning round')).getByRole('button', { name: 'Hide log details: Morning round' }));
+    detail = await expand('Evening round');
+    expect(within(detail).getByText('No rooms in this log')).toBeInTheDocument();
+    expect(within(detail).queryByRole('link')).toBeNull();
+  });
+
+  it('shows logDetail.error when the log fails to load', async () => {
+    const network = signedIn().on(getLog, { status: 500, body: { error: 'internal', message: 'boom' } });
+    await openLogs(network);
+    await userEvent.click(within(rowOf('Evening round')).getByRole('button', { name: 'Show log details: Evening round' }));
+    expect(await screen.findByRole('alert')).toHaveTextContent('Failed to load the log.');
+  });
+
+  it('saves edited notes with PATCH /log/{id}/notes and toasts logDetail.success', async () => {
+    const network = signedIn();
+    network.on(updateLogNotes, (request) => ({ status: 200, body: { ...empty, notes: (JSON.parse(request.body) as { notes: string }).notes } }));
+    await openLogs(network);
+    const detail = await expand('Evening round');
+    const notes = within(detail).getByLabelText('Notes');
+    await userEvent.clear(notes);
+    await userEvent.type(notes, 'Door 3 blocked');
+    await userEvent.click(within(detail).getByRole('button', { name: 'Save notes' }));
+    expect(await screen.findByText('Notes saved')).toBeInTheDocument();
+    const call = network.callsTo(updateLogNotes)[0];
+    expect(call?.url.pathname).toBe(`/api/log/${LOG_B}/notes`);
+    expect(call?.body).toBe(JSON.stringify({ notes: 'Door 3 blocked' }));
+    expect(within(detail).getByLabelText('Notes')).toHaveValue('Door 3 blocked');
+  });
+
+  it('toasts logDetail.failure when saving notes fails and keeps the text', async () => {
+    const network = signedIn().on(updateLogNotes, { status: 500, body: { error: 'internal', message: 'boom' } });
+    await openLogs(network);
+    const detail = await expand('Evening round');
+    const notes = within(detail).getByLabelText('Notes');
+    await userEvent.type(notes, ' again');
+    await userEvent.click(within(detail).getByRole('button', { name: 'Save notes' }));
+    expect(await screen.findByText('Notes could not be saved')).toBeInTheDocument();
+    expect(notes).toHaveValue('Ward cleaned again');
+  });
+});
