@@ -209,8 +209,9 @@ describe('logs list states', () => {
   it('translates the list in Finnish', async () => {
     const network = signedIn();
     await renderApp({ path: '/logs', network, language: 'fi' });
-    expect(await screen.findByText('Lokien lataaminen epäonnistui.').catch(() => null)).toBeNull();
     expect(await screen.findByRole('columnheader', { name: 'Aloitusaika' })).toBeInTheDocument();
+    await userEvent.click(await screen.findByRole('button', { name: 'Näytä lokin tiedot: Morning round' }));
+    expect(await screen.findByText('Ei valmis')).toBeInTheDocument();
   });
 });
 

@@ -1,4 +1,4 @@
-import { keepPreviousData, queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { getLog, getRobots, listLogs, updateLogNotes } from '@uvd/contracts';
 import type { LogEntry } from '@uvd/contracts';
 import type { ApiClient } from '../../../lib/api-client.ts';
@@ -28,7 +28,8 @@ export const logsQueryOptions = (api: ApiClient, filters: ListFilters) =>
   });
 
 /** GET /log with robot_id repeated and from_date/to_date (spec §7). */
-export const useLogs = (filters: ListFilters) => useQuery({ ...logsQueryOptions(useApi(), filters), placeholderData: keepPreviousData });
+// No previous-page placeholder: every new filter shows the 10 placeholder rows of spec §2 until its page arrives.
+export const useLogs = (filters: ListFilters) => useQuery(logsQueryOptions(useApi(), filters));
 
 /** GET /log/{id}: the expanded row reads the log afresh. */
 export const useLog = (id: string) => {

@@ -3,7 +3,8 @@ import { useTranslation } from 'react-i18next';
 import { PAGE_SIZES, pageInfo } from '../filters.ts';
 
 export interface PaginationBarProps {
-  count: number;
+  /** Undefined while the page loads: the page text waits for the server's count. */
+  count: number | undefined;
   offset: number;
   limit: number;
   onOffset: (offset: number) => void;
@@ -12,24 +13,25 @@ export interface PaginationBarProps {
 
 export const PaginationBar = ({ count, offset, limit, onOffset, onLimit }: PaginationBarProps) => {
   const { t } = useTranslation();
-  const { page, pages } = pageInfo(count, { offset, limit });
+  const { page, pages } = pageInfo(count ?? 0, { offset, limit });
+  const known = count !== undefined;
   return (
     <nav className="d-flex flex-wrap align-items-center gap-2" aria-label={t('logTable.pagination')}>
       <Button
         variant="outline-secondary"
         size="sm"
-        disabled={page <= 1}
+        disabled={!known || page <= 1}
         onClick={() => {
           onOffset(Math.max(0, (page - 2) * limit));
         }}
       >
         {t('filter.previous')}
       </Button>
-      <span aria-live="polite">{t('filter.page', { page, pages })}</span>
+      <span aria-live="polite">{known ? t('filter.page', { page, pages }) : null}</span>
       <Button
         variant="outline-secondary"
         size="sm"
-        disabled={page >= pages}
+        disabled={!known || page >= pages}
         onClick={() => {
           onOffset(page * limit);
         }}

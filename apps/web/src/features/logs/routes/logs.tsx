@@ -45,7 +45,7 @@ export const LogsRoute = () => {
             }}
           />
           <PaginationBar
-            count={logs.data?.count ?? 0}
+            count={logs.data?.count}
             offset={filters.offset}
             limit={filters.limit}
             onOffset={(offset) => {
