@@ -141,6 +141,24 @@ describe('map screen (spec §2)', () => {
     expect(screen.getByTestId('map-robot-list')).not.toHaveTextContent('Bravo');
   });
 
+  it('moves a robot marker when the polled robots list reports a new pose', async () => {
+    let calls = 0;
+    const network = signedIn({ buildings: [building(B1, 'Main')], floors: [floor(F1, 'Ground', B1)] }).on(getRobots, () => {
+      calls += 1;
+      const pose = calls === 1 ? { x: 4, y: 3, theta: 0 } : { x: 0, y: 3, theta: 0 };
+      const list = [robot({ robot_id: ALPHA, name: 'Alpha', floor_id: F1, building_id: B1, pose })];
+      return { status: 200, body: { count: 1, payload: list } };
+    });
+    await renderApp({ path: '/map', network });
+    expect(await screen.findByTestId('robot-marker')).toHaveAttribute('data-x', '100');
+    await waitFor(
+      () => {
+        expect(screen.getByTestId('robot-marker')).toHaveAttribute('data-x', '20');
+      },
+      { timeout: 4000 },
+    );
+  });
+
   it('remembers the building and floor per user in local storage', async () => {
     window.localStorage.setItem(LOCAL_KEYS.selectedBuilding, JSON.stringify({ [USER]: B2, [OTHER_USER]: B1 }));
     window.localStorage.setItem(LOCAL_KEYS.selectedMap, JSON.stringify({ [USER]: F3, [OTHER_USER]: F1 }));

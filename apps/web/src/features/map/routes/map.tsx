@@ -51,7 +51,9 @@ export const MapRoute = () => {
 
   const linkedRobot: Robot | undefined = robotParam ? robots.data?.payload.find((robot) => robot.robot_id === robotParam) : undefined;
   const trajectoryPoints = job.data?.trajectory ?? [];
-  const jobFloorId = trajectoryPoints[0]?.floor_id ?? null;
+  // Without a recorded path, the job's robot tells where to look.
+  const jobRobot = job.data ? robots.data?.payload.find((candidate) => candidate.robot_id === job.data.robot_id) : undefined;
+  const jobFloorId = trajectoryPoints[0]?.floor_id ?? jobRobot?.floor_id ?? null;
   // A job's trajectory names its floor only; the list of every floor tells which building holds it.
   const allFloors = useFloors(null, jobFloorId !== null);
   const jobBuildingId = jobFloorId ? (allFloors.data?.data.find((floor) => floor.floor_id === jobFloorId)?.building_id ?? null) : null;
