@@ -1,0 +1,248 @@
+import {
+  createContact,
+  createUser,
+  deleteContact,
+  deleteUser,
+  getAdminRobots,
+  listAdminContacts,
+  listGroups,
+  listUsers,
+} from '@uvd/contracts';
+import type { Contact, Group, User } from '@uvd/contracts';
+import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { FakeNetwork } from '../../testing/fake-network.ts';
+import { fakeIdentity, storeSession } from '../../testing/fixtures.ts';
+import { renderApp } from '../../testing/render-app.tsx';
+import { fixtureId, robotFixture } from './testing.ts';
+
+const id = fixtureId;
+
+const user = (n: number, username: string): User => ({ id: id(n), username, firstName: 'F', lastName: 'L', email: username, roles: ['done-teleoperator'] });
+const USERS: User[] = [user(1, 'alice@demo.test'), user(2, 'bob@demo.test'), user(3, 'carol@demo.test')];
+const GROUPS: Group[] = [
+  { id: id(11), name: 'Ward A' },
+  { id: id(12), name: 'Ward B' },
+];
+const CONTACTS: Contact[] = [{ id: id(21), title: 'Technician', name: 'Tom Tech', phone: '+358 40 123', email: 'tom@demo.test' }];
+
+const admin = () => {
+  storeSession();
+  return fakeIdentity(new FakeNetwork(), ['done-admin'])
+    .on(listUsers, { status: 200, body: { data: USERS } })
+    .on(listGroups, { status: 200, body: GROUPS })
+    .on(getAdminRobots, { status: 200, body: { count: 1, payload: [robotFixture({ robot_id: id(31), name: 'UVD-1' })] } })
+    .on(listAdminContacts, { status: 200, body: { data: { payload: CONTACTS } } });
+};
+
+const usernames = () => screen.getAllByTestId('user-row').map((row) => row.querySelector('td')?.textContent);
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('admin dashboard tabs (spec §2)', () => {
+  it('opens #users by default and keeps the hash in sync with the selected tab', async () => {
+    const { router } = await renderApp({ path: '/admin', network: admin() });
+    expect(await screen.findByRole('tab', { name: 'Users' })).toHaveAttribute('aria-selected', 'true');
+    await screen.findAllByTestId('user-row');
+    expect(usernames().join()).toContain('alice@demo.test');
+
+    await userEvent.click(screen.getByRole('tab', { name: 'Contacts' }));
+    expect(router.state.location.hash).toBe('#contacts');
+    const row = await screen.findByTestId('contact-row');
+    expect(within(row).getByText('Technician')).toBeInTheDocument();
+    expect(within(row).getByText('Tom Tech')).toBeInTheDocument();
+    expect(within(row).getByText('+358 40 123')).toBeInTheDocument();
+    expect(within(row).getByText('tom@demo.test')).toBeInTheDocument();
+  });
+
+  it('moves between tabs with the arrow keys', async () => {
+    const { router } = await renderApp({ path: '/admin#groups', network: admin() });
+    const groups = await screen.findByRole('tab', { name: 'Groups' });
+    expect(groups).toHaveAttribute('aria-selected', 'true');
+    groups.focus();
+    await userEvent.keyboard('{ArrowRight}');
+    expect(router.state.location.hash).toBe('#robots');
+    expect(screen.getByRole('tab', { name: 'Robots' })).toHaveFocus();
+    await userEvent.keyboard('{ArrowLeft}{ArrowLeft}');
+    expect(router.state.location.hash).toBe('#users');
+    await userEvent.keyboard('{ArrowLeft}');
+    expect(router.state.location.hash).toBe('#contacts');
+  });
+
+  it('lists robots read-only, without an add button', async () => {
+    await renderApp({ path: '/admin#robots', network: admin() });
+    expect(await screen.findByTestId('robot-row')).toHaveTextContent('UVD-1');
+    expect(screen.queryByRole('button', { name: 'Add' })).toBeNull();
+    expect(screen.queryByRole('button', { name: /Delete/ })).toBeNull();
+  });
+
+  it('links each group to its assignment screen', async () => {
+    const { router } = await renderApp({ path: '/admin#groups', network: admin() });
+    await screen.findAllByTestId('group-row');
+    await userEvent.click(screen.getByRole('link', { name: 'Manage group Ward B' }));
+    await waitFor(() => {
+      expect(router.state.location.pathname).toBe(`/admin/groups/${id(12)}`);
+    });
+  });
+});
+
+describe('admin dashboard states', () => {
+  it('shows the skeleton while loading, then "Failed to load data." on error', async () => {
+    let fail: (value: { status: number; body: unknown }) => void = () => undefined;
+    const network = admin().on(listUsers, () => new Promise((resolve) => (fail = resolve)));
+    await renderApp({ path: '/admin', network });
+    expect((await screen.findAllByTestId('skeleton-row')).length).toBeGreaterThan(0);
+    fail({ status: 500, body: { error: 'internal', message: 'boom' } });
+    expect(await screen.findByRole('alert')).toHaveTextContent('Failed to load data.');
+  });
+
+  it('shows the no-data message with a hint to create an item', async () => {
+    await renderApp({ path: '/admin#contacts', network: admin().on(listAdminContacts, { status: 200, body: { data: { payload: [] } } }) });
+    const empty = await screen.findByTestId('admin-nodata');
+    expect(empty).toHaveTextContent('No data yet.');
+    expect(empty).toHaveTextContent('Create the first one with the Add button.');
+  });
+
+  it('filters by the search box 500 ms after the last keystroke', async () => {
+    await renderApp({ path: '/admin', network: admin() });
+    await screen.findAllByTestId('user-row');
+    vi.useFakeTimers();
+    fireEvent.change(screen.getByRole('searchbox', { name: 'Search' }), { target: { value: 'BO' } });
+    act(() => {
+      vi.advanceTimersByTime(499);
+    });
+    expect(screen.getAllByTestId('user-row')).toHaveLength(3);
+    act(() => {
+      vi.advanceTimersByTime(1);
+    });
+    expect(usernames()).toEqual(['bob@demo.test']);
+  });
+});
+
+describe('add user (spec §5)', () => {
+  it('shows the validation messages and sends nothing while invalid', async () => {
+    const network = admin();
+    await renderApp({ path: '/admin', network });
+    await screen.findAllByTestId('user-row');
+    await userEvent.click(screen.getByRole('button', { name: 'Add' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Add user' });
+    await userEvent.type(within(dialog).getByLabelText('Email'), 'not-an-email');
+    await userEvent.type(within(dialog).getByLabelText('Password'), 'short');
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Add' }));
+    expect(within(dialog).getByText('First name is required')).toBeInTheDocument();
+    expect(within(dialog).getByText('Last name is required')).toBeInTheDocument();
+    expect(within(dialog).getByText('Invalid email format')).toBeInTheDocument();
+    expect(within(dialog).getByText('Password should be at least 8 characters long')).toBeInTheDocument();
+    expect(within(dialog).getByLabelText('Password')).toHaveAttribute('aria-invalid', 'true');
+    expect(network.callsTo(createUser)).toHaveLength(0);
+  });
+
+  it('creates the user and reloads the list', async () => {
+    const created = user(4, 'dave@demo.test');
+    const network = admin().on(createUser, () => {
+      network.on(listUsers, { status: 200, body: { data: [...USERS, created] } });
+      return { status: 201, body: created };
+    });
+    await renderApp({ path: '/admin', network });
+    await screen.findAllByTestId('user-row');
+    await userEvent.click(screen.getByRole('button', { name: 'Add' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Add user' });
+    await userEvent.type(within(dialog).getByLabelText('First name'), 'Dave');
+    await userEvent.type(within(dialog).getByLabelText('Last name'), 'Doe');
+    await userEvent.type(within(dialog).getByLabelText('Email'), 'Dave@Demo.test');
+    await userEvent.type(within(dialog).getByLabelText('Password'), 'long enough');
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Add' }));
+    await waitFor(() => {
+      expect(usernames()).toContain('dave@demo.test');
+    });
+    expect(JSON.parse(network.callsTo(createUser)[0]?.body ?? '{}')).toEqual({ firstName: 'Dave', lastName: 'Doe', email: 'dave@demo.test', password: 'long enough' });
+    expect(await screen.findByText('User was created')).toBeInTheDocument();
+  });
+
+  it('closes the dialog and toasts "User was not created" when the server refuses', async () => {
+    const network = admin().on(createUser, { status: 409, body: { error: 'conflict', message: 'taken' } });
+    await renderApp({ path: '/admin', network });
+    await screen.findAllByTestId('user-row');
+    await userEvent.click(screen.getByRole('button', { name: 'Add' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Add user' });
+    await userEvent.type(within(dialog).getByLabelText('First name'), 'A');
+    await userEvent.type(within(dialog).getByLabelText('Last name'), 'B');
+    await userEvent.type(within(dialog).getByLabelText('Email'), 'alice@demo.test');
+    await userEvent.type(within(dialog).getByLabelText('Password'), '12345678');
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Add' }));
+    expect(await screen.findByText('User was not created')).toBeInTheDocument();
+    await waitFor(() => {
+      expect(screen.queryByRole('dialog', { name: 'Add user' })).toBeNull();
+    });
+  });
+});
+
+describe('add group and contact (spec §5)', () => {
+  it('requires a group name', async () => {
+    await renderApp({ path: '/admin#groups', network: admin() });
+    await screen.findAllByTestId('group-row');
+    await userEvent.click(screen.getByRole('button', { name: 'Add' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Add group' });
+    await userEvent.type(within(dialog).getByLabelText('Group name'), '   ');
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Add' }));
+    expect(within(dialog).getByText('Group name is required.')).toBeInTheDocument();
+  });
+
+  it('shows the contact messages, and toasts "Contact was not created" on failure', async () => {
+    const network = admin().on(createContact, { status: 500, body: { error: 'internal', message: 'boom' } });
+    await renderApp({ path: '/admin#contacts', network });
+    await screen.findAllByTestId('contact-row');
+    await userEvent.click(screen.getByRole('button', { name: 'Add' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Add contact' });
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Add' }));
+    for (const message of ['Title is required', 'Full name is required', 'Phone Number is required', 'Invalid email format']) {
+      expect(within(dialog).getByText(message)).toBeInTheDocument();
+    }
+    await userEvent.type(within(dialog).getByLabelText('Title'), 'Nurse');
+    await userEvent.type(within(dialog).getByLabelText('Full name'), 'Nina');
+    await userEvent.type(within(dialog).getByLabelText('Phone number'), '123');
+    await userEvent.type(within(dialog).getByLabelText('Email'), 'nina@demo.test');
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Add' }));
+    expect(await screen.findByText('Contact was not created')).toBeInTheDocument();
+  });
+});
+
+describe('deletes ask for confirmation', () => {
+  it('deletes a user after confirming and reloads the list', async () => {
+    const network = admin().on(deleteUser, () => {
+      network.on(listUsers, { status: 200, body: { data: USERS.slice(1) } });
+      return { status: 200, body: { data: { [id(1)]: true } } };
+    });
+    await renderApp({ path: '/admin', network });
+    await screen.findAllByTestId('user-row');
+    await userEvent.click(screen.getByRole('button', { name: 'Delete alice@demo.test' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Delete alice@demo.test?' });
+    expect(network.callsTo(deleteUser)).toHaveLength(0);
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Delete' }));
+    await waitFor(() => {
+      expect(usernames()).toEqual(['bob@demo.test', 'carol@demo.test']);
+    });
+    expect(network.callsTo(deleteUser)[0]?.url.pathname).toBe(`/api/user/delete/${id(1)}`);
+  });
+
+  it('cancelling sends nothing', async () => {
+    const network = admin();
+    await renderApp({ path: '/admin', network });
+    await screen.findAllByTestId('user-row');
+    await userEvent.click(screen.getByRole('button', { name: 'Delete bob@demo.test' }));
+    await userEvent.click(within(await screen.findByRole('dialog')).getByRole('button', { name: 'Cancel' }));
+    expect(network.callsTo(deleteUser)).toHaveLength(0);
+  });
+
+  it('toasts "Contact was not deleted" when the reply does not hold the id', async () => {
+    const network = admin().on(deleteContact, { status: 200, body: { data: { [id(99)]: true } } });
+    await renderApp({ path: '/admin#contacts', network });
+    await screen.findAllByTestId('contact-row');
+    await userEvent.click(screen.getByRole('button', { name: 'Delete Tom Tech' }));
+    await userEvent.click(within(await screen.findByRole('dialog')).getByRole('button', { name: 'Delete' }));
+    expect(await screen.findByText('Contact was not deleted')).toBeInTheDocument();
+  });
+});
