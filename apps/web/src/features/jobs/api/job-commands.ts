@@ -1,0 +1,66 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { commandJob, confirmAction, deleteJob, startJobNow, updateRoomReadiness } from '@uvd/contracts';
+import type { Action, JobList } from '@uvd/contracts';
+import { useApi } from '../../../lib/api-context.tsx';
+import { actionKey, jobListsKey } from './jobs-query.ts';
+
+/** The job list row commands; each has its spec §8 toast keys. */
+export type JobCommandKind = 'start' | 'pause' | 'resume' | 'stop' | 'delete';
+
+/**
+ * start → POST /jobs/job/start?job_id=, pause/resume/stop → POST /command/job/{id}?command=, delete → DELETE
+ * /jobs/jobs/{id}. Resolves true only when the reply's data is truthy (spec §7: falsy data is a failure).
+ */
+export const useJobCommand = () => {
+  const api = useApi();
+  return useMutation({
+    mutationFn: async ({ jobId, kind }: { jobId: string; kind: JobCommandKind }): Promise<boolean> => {
+      if (kind === 'start') return (await api.request(startJobNow, { query: { job_id: jobId } })).data;
+      if (kind === 'delete') return (await api.request(deleteJob, { params: { id: jobId } })).data;
+      return (await api.request(commandJob, { params: { job_id: jobId }, query: { command: kind } })).data;
+    },
+  });
+};
+
+const setReady = (list: JobList | undefined, roomId: string, ready: boolean): JobList | undefined =>
+  list && {
+    ...list,
+    payload: list.payload.map((job) =>
+      job.rooms.some((room) => room.room_id === roomId)
+        ? { ...job, rooms: job.rooms.map((room) => (room.room_id === roomId ? { ...room, ready_for_disinfection: ready } : room)) }
+        : job,
+    ),
+  };
+
+/** Spec §4: the readiness toggle is applied optimistically to every cached list and rolled back on error. */
+export const useRoomReadiness = () => {
+  const api = useApi();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: ({ roomId, ready }: { roomId: string; ready: boolean }) =>
+      api.request(updateRoomReadiness, { body: { rooms: [{ room_id: roomId, ready_for_disinfection: ready }] } }),
+    onMutate: async ({ roomId, ready }) => {
+      await queryClient.cancelQueries({ queryKey: jobListsKey });
+      const previous = queryClient.getQueriesData<JobList>({ queryKey: jobListsKey });
+      queryClient.setQueriesData<JobList>({ queryKey: jobListsKey }, (list) => setReady(list, roomId, ready));
+      return { previous };
+    },
+    onError: (_error, _input, context) => {
+      for (const [key, list] of context?.previous ?? []) queryClient.setQueryData(key, list);
+    },
+  });
+};
+
+/** POST /action/action/confirm; once sent, the cached action is disabled (and so hidden, spec §4). */
+export const useActionDecision = () => {
+  const api = useApi();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: async ({ action, confirm }: { action: Action; confirm: boolean }): Promise<boolean> =>
+      (await api.request(confirmAction, { body: { action_id: action.action_id, confirm } })).data,
+    onSuccess: (_ok, { action }) => {
+      const sent: Action = { ...action, button: { ...action.button, disabled: true } };
+      queryClient.setQueryData<Action | null>(actionKey(action.job_id), sent);
+    },
+  });
+};

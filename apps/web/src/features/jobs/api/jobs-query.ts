@@ -1,0 +1,67 @@
+import { queryOptions, useQuery } from '@tanstack/react-query';
+import { getAction, getRobots, listJobs } from '@uvd/contracts';
+import type { Action, Job, JobList } from '@uvd/contracts';
+import type { ApiClient } from '../../../lib/api-client.ts';
+import { useApi } from '../../../lib/api-context.tsx';
+import { JOB_LIST_STALE_TIME_MS } from '../../../lib/query-client.ts';
+import type { JobFilters } from '../filters.ts';
+
+export const jobListsKey = ['jobs', 'list'] as const;
+export const jobListKey = (filters: JobFilters) => [...jobListsKey, filters] as const;
+export const actionKey = (jobId: string) => ['actions', 'job', jobId] as const;
+
+export const jobListQueryOptions = (api: ApiClient, filters: JobFilters) =>
+  queryOptions({
+    queryKey: jobListKey(filters),
+    queryFn: ({ signal }) =>
+      api.request(listJobs, {
+        query: {
+          offset: filters.offset,
+          limit: filters.limit,
+          robot_id: filters.robots,
+          from_date: filters.startDate,
+          to_date: filters.endDate,
+        },
+        signal,
+      }),
+    staleTime: JOB_LIST_STALE_TIME_MS,
+  });
+
+export const useJobList = (filters: JobFilters) => useQuery(jobListQueryOptions(useApi(), filters));
+
+/** GET /action/action?job_id=: the job's open action, or null for 204 (no action). */
+export const useJobAction = (jobId: string, enabled: boolean) => {
+  const api = useApi();
+  return useQuery({
+    queryKey: actionKey(jobId),
+    queryFn: async ({ signal }): Promise<Action | null> => {
+      const reply = await api.request(getAction, { query: { job_id: jobId }, signal });
+      return reply ?? null;
+    },
+    enabled,
+  });
+};
+
+/**
+ * Spec §4: a live job change replaces the matching job in the cached list by job_id, drops every job with
+ * performed true, then recomputes the count (by the number of jobs dropped).
+ */
+export const applyJobChange = (list: JobList | undefined, change: Job): JobList | undefined => {
+  if (!list) return list;
+  const replaced = list.payload.map((job) => (job.job_id === change.job_id ? change : job));
+  const payload = replaced.filter((job) => !job.performed);
+  return { count: Math.max(0, list.count - (replaced.length - payload.length)), payload };
+};
+
+/** The robots offered by the filter's multi-select (spec §9: 50 from offset 0), by name. */
+export const useFilterRobots = (enabled: boolean) => {
+  const api = useApi();
+  return useQuery({
+    queryKey: ['jobs', 'filter-robots'] as const,
+    queryFn: async ({ signal }) => {
+      const list = await api.request(getRobots, { query: { offset: 0, limit: 50 }, signal });
+      return [...list.payload].sort((a, b) => a.name.localeCompare(b.name, undefined, { sensitivity: 'base' }));
+    },
+    enabled,
+  });
+};

@@ -1,0 +1,257 @@
+import { useState } from 'react';
+import { Button, Form, Table } from 'react-bootstrap';
+import { useTranslation } from 'react-i18next';
+import { useNavigate } from 'react-router';
+import type { Action, Job } from '@uvd/contracts';
+import { ConfirmDialog } from '../../../components/confirm-dialog.tsx';
+import { paths } from '../../../config/paths.ts';
+import { useSessionUser } from '../../../lib/auth/auth-context.tsx';
+import { formatDateTime } from '../../../lib/format-date.ts';
+import { toast } from '../../../lib/toast.ts';
+import { useActionDecision, useJobCommand, useRoomReadiness } from '../api/job-commands.ts';
+import type { JobCommandKind } from '../api/job-commands.ts';
+import { useJobAction } from '../api/jobs-query.ts';
+import { CURRENT_ROOM_PLACEHOLDER } from '../filters.ts';
+
+/** Spec: after a successful delete the list reloads after 500 ms. */
+export const DELETE_RELOAD_DELAY_MS = 500;
+
+const TOAST_KEYS = {
+  start: { success: 'jobControls.startSuccess', fail: 'jobControls.startFail', confirm: 'jobControls.confirmStart' },
+  pause: { success: 'jobControls.pauseSuccess', fail: 'jobControls.pauseFail', confirm: 'jobControls.confirmPause' },
+  resume: { success: 'jobControls.resumeSuccess', fail: 'jobControls.resumeFail', confirm: 'jobControls.confirmResume' },
+  stop: { success: 'jobControls.stopSuccess', fail: 'jobControls.stopFail', confirm: 'jobControls.confirmStop' },
+  delete: { success: 'jobControls.deleteSuccess', fail: 'jobControls.deleteFail', confirm: 'jobControls.confirmDelete' },
+} as const satisfies Record<JobCommandKind, { success: string; fail: string; confirm: string }>;
+
+const LABEL_KEYS = {
+  start: 'jobControls.startNow',
+  pause: 'jobControls.pause',
+  resume: 'jobControls.resume',
+  stop: 'jobControls.stop',
+  delete: 'jobControls.delete',
+} as const satisfies Record<JobCommandKind, string>;
+
+/** Spec §4 which commands a job offers: start-now only Scheduled, pause disinfecting, resume paused, stop always. */
+export const offeredCommands = (job: Job): JobCommandKind[] => {
+  const kinds: JobCommandKind[] = [];
+  if (job.status === 'Scheduled') kinds.push('start');
+  if (job.status === 'Running' && job.active_state === 'disinfecting') kinds.push('pause');
+  if (job.status === 'Running' && job.active_state === 'paused') kinds.push('resume');
+  kinds.push('stop');
+  return kinds;
+};
+
+export interface JobDetailsProps {
+  job: Job;
+  /** Reloads the list (after a delete). */
+  onReload: () => void;
+}
+
+/** The expanded row (spec §2): details, room list, commands and the operator prompt. */
+export const JobDetails = ({ job, onReload }: JobDetailsProps) => {
+  const { t } = useTranslation();
+  const { timezone } = useSessionUser();
+  const navigate = useNavigate();
+  const command = useJobCommand();
+  const readiness = useRoomReadiness();
+  const [pending, setPending] = useState<JobCommandKind | null>(null);
+  const [runningError, setRunningError] = useState(false);
+  const editable = job.status !== 'Running';
+
+  const notes = job.notes.split(CURRENT_ROOM_PLACEHOLDER).join(t('jobTable.currentRoom'));
+
+  const run = (kind: JobCommandKind) => {
+    const keys = TOAST_KEYS[kind];
+    command.mutate(
+      { jobId: job.job_id, kind },
+      {
+        onSuccess: (ok) => {
+          if (!ok) {
+            toast.error(t(keys.fail));
+            return;
+          }
+          toast.success(t(keys.success));
+          if (kind === 'delete') setTimeout(onReload, DELETE_RELOAD_DELAY_MS);
+          else onReload();
+        },
+        onError: () => {
+          toast.error(t(keys.fail));
+        },
+        onSettled: () => {
+          setPending(null);
+        },
+      },
+    );
+  };
+
+  const guarded = (action: () => void) => () => {
+    if (!editable) {
+      setRunningError(true);
+      return;
+    }
+    setRunningError(false);
+    action();
+  };
+
+  return (
+    <div className="p-2" data-testid="job-details">
+      <dl className="row mb-2">
+        <dt className="col-sm-3">{t('jobTable.robot')}</dt>
+        <dd className="col-sm-9">{job.robot_name}</dd>
+        <dt className="col-sm-3">{t('jobTable.startTime')}</dt>
+        <dd className="col-sm-9">{formatDateTime(job.start_time, timezone)}</dd>
+        <dt className="col-sm-3">{t('jobTable.createdAt')}</dt>
+        <dd className="col-sm-9">{formatDateTime(job.created_at, timezone)}</dd>
+        <dt className="col-sm-3">{t('jobTable.createdBy')}</dt>
+        <dd className="col-sm-9">{job.created_by}</dd>
+        <dt className="col-sm-3">{t('jobTable.notes')}</dt>
+        <dd className="col-sm-9" style={{ whiteSpace: 'pre-wrap' }}>
+          {notes}
+        </dd>
+      </dl>
+      {job.status === 'Running' ? <ActionPrompt jobId={job.job_id} /> : null}
+      <Table size="sm" responsive aria-label={t('jobTable.rooms')}>
+        <thead>
+          <tr>
+            <th scope="col">{t('jobTable.order')}</th>
+            <th scope="col">{t('jobTable.room')}</th>
+            <th scope="col">{t('jobTable.ready')}</th>
+            <th scope="col">{t('jobTable.dose')}</th>
+          </tr>
+        </thead>
+        <tbody>
+          {[...job.rooms]
+            .sort((a, b) => a.order_no - b.order_no)
+            .map((room) => (
+              <tr key={room.room_id}>
+                <td>{room.order_no + 1}</td>
+                <td>{room.room_name ?? room.room_id}</td>
+                <td>
+                  <Form.Check
+                    type="switch"
+                    id={`ready-${job.job_id}-${room.room_id}`}
+                    aria-label={`${t('jobTable.ready')}: ${room.room_name ?? room.room_id}`}
+                    checked={room.ready_for_disinfection ?? false}
+                    onChange={(event) => {
+                      readiness.mutate({ roomId: room.room_id, ready: event.target.checked });
+                    }}
+                  />
+                </td>
+                <td>{room.dose}</td>
+              </tr>
+            ))}
+        </tbody>
+      </Table>
+      <div className="d-flex flex-wrap gap-2">
+        {offeredCommands(job).map((kind) => (
+          <Button
+            key={kind}
+            size="sm"
+            variant={kind === 'stop' ? 'outline-danger' : 'outline-primary'}
+            onClick={() => {
+              setPending(kind);
+            }}
+          >
+            {t(LABEL_KEYS[kind])}
+          </Button>
+        ))}
+        <Button
+          size="sm"
+          variant="outline-secondary"
+          onClick={guarded(() => {
+            void navigate(paths.jobEdit.getHref(job.job_id));
+          })}
+        >
+          {t('jobControls.edit')}
+        </Button>
+        <Button
+          size="sm"
+          variant="outline-secondary"
+          onClick={() => {
+            void navigate(paths.map.getHref({ job: job.job_id, robot: job.robot_id, show_trajectory: true }));
+          }}
+        >
+          {t('jobControls.showOnMap')}
+        </Button>
+        <Button
+          size="sm"
+          variant="outline-danger"
+          onClick={guarded(() => {
+            setPending('delete');
+          })}
+        >
+          {t('jobControls.delete')}
+        </Button>
+      </div>
+      {runningError ? (
+        <div className="alert alert-warning mt-2 mb-0" role="alert">
+          {t('jobControls.errorJobRunning')}
+        </div>
+      ) : null}
+      <ConfirmDialog
+        show={pending !== null}
+        title={pending ? t(TOAST_KEYS[pending].confirm) : ''}
+        body={job.name}
+        variant={pending === 'delete' || pending === 'stop' ? 'danger' : 'primary'}
+        busy={command.isPending}
+        onConfirm={() => {
+          if (pending) run(pending);
+        }}
+        onCancel={() => {
+          setPending(null);
+        }}
+      />
+    </div>
+  );
+};
+
+/** Spec §4 operator prompt of a Running job: confirm or skip, then the button is disabled; disabled ones hide. */
+const ActionPrompt = ({ jobId }: { jobId: string }) => {
+  const { t } = useTranslation();
+  const action = useJobAction(jobId, true);
+  const decision = useActionDecision();
+  const [sent, setSent] = useState<string | null>(null);
+  const current: Action | null | undefined = action.data;
+  if (!current || current.button.disabled) return null;
+  const disabled = sent === current.action_id || decision.isPending;
+  const send = (confirm: boolean) => {
+    setSent(current.action_id);
+    decision.mutate(
+      { action: current, confirm },
+      {
+        onSuccess: (ok) => {
+          if (!ok) toast.error(t('common.genericError'));
+        },
+        onError: () => {
+          setSent(null);
+          toast.error(t('common.genericError'));
+        },
+      },
+    );
+  };
+  return (
+    <div className="alert alert-info d-flex flex-wrap align-items-center gap-2" role="group" aria-label={t(`actions.${current.button.text}`)}>
+      <span className="me-auto">{t(`actions.${current.button.text}`)}</span>
+      <Button
+        size="sm"
+        disabled={disabled}
+        onClick={() => {
+          send(true);
+        }}
+      >
+        {t('actions.confirm')}
+      </Button>
+      <Button
+        size="sm"
+        variant="outline-secondary"
+        disabled={disabled}
+        onClick={() => {
+          send(false);
+        }}
+      >
+        {t('actions.skip')}
+      </Button>
+    </div>
+  );
+};

@@ -1,0 +1,388 @@
+import { commandJob, confirmAction, deleteJob, getAction, getRobots, listJobs, startJobNow, updateRoomReadiness } from '@uvd/contracts';
+import { Job } from '@uvd/contracts';
+import type { JobList } from '@uvd/contracts';
+import { act, screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { FakeNetwork } from '../../testing/fake-network.ts';
+import type { RecordedRequest } from '../../testing/fake-network.ts';
+import { fakeIdentity, storeSession } from '../../testing/fixtures.ts';
+import { renderApp } from '../../testing/render-app.tsx';
+import { FakeEventStream } from '../../testing/fake-event-stream.ts';
+import { applyJobChange } from './api/jobs-query.ts';
+import { applyFilterChange, applyLimit, defaultStartDate, pageInfo, readFilters } from './filters.ts';
+
+const ROBOT = '0b8f3a52-51d4-4e0c-9d0f-2a6c7d8e9f01';
+const ROBOT_B = '0b8f3a52-51d4-4e0c-9d0f-2a6c7d8e9f02';
+const ROOM = '3a8f3a52-51d4-4e0c-9d0f-2a6c7d8e9f01';
+const jobId = (n: number) => `1c9f3a52-51d4-4e0c-9d0f-${String(n).padStart(12, '0')}`;
+
+const jobFixture = (n: number, overrides: Partial<Job> = {}): Job =>
+  Job.parse({
+    job_id: jobId(n),
+    name: `Job ${n}`,
+    status: 'Scheduled',
+    robot_id: ROBOT,
+    robot_name: 'Alpha',
+    active_state: null,
+    start_time: '2026-11-20T10:00:00Z',
+    created_at: '2026-11-19T09:00:00Z',
+    created_by: 'olivia',
+    notes: '',
+    rooms: [{ room_id: ROOM, order_no: 0, dose: 60, room_name: 'Ward 1', ready_for_disinfection: false }],
+    start_now: false,
+    performed: false,
+    ...overrides,
+  });
+
+let streams: { url: URL; headers: Headers; stream: FakeEventStream }[] = [];
+
+beforeEach(() => {
+  streams = [];
+  vi.stubGlobal('fetch', (input: RequestInfo | URL, init?: RequestInit) => {
+    const url = new URL(input instanceof Request ? input.url : String(input));
+    const stream = new FakeEventStream();
+    streams.push({ url, headers: new Headers(init?.headers), stream });
+    return Promise.resolve(stream.response);
+  });
+});
+
+afterEach(() => {
+  vi.unstubAllGlobals();
+  vi.useRealTimers();
+});
+
+const listOf = (jobs: Job[], count = jobs.length): JobList => ({ count, payload: jobs });
+
+const signedIn = (list: JobList | ((request: RecordedRequest) => JobList) = listOf([jobFixture(1)])) => {
+  storeSession();
+  return fakeIdentity(new FakeNetwork())
+    .on(listJobs, (request) => ({ status: 200, body: typeof list === 'function' ? list(request) : list }))
+    .on(getRobots, { status: 200, body: { count: 0, payload: [] } })
+    .on(getAction, { status: 204 });
+};
+
+const openJobs = async (network: FakeNetwork, path = '/jobs') => {
+  const view = await renderApp({ path, network });
+  expect(await screen.findByRole('heading', { level: 1, name: 'Jobs' })).toBeInTheDocument();
+  return view;
+};
+
+const expand = async (name: string) => {
+  await userEvent.click(await screen.findByRole('button', { name: `Show details: ${name}` }));
+  return screen.findByTestId('job-details');
+};
+
+const lastQuery = (network: FakeNetwork) => network.callsTo(listJobs).at(-1)?.url.searchParams;
+
+describe('jobs list filters (spec §2)', () => {
+  it('reads defaults: start date 7 days ago, offset 0, limit 10', () => {
+    const filters = readFilters(new URLSearchParams(), new Date(2026, 10, 22, 12));
+    expect(filters).toEqual({ startDate: '2026-11-15', endDate: undefined, robots: [], offset: 0, limit: 10 });
+    expect(readFilters(new URLSearchParams('robot=a,b&offset=20&limit=5&endDate=2026-11-30')).robots).toEqual(['a', 'b']);
+  });
+
+  it('changing start date, end date or robot resets the offset and removes it from the address', () => {
+    const base = new URLSearchParams('offset=20&limit=10&robot=a');
+    expect(applyFilterChange(base, { startDate: '2026-11-01' }).toString()).toBe('limit=10&robot=a&startDate=2026-11-01');
+    expect(applyFilterChange(base, { endDate: '2026-11-02' }).has('offset')).toBe(false);
+    expect(applyFilterChange(base, { robots: ['b', 'c'] }).toString()).toBe('limit=10&robot=b%2Cc');
+  });
+
+  it('changing the limit snaps the offset down to a multiple of the new limit; pages are ceil(count/limit)', () => {
+    expect(applyLimit(new URLSearchParams('offset=30'), 20, 30).toString()).toBe('offset=20&limit=20');
+    expect(applyLimit(new URLSearchParams('offset=45'), 50, 45).get('offset')).toBe('0');
+    expect(pageInfo(21, { offset: 10, limit: 10 })).toEqual({ page: 2, pages: 3 });
+  });
+
+  it('sends the filters to GET /jobs/v2/jobs and keeps the address in sync with the dialog, paging and page size', async () => {
+    const network = signedIn(listOf([jobFixture(1)], 25));
+    const { router } = await openJobs(network, `/jobs?robot=${ROBOT},${ROBOT_B}&endDate=2026-11-30&offset=10`);
+    await screen.findAllByTestId('job-row');
+    const query = lastQuery(network);
+    expect(query?.getAll('robot_id')).toEqual([ROBOT, ROBOT_B]);
+    expect(query?.get('from_date')).toBe(defaultStartDate());
+    expect(query?.get('to_date')).toBe('2026-11-30');
+    expect(query?.get('offset')).toBe('10');
+    expect(query?.get('limit')).toBe('10');
+    expect(screen.getByText('Page 2 of 3')).toBeInTheDocument();
+
+    await userEvent.click(screen.getByRole('button', { name: 'Next' }));
+    await waitFor(() => {
+      expect(router.state.location.search).toContain('offset=20');
+    });
+    await userEvent.selectOptions(screen.getByLabelText('Rows per page'), '20');
+    await waitFor(() => {
+      expect(new URLSearchParams(router.state.location.search).get('offset')).toBe('20');
+    });
+    expect(new URLSearchParams(router.state.location.search).get('limit')).toBe('20');
+    await userEvent.selectOptions(screen.getByLabelText('Rows per page'), '50');
+    await waitFor(() => {
+      expect(new URLSearchParams(router.state.location.search).get('offset')).toBe('0');
+    });
+    expect([...screen.getByLabelText('Rows per page').querySelectorAll('option')].map((option) => option.value)).toEqual(['5', '10', '20', '50']);
+
+    await userEvent.click(screen.getByRole('button', { name: 'Filter' }));
+    const dialog = await screen.findByRole('dialog');
+    const from = within(dialog).getByLabelText('From date');
+    await userEvent.clear(from);
+    await userEvent.type(from, '2026-11-01');
+    await userEvent.click(within(dialog).getByRole('button', { name: 'OK' }));
+    await waitFor(() => {
+      expect(new URLSearchParams(router.state.location.search).get('startDate')).toBe('2026-11-01');
+    });
+    expect(new URLSearchParams(router.state.location.search).has('offset')).toBe(false);
+    await waitFor(() => {
+      expect(lastQuery(network)?.get('from_date')).toBe('2026-11-01');
+    });
+
+    await userEvent.click(screen.getByRole('button', { name: 'Filter' }));
+    await userEvent.click(within(await screen.findByRole('dialog')).getByRole('button', { name: 'Reset' }));
+    await waitFor(() => {
+      expect(router.state.location.search).toBe('');
+    });
+  });
+
+  it('shows 10 placeholder rows while loading and jobTable.error when the list fails', async () => {
+    const network = signedIn();
+    network.on(listJobs, { hang: true });
+    await openJobs(network);
+    expect(await screen.findAllByTestId('skeleton-row')).toHaveLength(10);
+
+    const failing = signedIn();
+    failing.on(listJobs, { status: 500, body: { error: 'internal', message: 'boom' } });
+    await openJobs(failing);
+    expect(await screen.findByText('Failed to load jobs.')).toBeInTheDocument();
+  });
+});
+
+describe('jobs list rows (spec §2, §4)', () => {
+  it('expands a row with its details, notes placeholder localized and the room list', async () => {
+    const network = signedIn(listOf([jobFixture(1, { notes: 'Now in {{current_room}}' })]));
+    await openJobs(network);
+    const button = await screen.findByRole('button', { name: 'Show details: Job 1' });
+    expect(button).toHaveAttribute('aria-expanded', 'false');
+    const details = await expand('Job 1');
+    expect(screen.getByRole('button', { name: 'Hide details: Job 1' })).toHaveAttribute('aria-expanded', 'true');
+    expect(within(details).getByText('olivia')).toBeInTheDocument();
+    expect(within(details).getByText('Now in the room being disinfected now')).toBeInTheDocument();
+    expect(within(details).getByText('Ward 1')).toBeInTheDocument();
+    expect(within(details).getByText('60')).toBeInTheDocument();
+  });
+
+  it.each([
+    ['Scheduled', null, ['Start now', 'Stop']],
+    ['Running', 'disinfecting', ['Pause', 'Stop']],
+    ['Running', 'paused', ['Resume', 'Stop']],
+    ['Completed', null, ['Stop']],
+  ] as const)('offers the commands of a %s (%s) job', async (status, activeState, offered) => {
+    const network = signedIn(listOf([jobFixture(1, { status, active_state: activeState })]));
+    await openJobs(network);
+    const details = await expand('Job 1');
+    for (const label of ['Start now', 'Pause', 'Resume', 'Stop']) {
+      if ((offered as readonly string[]).includes(label)) expect(within(details).getByRole('button', { name: label })).toBeInTheDocument();
+      else expect(within(details).queryByRole('button', { name: label })).not.toBeInTheDocument();
+    }
+  });
+
+  it('refuses edit and delete of a Running job with jobControls.errorJobRunning', async () => {
+    const network = signedIn(listOf([jobFixture(1, { status: 'Running', active_state: 'disinfecting' })]));
+    await openJobs(network);
+    const details = await expand('Job 1');
+    await userEvent.click(within(details).getByRole('button', { name: 'Delete' }));
+    expect(await within(details).findByText('A running job cannot be edited or deleted.')).toBeInTheDocument();
+    expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
+  });
+
+  it('confirm → command → toast for start-now, pause and a failing stop', async () => {
+    const network = signedIn(listOf([jobFixture(1), jobFixture(2, { status: 'Running', active_state: 'disinfecting' })]))
+      .on(startJobNow, { status: 200, body: { data: true } })
+      .on(commandJob, (request) => ({ status: 200, body: { data: request.url.searchParams.get('command') === 'pause' } }));
+    await openJobs(network);
+    const first = await expand('Job 1');
+    await userEvent.click(within(first).getByRole('button', { name: 'Start now' }));
+    expect(network.callsTo(startJobNow)).toHaveLength(0);
+    await userEvent.click(within(await screen.findByRole('dialog')).getByRole('button', { name: 'Confirm' }));
+    expect(await screen.findByText('Job started')).toBeInTheDocument();
+    expect(network.callsTo(startJobNow)[0]?.url.searchParams.get('job_id')).toBe(jobId(1));
+
+    await userEvent.click(screen.getByRole('button', { name: 'Show details: Job 2' }));
+    const second = screen.getAllByTestId('job-details')[1];
+    if (!second) throw new Error('no details');
+    await userEvent.click(within(second).getByRole('button', { name: 'Pause' }));
+    await userEvent.click(within(await screen.findByRole('dialog')).getByRole('button', { name: 'Confirm' }));
+    expect(await screen.findByText('Job paused')).toBeInTheDocument();
+    expect(network.callsTo(commandJob)[0]?.url.pathname).toBe(`/api/command/job/${jobId(2)}`);
+
+    await waitFor(() => {
+      expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
+    });
+    await userEvent.click(within(second).getByRole('button', { name: 'Stop' }));
+    await userEvent.click(within(await screen.findByRole('dialog')).getByRole('button', { name: 'Confirm' }));
+    expect(await screen.findByText('Job could not be stopped')).toBeInTheDocument();
+  });
+
+  it('deletes after confirmation, toasts and reloads the list after 500 ms', async () => {
+    const network = signedIn().on(deleteJob, { status: 200, body: { data: true } });
+    await openJobs(network);
+    const details = await expand('Job 1');
+    await userEvent.click(within(details).getByRole('button', { name: 'Delete' }));
+    const before = network.callsTo(listJobs).length;
+    await userEvent.click(within(await screen.findByRole('dialog')).getByRole('button', { name: 'Confirm' }));
+    expect(await screen.findByText('Job deleted')).toBeInTheDocument();
+    expect(network.callsTo(deleteJob)[0]?.url.pathname).toBe(`/api/jobs/jobs/${jobId(1)}`);
+    expect(network.callsTo(listJobs)).toHaveLength(before);
+    await waitFor(() => {
+      expect(network.callsTo(listJobs).length).toBeGreaterThan(before);
+    });
+  });
+
+  it('applies the readiness toggle at once and rolls it back when the server refuses', async () => {
+    let answer: 'ok' | 'fail' = 'ok';
+    let release: () => void = () => undefined;
+    const network = signedIn().on(updateRoomReadiness, async () => {
+      await new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      return answer === 'ok'
+        ? { status: 200, body: { data: [{ room_id: ROOM, ready_for_disinfection: true }] } }
+        : { status: 500, body: { error: 'internal', message: 'boom' } };
+    });
+    await openJobs(network);
+    const details = await expand('Job 1');
+    const toggle = within(details).getByRole('checkbox', { name: 'Ready: Ward 1' });
+    await userEvent.click(toggle);
+    expect(toggle).toBeChecked();
+    expect(JSON.parse(network.callsTo(updateRoomReadiness)[0]?.body ?? '{}')).toEqual({ rooms: [{ room_id: ROOM, ready_for_disinfection: true }] });
+    act(() => {
+      release();
+    });
+    await waitFor(() => {
+      expect(toggle).toBeChecked();
+    });
+
+    answer = 'fail';
+    await userEvent.click(toggle);
+    expect(toggle).not.toBeChecked();
+    await waitFor(() => {
+      expect(network.callsTo(updateRoomReadiness)).toHaveLength(2);
+    });
+    act(() => {
+      release();
+    });
+    await waitFor(() => {
+      expect(toggle).toBeChecked();
+    });
+  });
+});
+
+describe('operator prompt (spec §4)', () => {
+  const action = (disabled = false) => ({ action_id: ROOM, job_id: jobId(1), button: { text: 'wait_to_enter' as const, disabled } });
+
+  it('shows the action of an expanded Running job, sends confirm and disables the buttons', async () => {
+    const network = signedIn(listOf([jobFixture(1, { status: 'Running', active_state: 'disinfecting' })]))
+      .on(getAction, { status: 200, body: action() })
+      .on(confirmAction, { status: 200, body: { data: true } });
+    await openJobs(network);
+    const details = await expand('Job 1');
+    expect(await within(details).findByText('Confirm the room is empty to enter')).toBeInTheDocument();
+    expect(network.callsTo(getAction)[0]?.url.searchParams.get('job_id')).toBe(jobId(1));
+    await userEvent.click(within(details).getByRole('button', { name: 'Confirm' }));
+    expect(JSON.parse(network.callsTo(confirmAction)[0]?.body ?? '{}')).toEqual({ action_id: ROOM, confirm: true });
+    await waitFor(() => {
+      expect(within(details).queryByText('Confirm the room is empty to enter')).not.toBeInTheDocument();
+    });
+  });
+
+  it('sends skip as confirm false', async () => {
+    const network = signedIn(listOf([jobFixture(1, { status: 'Running', active_state: 'paused' })]))
+      .on(getAction, { status: 200, body: action() })
+      .on(confirmAction, { status: 200, body: { data: true } });
+    await openJobs(network);
+    const details = await expand('Job 1');
+    await userEvent.click(await within(details).findByRole('button', { name: 'Skip' }));
+    expect(JSON.parse(network.callsTo(confirmAction)[0]?.body ?? '{}')).toEqual({ action_id: ROOM, confirm: false });
+  });
+
+  it('hides a disabled action, shows nothing for 204 and does not ask for jobs that are not Running', async () => {
+    const running = { status: 'Running', active_state: 'disinfecting' } as const;
+    const network = signedIn(listOf([jobFixture(1, running), jobFixture(3, running), jobFixture(2)])).on(getAction, (request) =>
+      request.url.searchParams.get('job_id') === jobId(1) ? { status: 200, body: action(true) } : { status: 204 },
+    );
+    await openJobs(network);
+    await expand('Job 1');
+    await userEvent.click(screen.getByRole('button', { name: 'Show details: Job 3' }));
+    await waitFor(() => {
+      expect(network.callsTo(getAction)).toHaveLength(2);
+    });
+    expect(screen.queryByRole('button', { name: 'Skip' })).not.toBeInTheDocument();
+    expect(screen.queryByText('Confirm the room is empty to enter')).not.toBeInTheDocument();
+    await userEvent.click(screen.getByRole('button', { name: 'Show details: Job 2' }));
+    expect(screen.getAllByTestId('job-details')).toHaveLength(3);
+    expect(network.callsTo(getAction)).toHaveLength(2);
+  });
+});
+
+describe('live updates and focus', () => {
+  it('job_change replaces the job by id, drops performed jobs and recomputes the count', () => {
+    const list = listOf([jobFixture(1), jobFixture(2)], 12);
+    const renamed = applyJobChange(list, jobFixture(1, { name: 'Renamed' }));
+    expect(renamed?.payload.map((job) => job.name)).toEqual(['Renamed', 'Job 2']);
+    expect(renamed?.count).toBe(12);
+    const done = applyJobChange(list, jobFixture(2, { performed: true }));
+    expect(done?.payload.map((job) => job.job_id)).toEqual([jobId(1)]);
+    expect(done?.count).toBe(11);
+    expect(applyJobChange(undefined, jobFixture(1))).toBeUndefined();
+  });
+
+  it('opens one job and one action stream for the visible jobs with the bearer header and applies job_change', async () => {
+    const network = signedIn(listOf([jobFixture(1), jobFixture(2)], 2));
+    await openJobs(network);
+    await waitFor(() => {
+      expect(streams).toHaveLength(2);
+    });
+    const jobStream = streams.find((entry) => entry.url.pathname === '/api/jobs/v2/jobs/stream');
+    const actionStream = streams.find((entry) => entry.url.pathname === '/api/action/action/stream');
+    expect(jobStream?.url.searchParams.get('job_list')?.split(',').sort()).toEqual([jobId(1), jobId(2)]);
+    expect(actionStream?.url.searchParams.get('job_list')?.split(',').sort()).toEqual([jobId(1), jobId(2)]);
+    expect(jobStream?.headers.get('Authorization')).toMatch(/^Bearer /);
+
+    jobStream?.stream.event('job_change', jobFixture(1, { name: 'Live name' }));
+    expect(await screen.findByText('Live name')).toBeInTheDocument();
+    jobStream?.stream.event('job_change', jobFixture(2, { performed: true }));
+    await waitFor(() => {
+      expect(screen.queryByText('Job 2')).not.toBeInTheDocument();
+    });
+    expect(screen.getAllByTestId('job-row')).toHaveLength(1);
+  });
+
+  it('action_change shows a new prompt for an expanded Running job', async () => {
+    const network = signedIn(listOf([jobFixture(1, { status: 'Running', active_state: 'disinfecting' })]));
+    await openJobs(network);
+    const details = await expand('Job 1');
+    await waitFor(() => {
+      expect(streams).toHaveLength(2);
+    });
+    const actionStream = streams.find((entry) => entry.url.pathname === '/api/action/action/stream');
+    const change = { action_id: ROOM, job_id: jobId(1), robot_id: ROBOT, resolved: false, button: { text: 'go_home', disabled: false } };
+    actionStream?.stream.event('action_change', change);
+    expect(await within(details).findByText('Confirm to go home')).toBeInTheDocument();
+    actionStream?.stream.event('action_change', { ...change, resolved: true });
+    await waitFor(() => {
+      expect(within(details).queryByText('Confirm to go home')).not.toBeInTheDocument();
+    });
+  });
+
+  it('/job/:id expands that job and scrolls it into view', async () => {
+    const scrolled = vi.fn();
+    Element.prototype.scrollIntoView = scrolled;
+    const network = signedIn(listOf([jobFixture(1), jobFixture(2)]));
+    const { router } = await openJobs(network, `/job/${jobId(2)}`);
+    expect(await screen.findByRole('button', { name: 'Hide details: Job 2' })).toHaveAttribute('aria-expanded', 'true');
+    expect(screen.getByRole('button', { name: 'Show details: Job 1' })).toHaveAttribute('aria-expanded', 'false');
+    expect(router.state.location.pathname).toBe('/jobs');
+    await waitFor(() => {
+      expect(scrolled).toHaveBeenCalled();
+    });
+  });
+});

@@ -1,0 +1,66 @@
+import { useEffect } from 'react';
+import { useQueryClient } from '@tanstack/react-query';
+import type { QueryClient } from '@tanstack/react-query';
+import { ActionChange, Job, streamActions, streamJobs } from '@uvd/contracts';
+import type { Action, JobList } from '@uvd/contracts';
+import type { ApiClient } from '../../../lib/api-client.ts';
+import { useApi } from '../../../lib/api-context.tsx';
+import { StreamHub, fetchStream, jsonParser, streamKey } from '../../../lib/live/stream-hub.ts';
+import { actionKey, applyJobChange, jobListsKey } from '../api/jobs-query.ts';
+
+interface JobHubs {
+  jobs: StreamHub<Job>;
+  actions: StreamHub<ActionChange>;
+}
+
+/** One pair of hubs per query cache: every screen of one app shares the connections and feeds the same cache. */
+const hubs = new WeakMap<QueryClient, JobHubs>();
+
+export const jobHubsFor = (queryClient: QueryClient, api: ApiClient): JobHubs => {
+  let found = hubs.get(queryClient);
+  if (!found) {
+    found = {
+      jobs: new StreamHub<Job>({
+        connect: fetchStream(api, () => api.baseUrl('jobs'), streamJobs.path, 'job_list'),
+        event: 'job_change',
+        parse: jsonParser(Job),
+        onEvent: (change) => {
+          queryClient.setQueriesData<JobList>({ queryKey: jobListsKey }, (list) => applyJobChange(list, change));
+        },
+      }),
+      actions: new StreamHub<ActionChange>({
+        connect: fetchStream(api, () => api.baseUrl('action'), streamActions.path, 'job_list'),
+        event: 'action_change',
+        parse: jsonParser(ActionChange),
+        onEvent: (change) => {
+          // A resolved action is no longer asked: the job has no open action.
+          const action: Action | null = change.resolved
+            ? null
+            : { action_id: change.action_id, job_id: change.job_id, button: change.button };
+          queryClient.setQueryData<Action | null>(actionKey(change.job_id), action);
+        },
+      }),
+    };
+    hubs.set(queryClient, found);
+  }
+  return found;
+};
+
+/** Keeps the visible jobs and their actions live while the calling component is mounted. */
+export const useJobStreams = (jobIds: readonly string[]): void => {
+  const queryClient = useQueryClient();
+  const api = useApi();
+  // A string, so a new array with the same jobs does not reopen the streams.
+  const key = streamKey(jobIds);
+  useEffect(() => {
+    if (key === '') return undefined;
+    const ids = key.split(',');
+    const { jobs, actions } = jobHubsFor(queryClient, api);
+    const releaseJobs = jobs.subscribe(ids);
+    const releaseActions = actions.subscribe(ids);
+    return () => {
+      releaseJobs();
+      releaseActions();
+    };
+  }, [queryClient, api, key]);
+};
