@@ -1,5 +1,5 @@
 import { commandJob, confirmAction, deleteJob, getAction, getRobots, listJobs, startJobNow, updateRoomReadiness } from '@uvd/contracts';
-import { Job } from '@uvd/contracts';
+import { Job, Robot } from '@uvd/contracts';
 import type { JobList } from '@uvd/contracts';
 import { act, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
@@ -15,6 +15,8 @@ import { applyFilterChange, applyLimit, defaultStartDate, pageInfo, readFilters 
 const ROBOT = '0b8f3a52-51d4-4e0c-9d0f-2a6c7d8e9f01';
 const ROBOT_B = '0b8f3a52-51d4-4e0c-9d0f-2a6c7d8e9f02';
 const ROOM = '3a8f3a52-51d4-4e0c-9d0f-2a6c7d8e9f01';
+const robotFixture = (overrides: Pick<Robot, 'robot_id' | 'name'>): Robot =>
+  Robot.parse({ status: 'idle', mode: 2, battery: 80, charging_status: 0, signal: 20, floor_id: null, building_id: null, pose: null, last_seen: null, stale: false, ...overrides });
 const jobId = (n: number) => `1c9f3a52-51d4-4e0c-9d0f-${String(n).padStart(12, '0')}`;
 
 const jobFixture = (n: number, overrides: Partial<Job> = {}): Job =>
@@ -141,6 +143,35 @@ describe('jobs list filters (spec §2)', () => {
     await waitFor(() => {
       expect(router.state.location.search).toBe('');
     });
+  });
+
+  it('filters by robots chosen in the dialog, dropping the offset', async () => {
+    const network = signedIn(listOf([jobFixture(1)], 30)).on(getRobots, {
+      status: 200,
+      body: {
+        count: 2,
+        payload: [
+          robotFixture({ robot_id: ROBOT_B, name: 'Bravo' }),
+          robotFixture({ robot_id: ROBOT, name: 'Alpha' }),
+        ],
+      },
+    });
+    const { router } = await openJobs(network, '/jobs?offset=20&limit=10');
+    await userEvent.click(await screen.findByRole('button', { name: 'Filter' }));
+    const dialog = await screen.findByRole('dialog');
+    const select = within(dialog).getByLabelText('Robots');
+    await within(dialog).findByRole('option', { name: 'Alpha' });
+    await userEvent.selectOptions(select, ['Alpha', 'Bravo']);
+    await userEvent.click(within(dialog).getByRole('button', { name: 'OK' }));
+    await waitFor(() => {
+      expect(new URLSearchParams(router.state.location.search).get('robot')).toBe(`${ROBOT},${ROBOT_B}`);
+    });
+    expect(new URLSearchParams(router.state.location.search).has('offset')).toBe(false);
+    expect(new URLSearchParams(router.state.location.search).get('limit')).toBe('10');
+    await waitFor(() => {
+      expect(lastQuery(network)?.getAll('robot_id')).toEqual([ROBOT, ROBOT_B]);
+    });
+    expect(lastQuery(network)?.get('offset')).toBe('0');
   });
 
   it('shows 10 placeholder rows while loading and jobTable.error when the list fails', async () => {
