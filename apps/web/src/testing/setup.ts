@@ -1,7 +1,11 @@
 import '@testing-library/jest-dom/vitest';
-import { cleanup } from '@testing-library/react';
+import { cleanup, configure } from '@testing-library/react';
 import { afterEach } from 'vitest';
 import { disposeAll } from './disposables.ts';
+
+// The first render of a screen loads its lazy route chunk, which under the full suite (the node project's
+// PGlite servers share the two cores) can take longer than Testing Library's default 1 s wait.
+configure({ asyncUtilTimeout: 5000 });
 
 // Vitest runs without globals, so Testing Library cannot register its own cleanup.
 afterEach(() => {
