@@ -29,7 +29,7 @@ export const AssignmentTable = ({ others, members, membersHeader, onAssign, onUn
   const { t } = useTranslation();
   const rows = Math.max(others.length, members.length);
   return (
-    <Table bordered className="align-middle table-fixed" data-testid="assignment-table">
+    <Table bordered className="align-middle" style={{ tableLayout: 'fixed' }} data-testid="assignment-table">
       <thead>
         <tr>
           <th scope="col" className="w-50">

@@ -65,7 +65,8 @@ export const HashTabList = <T extends string>({ prefix, label, tabs, current, la
             type="button"
             role="tab"
             id={tabId(prefix, tab)}
-            aria-controls={panelId(prefix, tab)}
+            // Only the selected tab's panel is rendered; pointing at a missing id is an ARIA error.
+            aria-controls={tab === current ? panelId(prefix, tab) : undefined}
             aria-selected={tab === current}
             tabIndex={tab === current ? 0 : -1}
             className={tab === current ? 'nav-link active text-nowrap' : 'nav-link text-nowrap'}
