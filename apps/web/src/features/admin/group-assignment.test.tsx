@@ -193,3 +193,24 @@ describe('moving and submitting', () => {
     expect(router.state.location.hash).toBe('#groups');
   });
 });
+
+describe('more than one page (spec §9: 50 at a time)', () => {
+  it('reads rooms and group rooms page by page, so room 51 and beyond are listed in the right column', async () => {
+    const many = Array.from({ length: 52 }, (_, index) => room(1000 + index, `Room ${String(index + 1).padStart(3, '0')}`));
+    const network = admin()
+      .on(getAdminRooms, (request) => {
+        const offset = Number(request.url.searchParams.get('offset'));
+        return { status: 200, body: { data: many.slice(offset, offset + 50) } };
+      })
+      .on(getAdminGroupRooms, (request) => {
+        const offset = Number(request.url.searchParams.get('offset'));
+        const rooms = offset === 0 ? many.slice(1, 51) : [many[51]];
+        return { status: 200, body: { data: [{ groupId: GROUP.id, group: GROUP.name, rooms }] } };
+      });
+    await open(network, '#locations');
+    expect(column(0)).toEqual(['Room 001']);
+    expect(column(1)).toHaveLength(51);
+    expect(network.callsTo(getAdminRooms).map((call) => call.url.searchParams.get('offset'))).toEqual(['0', '50']);
+    expect(network.callsTo(getAdminRooms)[0]?.url.searchParams.get('limit')).toBe('50');
+  });
+});

@@ -30,7 +30,19 @@ export interface Assignment {
   memberIds: string[];
 }
 
-const PAGE = { offset: 0, limit: 50 } as const;
+/** Spec §9 page size; the lists are read page by page from offset 0 so a site of more than 50 rooms fits. */
+const PAGE_SIZE = 50;
+const MAX_PAGES = 100;
+
+const allPages = async <T,>(fetchPage: (page: { offset: number; limit: number }) => Promise<T[]>): Promise<T[]> => {
+  const items: T[] = [];
+  for (let page = 0; page < MAX_PAGES; page += 1) {
+    const batch = await fetchPage({ offset: page * PAGE_SIZE, limit: PAGE_SIZE });
+    items.push(...batch);
+    if (batch.length < PAGE_SIZE) break;
+  }
+  return items;
+};
 
 const byName = (a: AssignItem, b: AssignItem) => a.item_name.localeCompare(b.item_name, undefined, { sensitivity: 'base' });
 
@@ -49,19 +61,19 @@ const fetchAssignment = async (api: ApiClient, kind: AssignTab, groupId: string,
   }
   if (kind === 'robots') {
     const [all, members] = await Promise.all([
-      api.request(getAdminRobots, { query: PAGE, signal }),
+      allPages(async (page) => (await api.request(getAdminRobots, { query: page, signal })).payload),
       api.request(getGroupRobots, { params: { groupId }, signal }),
     ]);
     const item = (robot: { robot_id: string; name: string }) => ({ item_id: robot.robot_id, item_name: robot.name });
-    return assignment(all.payload.map(item), members.map(item));
+    return assignment(all.map(item), members.map(item));
   }
-  const [all, groups] = await Promise.all([
-    api.request(getAdminRooms, { query: PAGE, signal }),
-    api.request(getAdminGroupRooms, { query: { groups: [groupId], ...PAGE }, signal }),
+  const [all, members] = await Promise.all([
+    allPages(async (page) => (await api.request(getAdminRooms, { query: page, signal })).data),
+    // Spec §7/§2: the group's rooms are the first element's rooms field; without it, every room is unassigned.
+    allPages(async (page) => (await api.request(getAdminGroupRooms, { query: { groups: [groupId], ...page }, signal })).data[0]?.rooms ?? []),
   ]);
   const item = (room: { room_id: string; room_name: string }) => ({ item_id: room.room_id, item_name: room.room_name });
-  // Spec §7/§2: the group's rooms are the first element's rooms field; without it, every room is unassigned.
-  return assignment(all.data.map(item), (groups.data[0]?.rooms ?? []).map(item));
+  return assignment(all.map(item), members.map(item));
 };
 
 export const assignmentKey = (kind: AssignTab, groupId: string) => ['admin', 'assignment', groupId, kind] as const;
