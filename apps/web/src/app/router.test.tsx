@@ -60,7 +60,7 @@ describe('routes and guards (spec §2)', () => {
   it('opens the admin screens and shows the admin link to the restricted roles', async () => {
     for (const role of ['done-admin', 'done-superadmin'] as const) {
       const { router, unmount } = await renderApp({ path: '/admin', network: signedIn([role]) });
-      expect(await screen.findByRole('heading', { level: 1, name: 'Admin' })).toBeInTheDocument();
+      expect(await screen.findByRole('heading', { level: 1, name: 'Administration' })).toBeInTheDocument();
       expect(navLabels()).toEqual(['Jobs', 'Robots', 'Profile', 'Admin', 'Map', 'Logs', 'Settings']);
       await router.navigate('/admin/groups/0b8f3a52-51d4-4e0c-9d0f-2a6c7d8e9f01');
       expect(await screen.findByRole('heading', { level: 1, name: 'Group assignment' })).toBeInTheDocument();
