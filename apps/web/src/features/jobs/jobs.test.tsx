@@ -10,7 +10,7 @@ import { fakeIdentity, storeSession } from '../../testing/fixtures.ts';
 import { renderApp } from '../../testing/render-app.tsx';
 import { FakeEventStream } from '../../testing/fake-event-stream.ts';
 import { applyJobChange } from './api/jobs-query.ts';
-import { applyFilterChange, applyLimit, defaultStartDate, pageInfo, readFilters } from './filters.ts';
+import { applyFilterChange, applyLimit, defaultStartDate, pageInfo, readFilters } from '../../lib/list-filters.ts';
 
 const ROBOT = '0b8f3a52-51d4-4e0c-9d0f-2a6c7d8e9f01';
 const ROBOT_B = '0b8f3a52-51d4-4e0c-9d0f-2a6c7d8e9f02';

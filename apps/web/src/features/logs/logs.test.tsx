@@ -6,7 +6,7 @@ import { FakeNetwork } from '../../testing/fake-network.ts';
 import type { RecordedRequest } from '../../testing/fake-network.ts';
 import { fakeIdentity, storeSession } from '../../testing/fixtures.ts';
 import { renderApp } from '../../testing/render-app.tsx';
-import { applyLimit, defaultStartDate, readFilters } from './filters.ts';
+import { applyLimit, defaultStartDate, readFilters } from '../../lib/list-filters.ts';
 
 const ALPHA = '0b8f3a52-51d4-4e0c-9d0f-2a6c7d8e9f01';
 const BRAVO = '1c9f3a52-51d4-4e0c-9d0f-2a6c7d8e9f02';

@@ -4,13 +4,13 @@ import type { Action, Job, JobList } from '@uvd/contracts';
 import type { ApiClient } from '../../../lib/api-client.ts';
 import { useApi } from '../../../lib/api-context.tsx';
 import { JOB_LIST_STALE_TIME_MS } from '../../../lib/query-client.ts';
-import type { JobFilters } from '../filters.ts';
+import type { ListFilters } from '../../../lib/list-filters.ts';
 
 export const jobListsKey = ['jobs', 'list'] as const;
-export const jobListKey = (filters: JobFilters) => [...jobListsKey, filters] as const;
+export const jobListKey = (filters: ListFilters) => [...jobListsKey, filters] as const;
 export const actionKey = (jobId: string) => ['actions', 'job', jobId] as const;
 
-export const jobListQueryOptions = (api: ApiClient, filters: JobFilters) =>
+export const jobListQueryOptions = (api: ApiClient, filters: ListFilters) =>
   queryOptions({
     queryKey: jobListKey(filters),
     queryFn: ({ signal }) =>
@@ -27,7 +27,7 @@ export const jobListQueryOptions = (api: ApiClient, filters: JobFilters) =>
     staleTime: JOB_LIST_STALE_TIME_MS,
   });
 
-export const useJobList = (filters: JobFilters) => useQuery(jobListQueryOptions(useApi(), filters));
+export const useJobList = (filters: ListFilters) => useQuery(jobListQueryOptions(useApi(), filters));
 
 /** GET /action/action?job_id=: the job's open action, or null for 204 (no action). */
 export const useJobAction = (jobId: string, enabled: boolean) => {

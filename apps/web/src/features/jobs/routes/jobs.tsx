@@ -1,16 +1,17 @@
 import { Fragment, useEffect, useMemo, useRef, useState } from 'react';
-import { Button, Form, Table } from 'react-bootstrap';
+import { Button, Table } from 'react-bootstrap';
 import { useTranslation } from 'react-i18next';
 import { Link, useLocation, useSearchParams } from 'react-router';
+import { ListFilterDialog } from '../../../components/list-filter-dialog.tsx';
 import { PageTitle } from '../../../components/page-title.tsx';
+import { PaginationBar } from '../../../components/pagination-bar.tsx';
 import { SkeletonRows } from '../../../components/skeleton.tsx';
 import { paths } from '../../../config/paths.ts';
 import { useSessionUser } from '../../../lib/auth/auth-context.tsx';
 import { formatDateTime } from '../../../lib/format-date.ts';
-import { useJobList } from '../api/jobs-query.ts';
+import { useFilterRobots, useJobList } from '../api/jobs-query.ts';
 import { JobDetails } from '../components/job-details.tsx';
-import { JobFilterDialog } from '../components/job-filter-dialog.tsx';
-import { PAGE_SIZES, applyFilterChange, applyLimit, applyOffset, pageInfo, readFilters } from '../filters.ts';
+import { applyFilterChange, applyLimit, applyOffset, pageInfo, readFilters, resetFilters } from '../../../lib/list-filters.ts';
 import { readJobFocus } from '../job-focus.ts';
 import { useJobStreams } from '../live/use-job-streams.ts';
 
@@ -28,6 +29,7 @@ export const JobsRoute = () => {
   const focusId = readJobFocus(location.state);
   const [expanded, setExpanded] = useState<ReadonlySet<string>>(() => new Set(focusId ? [focusId] : []));
   const [filterOpen, setFilterOpen] = useState(false);
+  const robots = useFilterRobots(filterOpen);
   const list = jobs.data?.payload;
   const ids = useMemo(() => list?.map((job) => job.job_id) ?? [], [list]);
   useJobStreams(ids);
@@ -140,56 +142,32 @@ export const JobsRoute = () => {
           </tbody>
         </Table>
       )}
-      <nav className="d-flex flex-wrap align-items-center gap-2" aria-label={t('filter.page', { page, pages })}>
-        <Button
-          variant="outline-secondary"
-          size="sm"
-          disabled={page <= 1}
-          onClick={() => {
-            setSearch(applyOffset(search, Math.max(0, (page - 2) * filters.limit)));
-          }}
-        >
-          {t('filter.previous')}
-        </Button>
-        <span aria-live="polite">{t('filter.page', { page, pages })}</span>
-        <Button
-          variant="outline-secondary"
-          size="sm"
-          disabled={page >= pages}
-          onClick={() => {
-            setSearch(applyOffset(search, page * filters.limit));
-          }}
-        >
-          {t('filter.next')}
-        </Button>
-        <Form.Label htmlFor="job-page-size" className="mb-0 ms-auto">
-          {t('filter.pageSize')}
-        </Form.Label>
-        <Form.Select
-          id="job-page-size"
-          size="sm"
-          className="w-auto"
-          value={filters.limit}
-          onChange={(event) => {
-            setSearch(applyLimit(search, Number(event.target.value), filters.offset));
-          }}
-        >
-          {PAGE_SIZES.map((size) => (
-            <option key={size} value={size}>
-              {size}
-            </option>
-          ))}
-        </Form.Select>
-      </nav>
-      <JobFilterDialog
+      <PaginationBar
+        count={jobs.data?.count}
+        offset={filters.offset}
+        limit={filters.limit}
+        label={t('filter.page', { page, pages })}
+        sizeId="job-page-size"
+        onOffset={(offset) => {
+          setSearch(applyOffset(search, offset));
+        }}
+        onLimit={(limit) => {
+          setSearch(applyLimit(search, limit, filters.offset));
+        }}
+      />
+      <ListFilterDialog
         show={filterOpen}
         filters={filters}
+        robots={robots.data}
+        robotsError={robots.isError}
+        robotPicker="select"
+        idPrefix="job"
         onApply={(change) => {
           if (Object.keys(change).length > 0) setSearch(applyFilterChange(search, change));
           setFilterOpen(false);
         }}
         onReset={() => {
-          setSearch(new URLSearchParams());
+          setSearch(resetFilters());
           setFilterOpen(false);
         }}
         onClose={() => {

@@ -3,7 +3,7 @@ import { getLog, getRobots, listLogs, updateLogNotes } from '@uvd/contracts';
 import type { LogEntry } from '@uvd/contracts';
 import type { ApiClient } from '../../../lib/api-client.ts';
 import { useApi } from '../../../lib/api-context.tsx';
-import type { ListFilters } from '../filters.ts';
+import type { ListFilters } from '../../../lib/list-filters.ts';
 
 export const logsKeys = {
   all: ['logs'] as const,

@@ -2,12 +2,12 @@ import { useState } from 'react';
 import { Button } from 'react-bootstrap';
 import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router';
+import { ListFilterDialog } from '../../../components/list-filter-dialog.tsx';
 import { PageTitle } from '../../../components/page-title.tsx';
-import { useLogs } from '../api/logs-query.ts';
-import { LogFilterDialog } from '../components/log-filter-dialog.tsx';
+import { PaginationBar } from '../../../components/pagination-bar.tsx';
+import { useFilterRobots, useLogs } from '../api/logs-query.ts';
 import { LogTable } from '../components/log-table.tsx';
-import { PaginationBar } from '../components/pagination-bar.tsx';
-import { applyChoice, applyLimit, applyOffset, readFilters, resetFilters } from '../filters.ts';
+import { applyFilterChange, applyLimit, applyOffset, readFilters, resetFilters } from '../../../lib/list-filters.ts';
 
 /** Spec §2 /logs: the logs list with URL-synced filters and expandable rows. */
 export const LogsRoute = () => {
@@ -17,6 +17,7 @@ export const LogsRoute = () => {
   const logs = useLogs(filters);
   const [filterOpen, setFilterOpen] = useState(false);
   const [expandedId, setExpandedId] = useState<string | null>(null);
+  const robots = useFilterRobots(filterOpen);
 
   return (
     <>
@@ -48,6 +49,8 @@ export const LogsRoute = () => {
             count={logs.data?.count}
             offset={filters.offset}
             limit={filters.limit}
+            label={t('logTable.pagination')}
+            sizeId="log-page-size"
             onOffset={(offset) => {
               setSearch(applyOffset(search, offset));
             }}
@@ -58,11 +61,15 @@ export const LogsRoute = () => {
         </>
       )}
       {filterOpen ? (
-        <LogFilterDialog
+        <ListFilterDialog
           show
           filters={filters}
-          onApply={(choice) => {
-            setSearch(applyChoice(search, choice));
+          robots={robots.data?.payload}
+          robotsError={robots.isError}
+          robotPicker="checkboxes"
+          idPrefix="log"
+          onApply={(change) => {
+            setSearch(applyFilterChange(search, change));
             setFilterOpen(false);
           }}
           onReset={() => {

@@ -1,22 +1,27 @@
 import { Button, Form } from 'react-bootstrap';
 import { useTranslation } from 'react-i18next';
-import { PAGE_SIZES, pageInfo } from '../filters.ts';
+import { PAGE_SIZES, pageInfo } from '../lib/list-filters.ts';
 
 export interface PaginationBarProps {
   /** Undefined while the page loads: the page text waits for the server's count. */
   count: number | undefined;
   offset: number;
   limit: number;
+  /** Accessible name of the navigation landmark. */
+  label: string;
+  /** Id of the page-size select, unique on the screen. */
+  sizeId: string;
   onOffset: (offset: number) => void;
   onLimit: (limit: number) => void;
 }
 
-export const PaginationBar = ({ count, offset, limit, onOffset, onLimit }: PaginationBarProps) => {
+/** Spec §2 pagination: previous, "page x of y", next and the page size (5, 10, 20, 50). */
+export const PaginationBar = ({ count, offset, limit, label, sizeId, onOffset, onLimit }: PaginationBarProps) => {
   const { t } = useTranslation();
   const { page, pages } = pageInfo(count ?? 0, { offset, limit });
   const known = count !== undefined;
   return (
-    <nav className="d-flex flex-wrap align-items-center gap-2" aria-label={t('logTable.pagination')}>
+    <nav className="d-flex flex-wrap align-items-center gap-2" aria-label={label}>
       <Button
         variant="outline-secondary"
         size="sm"
@@ -38,11 +43,11 @@ export const PaginationBar = ({ count, offset, limit, onOffset, onLimit }: Pagin
       >
         {t('filter.next')}
       </Button>
-      <Form.Label htmlFor="log-page-size" className="mb-0 ms-auto">
+      <Form.Label htmlFor={sizeId} className="mb-0 ms-auto">
         {t('filter.pageSize')}
       </Form.Label>
       <Form.Select
-        id="log-page-size"
+        id={sizeId}
         size="sm"
         className="w-auto"
         value={limit}

@@ -1,0 +1,83 @@
+import { format, subDays } from 'date-fns';
+
+/**
+ * Spec §2 list filters kept in the query string (startDate, endDate, robot, offset, limit). The jobs and logs
+ * lists follow the same rules, so both read and write the address through this module.
+ */
+export const PAGE_SIZES = [5, 10, 20, 50] as const;
+export const DEFAULT_LIMIT = 10;
+export const DEFAULT_START_DAYS_AGO = 7;
+const DATE_PATTERN = /^\d{4}-\d{2}-\d{2}$/;
+
+export interface ListFilters {
+  startDate: string;
+  endDate: string | undefined;
+  robots: string[];
+  offset: number;
+  limit: number;
+}
+
+export const defaultStartDate = (now: Date = new Date()): string => format(subDays(now, DEFAULT_START_DAYS_AGO), 'yyyy-MM-dd');
+
+const wholeNumber = (text: string | null, fallback: number, min: number): number => {
+  if (text === null || !/^\d+$/.test(text)) return fallback;
+  const value = Number(text);
+  return value >= min ? value : fallback;
+};
+
+const dateOf = (text: string | null): string | undefined => (text !== null && DATE_PATTERN.test(text) ? text : undefined);
+
+const offsetOf = (search: URLSearchParams): number => wholeNumber(search.get('offset'), 0, 0);
+
+/** Reads the filters from the address, falling back to the defaults for absent or malformed values. */
+export const readFilters = (search: URLSearchParams, now: Date = new Date()): ListFilters => ({
+  startDate: dateOf(search.get('startDate')) ?? defaultStartDate(now),
+  endDate: dateOf(search.get('endDate')),
+  robots: (search.get('robot') ?? '')
+    .split(',')
+    .map((id) => id.trim())
+    .filter((id) => id !== ''),
+  offset: offsetOf(search),
+  limit: wholeNumber(search.get('limit'), DEFAULT_LIMIT, 1),
+});
+
+/** The dialog's choice: only the fields present change; an empty value removes its parameter. */
+export type FilterChange = Partial<Pick<ListFilters, 'startDate' | 'endDate' | 'robots'>>;
+
+/** Changing start date, end date or robot starts over at the first page: offset leaves the address. */
+export const applyFilterChange = (search: URLSearchParams, change: FilterChange): URLSearchParams => {
+  const next = new URLSearchParams(search);
+  const set = (name: string, value: string | undefined) => {
+    if (value) next.set(name, value);
+    else next.delete(name);
+  };
+  if ('startDate' in change) set('startDate', change.startDate);
+  if ('endDate' in change) set('endDate', change.endDate);
+  if ('robots' in change) set('robot', change.robots?.join(','));
+  next.delete('offset');
+  return next;
+};
+
+export const applyOffset = (search: URLSearchParams, offset: number): URLSearchParams => {
+  const next = new URLSearchParams(search);
+  next.set('offset', String(offset));
+  return next;
+};
+
+/** A new page size keeps the first row in view: the offset snaps down to a multiple of the new limit. */
+export const applyLimit = (search: URLSearchParams, limit: number, offset: number = offsetOf(search)): URLSearchParams => {
+  const next = new URLSearchParams(search);
+  next.set('limit', String(limit));
+  const snapped = Math.floor(offset / limit) * limit;
+  if (next.has('offset') || snapped > 0) next.set('offset', String(snapped));
+  return next;
+};
+
+/** Reset clears every parameter. */
+export const resetFilters = (): URLSearchParams => new URLSearchParams();
+
+/** Spec §9: page count = ceil(items/limit) (at least 1); current page = offset/limit + 1. */
+export const pageInfo = (count: number, { offset, limit }: Pick<ListFilters, 'offset' | 'limit'>) => ({
+  page: Math.floor(offset / limit) + 1,
+  pages: Math.max(1, Math.ceil(count / limit)),
+});
