@@ -15,7 +15,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { FakeNetwork } from '../../testing/fake-network.ts';
 import { fakeIdentity, storeSession } from '../../testing/fixtures.ts';
 import { renderApp } from '../../testing/render-app.tsx';
-import { fixtureId, robotFixture } from './testing.ts';
+import { fixtureId, robotFixture } from '../../testing/robot-fixtures.ts';
 
 const id = fixtureId;
 

@@ -20,7 +20,7 @@ import { describe, expect, it } from 'vitest';
 import { FakeNetwork } from '../../testing/fake-network.ts';
 import { fakeIdentity, storeSession } from '../../testing/fixtures.ts';
 import { renderApp } from '../../testing/render-app.tsx';
-import { fixtureId as id, robotFixture } from './testing.ts';
+import { fixtureId as id, robotFixture } from '../../testing/robot-fixtures.ts';
 
 const GROUP = { id: id(100), name: 'Ward A' };
 const user = (n: number, username: string): User => ({ id: id(n), username, firstName: 'F', lastName: 'L', email: username, roles: ['done-teleoperator'] });

@@ -1,5 +1,5 @@
 import { commandJob, confirmAction, deleteJob, getAction, getRobots, listJobs, startJobNow, updateRoomReadiness } from '@uvd/contracts';
-import { Job, Robot } from '@uvd/contracts';
+import { Job } from '@uvd/contracts';
 import type { JobList } from '@uvd/contracts';
 import { act, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
@@ -8,6 +8,7 @@ import { FakeNetwork } from '../../testing/fake-network.ts';
 import type { RecordedRequest } from '../../testing/fake-network.ts';
 import { fakeIdentity, storeSession } from '../../testing/fixtures.ts';
 import { renderApp } from '../../testing/render-app.tsx';
+import { robotFixture } from '../../testing/robot-fixtures.ts';
 import { FakeEventStream } from '../../testing/fake-event-stream.ts';
 import { applyJobChange } from './api/jobs-query.ts';
 import { applyFilterChange, applyLimit, defaultStartDate, pageInfo, readFilters } from '../../lib/list-filters.ts';
@@ -15,8 +16,6 @@ import { applyFilterChange, applyLimit, defaultStartDate, pageInfo, readFilters 
 const ROBOT = '0b8f3a52-51d4-4e0c-9d0f-2a6c7d8e9f01';
 const ROBOT_B = '0b8f3a52-51d4-4e0c-9d0f-2a6c7d8e9f02';
 const ROOM = '3a8f3a52-51d4-4e0c-9d0f-2a6c7d8e9f01';
-const robotFixture = (overrides: Pick<Robot, 'robot_id' | 'name'>): Robot =>
-  Robot.parse({ status: 'idle', mode: 2, battery: 80, charging_status: 0, signal: 20, floor_id: null, building_id: null, pose: null, last_seen: null, stale: false, ...overrides });
 const jobId = (n: number) => `1c9f3a52-51d4-4e0c-9d0f-${String(n).padStart(12, '0')}`;
 
 const jobFixture = (n: number, overrides: Partial<Job> = {}): Job =>

@@ -6,6 +6,7 @@ import { FakeNetwork } from '../../testing/fake-network.ts';
 import type { RecordedRequest } from '../../testing/fake-network.ts';
 import { fakeIdentity, storeSession } from '../../testing/fixtures.ts';
 import { renderApp } from '../../testing/render-app.tsx';
+import { robotFixture } from '../../testing/robot-fixtures.ts';
 import { applyLimit, defaultStartDate, readFilters } from '../../lib/list-filters.ts';
 
 const ALPHA = '0b8f3a52-51d4-4e0c-9d0f-2a6c7d8e9f01';
@@ -53,20 +54,7 @@ const signedIn = (logs: LogEntry[] = [withRooms, empty], count = logs.length) =>
       status: 200,
       body: {
         count: 2,
-        payload: [ALPHA, BRAVO].map((robot_id, index) => ({
-          robot_id,
-          name: index === 0 ? 'Alpha' : 'Bravo',
-          status: 'idle',
-          mode: 2,
-          battery: 80,
-          charging_status: 0,
-          signal: 20,
-          floor_id: null,
-          building_id: null,
-          pose: null,
-          last_seen: null,
-          stale: false,
-        })),
+        payload: [robotFixture({ robot_id: ALPHA, name: 'Alpha' }), robotFixture({ robot_id: BRAVO, name: 'Bravo' })],
       },
     });
   network.on(getLog, (request) => ({ status: 200, body: logs.find((log) => request.url.pathname.endsWith(log.job_id)) ?? logs[0] }));

@@ -1,5 +1,5 @@
-import { getBuildings, getFloorMap, getFloorMapMetadata, getFloors, getJob, getRobots, Job, Robot } from '@uvd/contracts';
-import type { Building, Floor, FloorMapMetadata } from '@uvd/contracts';
+import { getBuildings, getFloorMap, getFloorMapMetadata, getFloors, getJob, getRobots, Job } from '@uvd/contracts';
+import type { Building, Floor, FloorMapMetadata, Robot } from '@uvd/contracts';
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -7,6 +7,7 @@ import { LOCAL_KEYS } from '../../lib/storage.ts';
 import { FakeNetwork } from '../../testing/fake-network.ts';
 import { fakeIdentity, sessionUser, storeSession } from '../../testing/fixtures.ts';
 import { renderApp } from '../../testing/render-app.tsx';
+import { robotFixture } from '../../testing/robot-fixtures.ts';
 
 const USER = sessionUser().sub;
 const OTHER_USER = '7a1c2a4e-8b3d-4f5a-9c7e-1d2b3a4c5e6f';
@@ -46,20 +47,6 @@ const metadata = (floor_id: string): FloorMapMetadata => ({
   ],
 });
 
-const robot = (overrides: Partial<Robot> & Pick<Robot, 'robot_id' | 'name'>): Robot =>
-  Robot.parse({
-    status: 'idle',
-    mode: 2,
-    battery: 80,
-    charging_status: 0,
-    signal: 20,
-    floor_id: null,
-    building_id: null,
-    pose: null,
-    last_seen: null,
-    stale: false,
-    ...overrides,
-  });
 
 const objectUrls: string[] = [];
 beforeEach(() => {
@@ -105,8 +92,8 @@ describe('map screen (spec §2)', () => {
       buildings: [building(B1, 'Main')],
       floors: [floor(F1, 'Ground', B1)],
       robots: [
-        robot({ robot_id: ALPHA, name: 'Alpha', floor_id: F1, building_id: B1, pose: { x: 4, y: 3, theta: 0 } }),
-        robot({ robot_id: BRAVO, name: 'Bravo', floor_id: F2, building_id: B1, pose: { x: 1, y: 1, theta: 0 } }),
+        robotFixture({ robot_id: ALPHA, name: 'Alpha', floor_id: F1, building_id: B1, pose: { x: 4, y: 3, theta: 0 } }),
+        robotFixture({ robot_id: BRAVO, name: 'Bravo', floor_id: F2, building_id: B1, pose: { x: 1, y: 1, theta: 0 } }),
       ],
     });
     await renderApp({ path: '/map', network });
@@ -146,7 +133,7 @@ describe('map screen (spec §2)', () => {
     const network = signedIn({ buildings: [building(B1, 'Main')], floors: [floor(F1, 'Ground', B1)] }).on(getRobots, () => {
       calls += 1;
       const pose = calls === 1 ? { x: 4, y: 3, theta: 0 } : { x: 0, y: 3, theta: 0 };
-      const list = [robot({ robot_id: ALPHA, name: 'Alpha', floor_id: F1, building_id: B1, pose })];
+      const list = [robotFixture({ robot_id: ALPHA, name: 'Alpha', floor_id: F1, building_id: B1, pose })];
       return { status: 200, body: { count: 1, payload: list } };
     });
     await renderApp({ path: '/map', network });
@@ -226,7 +213,7 @@ describe('map screen (spec §2)', () => {
     const network = signedIn({
       buildings: [building(B1, 'Main'), building(B2, 'Annex')],
       floors: [floor(F1, 'Ground', B1), floor(F2, 'First', B2)],
-      robots: [robot({ robot_id: BRAVO, name: 'Bravo', floor_id: F2, building_id: B2, pose: { x: 0, y: 0, theta: 1 } })],
+      robots: [robotFixture({ robot_id: BRAVO, name: 'Bravo', floor_id: F2, building_id: B2, pose: { x: 0, y: 0, theta: 1 } })],
     });
     await renderApp({ path: `/map?robot=${BRAVO}`, network });
     expect(await screen.findByRole('img', { name: 'Floor plan of First' })).toBeInTheDocument();

@@ -6,7 +6,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { FakeNetwork } from '../../testing/fake-network.ts';
 import { fakeIdentity, storeSession } from '../../testing/fixtures.ts';
 import { renderApp } from '../../testing/render-app.tsx';
-import { FakeEventStream, robotFixture } from './testing.ts';
+import { FakeEventStream } from '../../testing/fake-event-stream.ts';
+import { robotFixture } from '../../testing/robot-fixtures.ts';
 
 const ALPHA = '0b8f3a52-51d4-4e0c-9d0f-2a6c7d8e9f01';
 const BRAVO = '1c9f3a52-51d4-4e0c-9d0f-2a6c7d8e9f02';
@@ -208,23 +209,23 @@ describe('live robot updates (spec §4)', () => {
     expect(live.url.searchParams.get('robot_list')?.split(',').sort()).toEqual([ALPHA, BRAVO, CHARLIE].sort());
     expect(live.headers.get('Authorization')).toMatch(/^Bearer access-/);
 
-    live.stream.update({ robot_id: CHARLIE, field: 'battery', value: 12, charging_status: 1 });
+    live.stream.event('robot_update', { robot_id: CHARLIE, field: 'battery', value: 12, charging_status: 1 });
     await waitFor(() => {
       expect(within(rowOf('charlie')).getByTestId('battery')).toHaveTextContent('12 %');
     });
     expect(within(rowOf('charlie')).getByTestId('charging')).toBeInTheDocument();
 
-    live.stream.update({ robot_id: ALPHA, field: 'ping', value: 500, timeout: true });
+    live.stream.event('robot_update', { robot_id: ALPHA, field: 'ping', value: 500, timeout: true });
     await waitFor(() => {
       expect(within(rowOf('Alpha')).getByTestId('signal')).toHaveTextContent('No signal');
     });
-    live.stream.update({ robot_id: ALPHA, field: 'ping', value: 300, timeout: false });
+    live.stream.event('robot_update', { robot_id: ALPHA, field: 'ping', value: 300, timeout: false });
     await waitFor(() => {
       expect(within(rowOf('Alpha')).getByTestId('signal')).toHaveTextContent('Medium');
     });
 
-    live.stream.update({ robot_id: BRAVO, field: 'stale', value: false });
-    live.stream.update({ robot_id: BRAVO, field: 'status', value: 'charging' });
+    live.stream.event('robot_update', { robot_id: BRAVO, field: 'stale', value: false });
+    live.stream.event('robot_update', { robot_id: BRAVO, field: 'status', value: 'charging' });
     await waitFor(() => {
       expect(within(rowOf('Bravo')).queryByText('Stale')).toBeNull();
     });
@@ -234,7 +235,7 @@ describe('live robot updates (spec §4)', () => {
     await user.click(within(rowOf('charlie')).getByRole('button', { name: 'charlie' }));
     const dialog = await screen.findByRole('dialog', { name: 'charlie' });
     expect(within(dialog).getByRole('button', { name: 'Pause' })).toBeDisabled();
-    live.stream.update({ robot_id: CHARLIE, field: 'mode', value: 2 });
+    live.stream.event('robot_update', { robot_id: CHARLIE, field: 'mode', value: 2 });
     await waitFor(() => {
       expect(within(dialog).getByRole('button', { name: 'Pause' })).toBeEnabled();
     });

@@ -1,6 +1,7 @@
 import type { RobotList, RobotUpdate } from '@uvd/contracts';
 import { describe, expect, it } from 'vitest';
-import { FakeEventStream, robotFixture } from '../testing.ts';
+import { FakeEventStream } from '../../../testing/fake-event-stream.ts';
+import { robotFixture } from '../../../testing/robot-fixtures.ts';
 import { applyRobotUpdate, RobotStreamHub, streamKey } from './robot-stream.ts';
 
 const A = '0b8f3a52-51d4-4e0c-9d0f-2a6c7d8e9f01';
@@ -71,7 +72,7 @@ describe('RobotStreamHub (one reference-counted connection per stream)', () => {
     await until(() => transport.opened.length === 1);
     expect(hub.snapshot()).toEqual(new Map([[streamKey([A, B]), 2]]));
 
-    transport.opened[0]?.stream.update({ robot_id: A, field: 'mode', value: 1 });
+    transport.opened[0]?.stream.event('robot_update', { robot_id: A, field: 'mode', value: 1 });
     await until(() => updates.length === 1);
     // Delivered once for both subscribers: the cache is written once per event.
     expect(updates).toEqual([{ robot_id: A, field: 'mode', value: 1 }]);
@@ -119,7 +120,7 @@ describe('RobotStreamHub (one reference-counted connection per stream)', () => {
     // The id the server did send is handed back as Last-Event-ID.
     expect(transport.opened[1]?.lastEventId).toBe('7');
     expect(transport.opened[2]?.ids).toEqual([A]);
-    transport.opened[2]?.stream.update({ robot_id: A, field: 'status', value: 'charging' });
+    transport.opened[2]?.stream.event('robot_update', { robot_id: A, field: 'status', value: 'charging' });
     await until(() => updates.length === 2);
     release();
     expect(transport.opened[2]?.signal.aborted).toBe(true);

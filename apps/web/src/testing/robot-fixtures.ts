@@ -1,6 +1,6 @@
 import { Robot } from '@uvd/contracts';
 
-/** A robot as the admin robot lists send it, parsed with the contract. */
+/** A robot as GET /robot/robot/robots sends it, parsed with the contract. */
 export const robotFixture = (overrides: Partial<Robot> & Pick<Robot, 'robot_id' | 'name'>): Robot =>
   Robot.parse({
     status: 'idle',
