@@ -5,9 +5,10 @@
 import { and, asc, count, eq, inArray, lt, sql, type SQL } from 'drizzle-orm';
 import { LOW_BATTERY_PERCENT, RobotMode, type Robot, type RobotSummary } from '@uvd/contracts';
 import type { Executor } from '../db/client.ts';
-import { floors, groups, robotGroups, robots, type Pose } from '../db/schema.ts';
+import { floors, robotGroups, robots, type Pose } from '../db/schema.ts';
 import type { Principal } from '../identity/principal.ts';
 import { notFound } from '../lib/http-error.ts';
+import { assertInOrg } from '../lib/org-scope.ts';
 import { robotVisible, seesEverything } from '../lib/visibility.ts';
 
 export interface Page {
@@ -147,16 +148,8 @@ export async function robotSummary(db: Executor, principal: Principal): Promise<
   return summary;
 }
 
-async function assertGroupInOrg(db: Executor, principal: Principal, groupId: string): Promise<void> {
-  const [group] = await db
-    .select({ id: groups.id })
-    .from(groups)
-    .where(and(eq(groups.orgId, principal.orgId), eq(groups.id, groupId)));
-  if (!group) throw notFound('Group');
-}
-
 export async function groupRobots(db: Executor, principal: Principal, groupId: string): Promise<StoredRobot[]> {
-  await assertGroupInOrg(db, principal, groupId);
+  await assertInOrg(db, 'Group', principal.orgId, [groupId]);
   const rows = await db
     .select(robotColumns)
     .from(robots)
@@ -167,19 +160,9 @@ export async function groupRobots(db: Executor, principal: Principal, groupId: s
   return rows.map(toRobot);
 }
 
-async function assertRobotsInOrg(db: Executor, principal: Principal, robotIds: readonly string[]): Promise<string[]> {
-  const unique = [...new Set(robotIds)];
-  const found = await db
-    .select({ id: robots.id })
-    .from(robots)
-    .where(and(eq(robots.orgId, principal.orgId), inArray(robots.id, unique)));
-  if (found.length !== unique.length) throw notFound('Robot');
-  return unique;
-}
-
 export async function addRobotsToGroup(db: Executor, principal: Principal, groupId: string, robotIds: readonly string[]) {
-  await assertGroupInOrg(db, principal, groupId);
-  const unique = await assertRobotsInOrg(db, principal, robotIds);
+  await assertInOrg(db, 'Group', principal.orgId, [groupId]);
+  const unique = await assertInOrg(db, 'Robot', principal.orgId, robotIds);
   await db
     .insert(robotGroups)
     .values(unique.map((robotId) => ({ robotId, groupId })))
@@ -192,7 +175,7 @@ export async function removeRobotsFromGroup(
   groupId: string,
   robotIds: readonly string[],
 ) {
-  await assertGroupInOrg(db, principal, groupId);
-  const unique = await assertRobotsInOrg(db, principal, robotIds);
+  await assertInOrg(db, 'Group', principal.orgId, [groupId]);
+  const unique = await assertInOrg(db, 'Robot', principal.orgId, robotIds);
   await db.delete(robotGroups).where(and(eq(robotGroups.groupId, groupId), inArray(robotGroups.robotId, unique)));
 }

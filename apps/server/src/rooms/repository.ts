@@ -8,6 +8,7 @@ import type { Executor } from '../db/client.ts';
 import { buildings, floors, groups, jobRooms, jobs, roomGroups, rooms } from '../db/schema.ts';
 import type { Principal } from '../identity/principal.ts';
 import { notFound } from '../lib/http-error.ts';
+import { assertInOrg } from '../lib/org-scope.ts';
 import { roomVisible, seesEverything, visibleRoomIds } from '../lib/visibility.ts';
 
 export interface Page {
@@ -225,27 +226,9 @@ export async function pendingJobsVisiting(db: Executor, principal: Principal, ro
     );
 }
 
-async function assertGroupInOrg(db: Executor, principal: Principal, groupId: string): Promise<void> {
-  const [group] = await db
-    .select({ id: groups.id })
-    .from(groups)
-    .where(and(eq(groups.orgId, principal.orgId), eq(groups.id, groupId)));
-  if (!group) throw notFound('Group');
-}
-
-async function assertRoomsInOrg(db: Executor, principal: Principal, roomIds: readonly string[]): Promise<string[]> {
-  const unique = [...new Set(roomIds)];
-  const found = await db
-    .select({ id: rooms.id })
-    .from(rooms)
-    .where(and(eq(rooms.orgId, principal.orgId), inArray(rooms.id, unique)));
-  if (found.length !== unique.length) throw notFound('Room');
-  return unique;
-}
-
 export async function addRoomsToGroup(db: Executor, principal: Principal, groupId: string, roomIds: readonly string[]) {
-  await assertGroupInOrg(db, principal, groupId);
-  const unique = await assertRoomsInOrg(db, principal, roomIds);
+  await assertInOrg(db, 'Group', principal.orgId, [groupId]);
+  const unique = await assertInOrg(db, 'Room', principal.orgId, roomIds);
   await db
     .insert(roomGroups)
     .values(unique.map((roomId) => ({ roomId, groupId })))
@@ -253,7 +236,7 @@ export async function addRoomsToGroup(db: Executor, principal: Principal, groupI
 }
 
 export async function removeRoomsFromGroup(db: Executor, principal: Principal, groupId: string, roomIds: readonly string[]) {
-  await assertGroupInOrg(db, principal, groupId);
-  const unique = await assertRoomsInOrg(db, principal, roomIds);
+  await assertInOrg(db, 'Group', principal.orgId, [groupId]);
+  const unique = await assertInOrg(db, 'Room', principal.orgId, roomIds);
   await db.delete(roomGroups).where(and(eq(roomGroups.groupId, groupId), inArray(roomGroups.roomId, unique)));
 }
