@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { OrderMessage, StateMessage, type ActionState } from '@uvd/contracts';
+import { baseState } from '../testing/fleet-fixtures.ts';
 import { buildOrder, disinfectActionId } from './order.ts';
 import { completionStatus, promptsOf, reduceProgress, worthRecording, type JobSnapshot } from './progress.ts';
 
@@ -8,26 +9,7 @@ const floorId = '00000000-0000-4000-8000-0000000000f1';
 const roomIds = ['00000000-0000-4000-8000-0000000000a1', '00000000-0000-4000-8000-0000000000a2', '00000000-0000-4000-8000-0000000000a3'];
 
 function state(overrides: Partial<StateMessage> = {}): StateMessage {
-  return StateMessage.parse({
-    headerId: 1,
-    timestamp: new Date().toISOString(),
-    version: '2.0.0',
-    manufacturer: 'uvd',
-    serialNumber: 'SN-1',
-    orderId: jobId,
-    orderUpdateId: 0,
-    lastNodeId: '',
-    lastNodeSequenceId: 0,
-    nodeStates: [],
-    edgeStates: [],
-    driving: false,
-    actionStates: [],
-    batteryState: { batteryCharge: 80, charging: false },
-    operatingMode: 'AUTOMATIC',
-    errors: [],
-    safetyState: { eStop: 'NONE', fieldViolation: false },
-    ...overrides,
-  });
+  return StateMessage.parse({ ...baseState('uvd', 'SN-1'), headerId: 1, orderId: jobId, ...overrides });
 }
 
 const action = (orderNo: number, actionStatus: ActionState['actionStatus'], resultDescription?: string): ActionState => ({

@@ -1,8 +1,9 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiError, DataFlag, FloorRobots, Robot, RobotList, RobotSummary } from '@uvd/contracts';
+import { DataFlag, FloorRobots, Robot, RobotList, RobotSummary } from '@uvd/contracts';
 import { robotGroups, robots } from '../db/schema.ts';
-import { startTestServer, type TestResponse, type TestServer } from '../testing/harness.ts';
+import { expectFieldError, expectStatus } from '../testing/assertions.ts';
+import { startTestServer, type TestServer } from '../testing/harness.ts';
 import { putRobotsInGroup } from '../testing/rooms-fixtures.ts';
 import { createSite } from '../testing/site-fixtures.ts';
 
@@ -13,18 +14,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await server.close();
 });
-
-function expectFieldError(response: TestResponse, field: string) {
-  expect(response.status).toBe(400);
-  const error = ApiError.parse(response.body);
-  expect(error.error).toBe('validation_error');
-  expect(error.message).toContain(`"${field}`);
-}
-
-function expectStatus(response: TestResponse, status: number) {
-  expect(response.status, JSON.stringify(response.body)).toBe(status);
-  if (status >= 400) ApiError.parse(response.body);
-}
 
 interface RobotSeed {
   name: string;

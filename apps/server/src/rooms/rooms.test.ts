@@ -13,7 +13,8 @@ import {
   RoomReadinessList,
 } from '@uvd/contracts';
 import { jobRooms, jobs, roomGroups, rooms } from '../db/schema.ts';
-import { startTestServer, type TestResponse, type TestServer } from '../testing/harness.ts';
+import { expectFieldError, expectStatus } from '../testing/assertions.ts';
+import { startTestServer, type TestServer } from '../testing/harness.ts';
 import { addFloorMap, putRoomsInGroup, TEST_MAP_METADATA } from '../testing/rooms-fixtures.ts';
 import { createSite } from '../testing/site-fixtures.ts';
 
@@ -24,19 +25,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await server.close();
 });
-
-/** A 400 whose message and details name `field`. */
-function expectFieldError(response: TestResponse, field: string) {
-  expect(response.status).toBe(400);
-  const error = ApiError.parse(response.body);
-  expect(error.error).toBe('validation_error');
-  expect(error.message).toContain(`"${field}`);
-}
-
-function expectStatus(response: TestResponse, status: number) {
-  expect(response.status, JSON.stringify(response.body)).toBe(status);
-  if (status >= 400) ApiError.parse(response.body);
-}
 
 /** An organization with two buildings, an admin, a teleoperator whose group holds only the first building's first floor. */
 async function world() {

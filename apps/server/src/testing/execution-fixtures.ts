@@ -10,6 +10,7 @@ import { disinfectActionId } from '../execution/order.ts';
 import type { FleetRobot } from '../fleet/fleet.ts';
 import { hashPassword } from '../identity/passwords.ts';
 import type { TestServer, TestUser } from './harness.ts';
+import { baseState } from './fleet-fixtures.ts';
 import { createSite, type Site } from './site-fixtures.ts';
 
 export interface ExecutionWorld {
@@ -77,26 +78,7 @@ let headerId = 0;
 /** A state message of the world's robot; `orderId` defaults to none. */
 export function robotState(world: ExecutionWorld, overrides: Partial<StateMessage> = {}): StateMessage {
   headerId += 1;
-  return StateMessage.parse({
-    headerId,
-    timestamp: new Date().toISOString(),
-    version: '2.0.0',
-    manufacturer: world.robot.manufacturer,
-    serialNumber: world.robot.serialNumber,
-    orderId: '',
-    orderUpdateId: 0,
-    lastNodeId: '',
-    lastNodeSequenceId: 0,
-    nodeStates: [],
-    edgeStates: [],
-    driving: false,
-    actionStates: [],
-    batteryState: { batteryCharge: 80, charging: false },
-    operatingMode: 'AUTOMATIC',
-    errors: [],
-    safetyState: { eStop: 'NONE', fieldViolation: false },
-    ...overrides,
-  });
+  return StateMessage.parse({ ...baseState(world.robot.manufacturer, world.robot.serialNumber), headerId, ...overrides });
 }
 
 export const disinfectState = (
