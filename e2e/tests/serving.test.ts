@@ -29,7 +29,11 @@ describe('the built console as the server serves it', () => {
     for (const asset of assets) {
       const { pathname } = new URL(asset.url());
       expect(asset.status(), pathname).toBe(200);
-      if (pathname.startsWith('/assets/')) expect(await asset.headerValue('cache-control'), pathname).toBe('public, max-age=31536000, immutable');
+      if (pathname.startsWith('/assets/')) {
+        expect(await asset.headerValue('cache-control'), pathname).toBe('public, max-age=31536000, immutable');
+        // Chromium accepts brotli: the build's precompressed file is sent, not the raw one.
+        expect(await asset.headerValue('content-encoding'), pathname).toBe('br');
+      }
     }
     await session.close();
   });

@@ -1,11 +1,21 @@
-import { useEffect } from 'react';
+import { Suspense, lazy, useEffect } from 'react';
 import type { ReactNode } from 'react';
 import { QueryClientProvider } from '@tanstack/react-query';
 import { I18nextProvider } from 'react-i18next';
-import { Toasts } from '../components/toasts.tsx';
 import { ApiProvider } from '../lib/api-context.tsx';
 import { AuthProvider } from '../lib/auth/auth-context.tsx';
+import { useToastsRequested } from '../lib/toast.ts';
 import type { AppServices } from './services.ts';
+
+const Toasts = lazy(() => import('../components/toasts.tsx').then((module) => ({ default: module.Toasts })));
+
+/** The toast container, mounted with the first toast (lib/toast.ts loads react-toastify then). */
+const LazyToasts = () =>
+  useToastsRequested() ? (
+    <Suspense fallback={null}>
+      <Toasts />
+    </Suspense>
+  ) : null;
 
 export const AppProvider = ({ services, children }: { services: AppServices; children: ReactNode }) => {
   useEffect(() => {
@@ -17,7 +27,7 @@ export const AppProvider = ({ services, children }: { services: AppServices; chi
         <QueryClientProvider client={services.queryClient}>
           <AuthProvider client={services.auth}>
             {children}
-            <Toasts />
+            <LazyToasts />
           </AuthProvider>
         </QueryClientProvider>
       </ApiProvider>

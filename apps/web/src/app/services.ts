@@ -42,7 +42,9 @@ export const createServices = ({ config, i18n, fetch, sessionStorage, localStora
     tokens,
     localStorage: localStorage ?? window.localStorage,
     onRefreshError,
-    onDeviceRemovalError: () => toast.error(i18n.t('notifications.removeFailed')),
+    onDeviceRemovalError: () => {
+      toast.error(i18n.t('notifications.removeFailed'));
+    },
   });
   // Nothing of one user's cache may show to the next one on this device.
   auth.subscribe(() => {

@@ -1,4 +1,4 @@
-import { AxiosError } from 'axios';
+import { TimeoutError } from 'ky';
 import * as contracts from '@uvd/contracts';
 import { commandJob, createGroup, getAction, getJob, getMyProfile, listJobs } from '@uvd/contracts';
 import type { RouteContract } from '@uvd/contracts';
@@ -99,11 +99,14 @@ describe('api client', () => {
     expect((await failure(pending)).kind).toBe('aborted');
   });
 
-  it('maps timeout and unsupported-protocol transport errors (spec §8)', () => {
-    expect(toApiRequestError(new AxiosError('timeout of 1ms exceeded', AxiosError.ETIMEDOUT)).kind).toBe('timeout');
-    expect(toApiRequestError(new AxiosError('timeout of 1ms exceeded', AxiosError.ECONNABORTED)).kind).toBe('timeout');
-    expect(toApiRequestError(new AxiosError('Request aborted', AxiosError.ECONNABORTED)).kind).toBe('aborted');
-    expect(toApiRequestError(new AxiosError('Unsupported protocol ftp:', AxiosError.ERR_BAD_REQUEST)).kind).toBe('unsupported-protocol');
+  it('maps timeout and unsupported-protocol transport errors (spec §8)', async () => {
+    const timedOut = new TimeoutError(new Request(`${ORIGIN}/api/user/my-profile`));
+    expect(toApiRequestError(timedOut).kind).toBe('timeout');
+
+    const network = new FakeNetwork().on(getMyProfile, { status: 200, body: sessionUser() });
+    const ftp = createApiClient(testConfig({ backends: { ...testConfig().backends, users: 'ftp://files.example/api' } }), { fetch: network.fetch });
+    expect((await failure(ftp.request(getMyProfile, {}))).kind).toBe('unsupported-protocol');
+    expect(network.requests).toHaveLength(0);
   });
 
   it('knows which backend of the runtime config serves every API contract', () => {

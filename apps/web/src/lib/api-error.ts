@@ -1,4 +1,4 @@
-import { AxiosError } from 'axios';
+import { TimeoutError } from 'ky';
 import { ApiError, OAuthError } from '@uvd/contracts';
 
 /**
@@ -33,37 +33,28 @@ export class ApiRequestError extends Error {
 
 export const isApiRequestError = (error: unknown): error is ApiRequestError => error instanceof ApiRequestError;
 
-const transportKind = (error: AxiosError): TransportErrorKind => {
-  if (error.response) return 'status';
-  const timedOut = /timeout/i.test(error.message);
-  if (error.code === AxiosError.ERR_CANCELED || (error.code === AxiosError.ECONNABORTED && !timedOut)) return 'aborted';
-  if (error.code === AxiosError.ETIMEDOUT || error.code === AxiosError.ECONNABORTED) return 'timeout';
-  if (error.code === AxiosError.ERR_NOT_SUPPORT || /unsupported protocol/i.test(error.message)) return 'unsupported-protocol';
-  return 'network';
+const isAbort = (error: unknown): boolean =>
+  typeof error === 'object' && error !== null && 'name' in error && error.name === 'AbortError';
+
+/**
+ * Maps whatever a call threw before a reply arrived to an ApiRequestError: aborted when its signal was aborted
+ * (fetch rejects with the signal's reason), a timeout, or else the network (fetch's TypeError).
+ */
+export const toApiRequestError = (error: unknown, signal?: AbortSignal): ApiRequestError => {
+  if (error instanceof ApiRequestError) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  if (signal?.aborted || isAbort(error)) return new ApiRequestError({ kind: 'aborted', message, cause: error });
+  if (error instanceof TimeoutError) return new ApiRequestError({ kind: 'timeout', message, cause: error });
+  return new ApiRequestError({ kind: 'network', message, cause: error });
 };
 
-/** Maps whatever a call threw to an ApiRequestError, keeping the server's `{error, message}` when it sent one. */
-export const toApiRequestError = (error: unknown): ApiRequestError => {
-  if (error instanceof ApiRequestError) return error;
-  if (!(error instanceof AxiosError)) {
-    return new ApiRequestError({ kind: 'network', message: error instanceof Error ? error.message : String(error), cause: error });
-  }
-  const kind = transportKind(error);
-  const status = error.response?.status ?? null;
-  const body: unknown = error.response?.data;
+/** A status outside 200-299, keeping the server's `{error, message}` (or the OAuth error) when it sent one. */
+export const statusError = (status: number, body: unknown): ApiRequestError => {
   const api = ApiError.safeParse(body);
-  if (api.success) {
-    return new ApiRequestError({ kind, status, code: api.data.error, message: api.data.message, details: api.data.details, cause: error });
-  }
+  if (api.success) return new ApiRequestError({ kind: 'status', status, code: api.data.error, message: api.data.message, details: api.data.details });
   const oauth = OAuthError.safeParse(body);
   if (oauth.success) {
-    return new ApiRequestError({
-      kind,
-      status,
-      code: oauth.data.error,
-      message: oauth.data.error_description ?? oauth.data.error,
-      cause: error,
-    });
+    return new ApiRequestError({ kind: 'status', status, code: oauth.data.error, message: oauth.data.error_description ?? oauth.data.error });
   }
-  return new ApiRequestError({ kind, status, message: error.message, cause: error });
+  return new ApiRequestError({ kind: 'status', status, message: `Request failed with status code ${status}` });
 };

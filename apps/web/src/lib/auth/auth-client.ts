@@ -1,9 +1,8 @@
-import type { AxiosInstance } from 'axios';
 import { getMyProfile, postLogout, postRevoke, postToken, removeDevice } from '@uvd/contracts';
 import type { SessionUser, TokenResponse } from '@uvd/contracts';
 import { z } from 'zod';
 import type { RuntimeConfig } from '../../config/runtime-config.ts';
-import type { ApiClient } from '../api-client.ts';
+import type { ApiClient, HttpInstance } from '../api-client.ts';
 import { sendRequest } from '../api-client.ts';
 import { toApiRequestError } from '../api-error.ts';
 import type { ApiRequestError } from '../api-error.ts';
@@ -31,8 +30,8 @@ export type SignInInput = z.input<typeof SignInInput>;
 export interface AuthClientOptions {
   config: RuntimeConfig;
   api: ApiClient;
-  /** Axios instance on the identity provider's base address. */
-  identity: AxiosInstance;
+  /** HTTP client on the identity provider's base address. */
+  identity: HttpInstance;
   tokens: TokenStore;
   localStorage?: Storage;
   /** Spec §4: "a failed refresh calls an error callback". */

@@ -36,8 +36,12 @@ const NotesEditor = ({ entry }: { entry: LogEntry }) => {
         update.mutate(
           { id: entry.job_id, notes },
           {
-            onSuccess: () => toast.success(t('logDetail.success')),
-            onError: () => toast.error(t('logDetail.failure')),
+            onSuccess: () => {
+              toast.success(t('logDetail.success'));
+            },
+            onError: () => {
+              toast.error(t('logDetail.failure'));
+            },
           },
         );
       }}
@@ -74,7 +78,8 @@ export const LogDetail = ({ id }: { id: string }) => {
   const entry = log.data;
   const rooms = [...entry.attributes.rooms].sort((a, b) => a.order - b.order);
   return (
-    <div data-testid="log-detail">
+    // Padded like the jobs list's details: the grid row's negative margins stay inside the table cell.
+    <div className="p-2" data-testid="log-detail">
       <dl className="row mb-2">
         <dt className="col-sm-3">{t('logDetail.robot')}</dt>
         <dd className="col-sm-9">{entry.robot_name}</dd>
@@ -86,7 +91,7 @@ export const LogDetail = ({ id }: { id: string }) => {
         <dd className="col-sm-9">{entry.endtime === null ? '–' : formatDateTime(entry.endtime, timezone)}</dd>
       </dl>
       <NotesEditor key={entry.notes} entry={entry} />
-      <h3 className="h6">{t('logDetail.rooms')}</h3>
+      <h2 className="h6">{t('logDetail.rooms')}</h2>
       {rooms.length === 0 ? (
         <p className="text-body-secondary">{t('logDetail.nodata')}</p>
       ) : (
