@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { LOCAL_KEYS } from '../../lib/storage.ts';
 import { FakeNetwork } from '../../testing/fake-network.ts';
 import { fakeIdentity, sessionUser, storeSession } from '../../testing/fixtures.ts';
+import { FakeEventStream } from '../../testing/fake-event-stream.ts';
 import { renderApp } from '../../testing/render-app.tsx';
 import { robotFixture } from '../../testing/robot-fixtures.ts';
 
@@ -49,8 +50,16 @@ const metadata = (floor_id: string): FloorMapMetadata => ({
 
 
 const objectUrls: string[] = [];
+/** The robot stream, opened with the page's fetch (the fake network serves the API client's calls only). */
+let streams: { url: URL; stream: FakeEventStream }[] = [];
 beforeEach(() => {
   objectUrls.length = 0;
+  streams = [];
+  vi.stubGlobal('fetch', (input: RequestInfo | URL) => {
+    const stream = new FakeEventStream();
+    streams.push({ url: new URL(input instanceof Request ? input.url : String(input)), stream });
+    return Promise.resolve(stream.response);
+  });
   vi.stubGlobal('URL', Object.assign(class extends URL {}, {
     createObjectURL: (blob: Blob) => {
       const url = `blob:map-${objectUrls.length}-${blob.type}`;
@@ -128,22 +137,48 @@ describe('map screen (spec §2)', () => {
     expect(screen.getByTestId('map-robot-list')).not.toHaveTextContent('Bravo');
   });
 
-  it('moves a robot marker when the polled robots list reports a new pose', async () => {
-    let calls = 0;
-    const network = signedIn({ buildings: [building(B1, 'Main')], floors: [floor(F1, 'Ground', B1)] }).on(getRobots, () => {
-      calls += 1;
-      const pose = calls === 1 ? { x: 4, y: 3, theta: 0 } : { x: 0, y: 3, theta: 0 };
-      const list = [robotFixture({ robot_id: ALPHA, name: 'Alpha', floor_id: F1, building_id: B1, pose })];
-      return { status: 200, body: { count: 1, payload: list } };
+  it('moves the robot markers live with the robot stream: a new pose, then another floor', async () => {
+    const network = signedIn({
+      buildings: [building(B1, 'Main')],
+      floors: [floor(F1, 'Ground', B1), floor(F2, 'First', B1)],
+      robots: [
+        robotFixture({ robot_id: ALPHA, name: 'Alpha', floor_id: F1, building_id: B1, pose: { x: 4, y: 3, theta: 0 } }),
+        robotFixture({ robot_id: BRAVO, name: 'Bravo', floor_id: F2, building_id: B1, pose: { x: 1, y: 1, theta: 0 } }),
+      ],
     });
-    await renderApp({ path: '/map', network });
+    window.localStorage.setItem(LOCAL_KEYS.selectedMap, JSON.stringify({ [USER]: F1 }));
+    const { router } = await renderApp({ path: '/map', network });
     expect(await screen.findByTestId('robot-marker')).toHaveAttribute('data-x', '100');
-    await waitFor(
-      () => {
-        expect(screen.getByTestId('robot-marker')).toHaveAttribute('data-x', '20');
-      },
-      { timeout: 4000 },
-    );
+    await waitFor(() => {
+      expect(streams).toHaveLength(1);
+    });
+    const [live] = streams;
+    if (!live) throw new Error('no stream');
+    expect(live.url.pathname).toBe('/api/robot/stream');
+    expect(live.url.searchParams.get('robot_list')?.split(',').sort()).toEqual([ALPHA, BRAVO]);
+    const robotCalls = network.callsTo(getRobots).length;
+
+    live.stream.event('robot_update', { robot_id: ALPHA, field: 'pose', value: { x: 0, y: 3, theta: 0, floor_id: F1 } });
+    await waitFor(() => {
+      expect(screen.getByTestId('robot-marker')).toHaveAttribute('data-x', '20');
+    });
+    expect(screen.getByTestId('map-robot-list')).toHaveTextContent('Alpha: x 0.0 m, y 3.0 m');
+
+    // Bravo drives onto this floor and Alpha leaves it.
+    live.stream.event('robot_update', { robot_id: BRAVO, field: 'pose', value: { x: 2, y: 1, theta: 0, floor_id: F1 } });
+    live.stream.event('robot_update', { robot_id: ALPHA, field: 'pose', value: { x: 0, y: 3, theta: 0, floor_id: F2 } });
+    await waitFor(() => {
+      expect(screen.getByTestId('map-robot-list')).toHaveTextContent('Bravo: x 2.0 m, y 1.0 m');
+    });
+    expect(screen.getByTestId('map-robot-list')).not.toHaveTextContent('Alpha');
+    expect(screen.getAllByTestId('robot-marker')).toHaveLength(1);
+    // The stream moved them: the list was not fetched again.
+    expect(network.callsTo(getRobots)).toHaveLength(robotCalls);
+
+    await router.navigate('/settings');
+    await waitFor(() => {
+      expect(live.stream.cancelled).toBe(true);
+    });
   });
 
   it('remembers the building and floor per user in local storage', async () => {

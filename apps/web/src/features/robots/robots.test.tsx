@@ -13,7 +13,7 @@ const ALPHA = '0b8f3a52-51d4-4e0c-9d0f-2a6c7d8e9f01';
 const BRAVO = '1c9f3a52-51d4-4e0c-9d0f-2a6c7d8e9f02';
 const CHARLIE = '2d9f3a52-51d4-4e0c-9d0f-2a6c7d8e9f03';
 
-/** The robot stream, opened with the page's fetch (the fake network serves axios's calls only). */
+/** The robot stream, opened with the page's fetch (the fake network serves the API client's calls only). */
 let streams: { url: URL; headers: Headers; stream: FakeEventStream }[] = [];
 
 beforeEach(() => {
@@ -91,7 +91,7 @@ describe('robot dialog (spec §2, §4)', () => {
   it('opens on a row click with the name, no mode for a teleoperator, and a link to the robot jobs', async () => {
     const user = userEvent.setup();
     const { router } = await openRobots(signedIn(['done-teleoperator']));
-    await user.click(within(rowOf('charlie')).getByText('idle'));
+    await user.click(within(rowOf('charlie')).getByText('Idle'));
     const dialog = await screen.findByRole('dialog', { name: 'charlie' });
     expect(within(dialog).queryByText('Mode')).toBeNull();
     expect(within(dialog).queryByTestId('robot-mode')).toBeNull();
@@ -229,7 +229,7 @@ describe('live robot updates (spec §4)', () => {
     await waitFor(() => {
       expect(within(rowOf('Bravo')).queryByText('Stale')).toBeNull();
     });
-    expect(within(rowOf('Bravo')).getByText('charging')).toBeInTheDocument();
+    expect(within(rowOf('Bravo')).getByText('Charging')).toBeInTheDocument();
 
     // A mode change reaches an open dialog: the controls enable once the robot turns Autonomous.
     await user.click(within(rowOf('charlie')).getByRole('button', { name: 'charlie' }));

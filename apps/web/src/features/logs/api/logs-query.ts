@@ -3,6 +3,7 @@ import { getLog, getRobots, listLogs, updateLogNotes } from '@uvd/contracts';
 import type { LogEntry } from '@uvd/contracts';
 import type { ApiClient } from '../../../lib/api-client.ts';
 import { useApi } from '../../../lib/api-context.tsx';
+import { LIST_PAGE } from '../../../lib/site-queries.ts';
 import type { ListFilters } from '../../../lib/list-filters.ts';
 
 export const logsKeys = {
@@ -42,7 +43,7 @@ export const useFilterRobots = (enabled: boolean) => {
   const api = useApi();
   return useQuery({
     queryKey: ['logs', 'filter-robots'],
-    queryFn: ({ signal }) => api.request(getRobots, { query: { offset: 0, limit: 50 }, signal }),
+    queryFn: ({ signal }) => api.request(getRobots, { query: LIST_PAGE, signal }),
     enabled,
   });
 };

@@ -1,38 +1,11 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
-import { getBuildings, getFloorMap, getFloorMapMetadata, getFloors, getJob, getRobots } from '@uvd/contracts';
+import { getFloorMap, getFloorMapMetadata, getJob, getRobots } from '@uvd/contracts';
 import { useApi } from '../../../lib/api-context.tsx';
+import { useRobotStream } from '../../../lib/live/use-robot-stream.ts';
+import { LIST_PAGE } from '../../../lib/site-queries.ts';
 
-/** Spec §9: buildings, floors and robots are listed 50 at a time from offset 0. */
-const PAGE = { offset: 0, limit: 50 } as const;
 
-/**
- * The robots feature keeps a live stream hub of its own, and features do not import each other; until the hub
- * moves to a shared layer the map polls the robots list this often.
- */
-export const ROBOT_POLL_MS = 2000;
-
-export const useBuildings = () => {
-  const api = useApi();
-  return useQuery(
-    queryOptions({
-      queryKey: ['map', 'buildings', PAGE],
-      queryFn: ({ signal }) => api.request(getBuildings, { query: PAGE, signal }),
-    }),
-  );
-};
-
-/** Floors of one building; without a building, every floor (to find the building of a job's floor). */
-export const useFloors = (buildingId: string | null, enabled = true) => {
-  const api = useApi();
-  return useQuery(
-    queryOptions({
-      queryKey: ['map', 'floors', buildingId, PAGE],
-      queryFn: ({ signal }) =>
-        api.request(getFloors, { query: buildingId === null ? PAGE : { ...PAGE, building_id: buildingId }, signal }),
-      enabled,
-    }),
-  );
-};
+export const mapRobotsQueryKey = ['map', 'robots', LIST_PAGE] as const;
 
 export const useFloorMapImage = (floorId: string | null) => {
   const api = useApi();
@@ -56,15 +29,17 @@ export const useFloorMapMetadata = (floorId: string | null) => {
   );
 };
 
+/** The robots and where they are, moved by the robot stream's pose updates while the map is open (spec §4). */
 export const useMapRobots = () => {
   const api = useApi();
-  return useQuery(
+  const robots = useQuery(
     queryOptions({
-      queryKey: ['map', 'robots', PAGE],
-      queryFn: ({ signal }) => api.request(getRobots, { query: PAGE, signal }),
-      refetchInterval: ROBOT_POLL_MS,
+      queryKey: mapRobotsQueryKey,
+      queryFn: ({ signal }) => api.request(getRobots, { query: LIST_PAGE, signal }),
     }),
   );
+  useRobotStream(mapRobotsQueryKey, robots.data?.payload.map((robot) => robot.robot_id) ?? []);
+  return robots;
 };
 
 export const useTrajectoryJob = (jobId: string | null) => {

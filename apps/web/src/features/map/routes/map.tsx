@@ -8,13 +8,12 @@ import { Spinner } from '../../../components/spinner.tsx';
 import { useSessionUser } from '../../../lib/auth/auth-context.tsx';
 import { LOCAL_KEYS, readUserChoice, saveUserChoice } from '../../../lib/storage.ts';
 import {
-  useBuildings,
   useFloorMapImage,
   useFloorMapMetadata,
-  useFloors,
   useMapRobots,
   useTrajectoryJob,
 } from '../api/map-queries.ts';
+import { useBuildings, useFloors } from '../../../lib/site-queries.ts';
 import { FloorMap } from '../components/floor-map.tsx';
 
 const formatMetres = (value: number) => value.toFixed(1);
@@ -56,11 +55,11 @@ export const MapRoute = () => {
   const jobFloorId = trajectoryPoints[0]?.floor_id ?? jobRobot?.floor_id ?? null;
   // A job's trajectory names its floor only; the list of every floor tells which building holds it.
   const allFloors = useFloors(null, jobFloorId !== null);
-  const jobBuildingId = jobFloorId ? (allFloors.data?.data.find((floor) => floor.floor_id === jobFloorId)?.building_id ?? null) : null;
+  const jobBuildingId = jobFloorId ? (allFloors.data?.find((floor) => floor.floor_id === jobFloorId)?.building_id ?? null) : null;
   const targetFloor = jobFloorId ?? linkedRobot?.floor_id ?? null;
   const targetBuilding = jobBuildingId ?? linkedRobot?.building_id ?? null;
 
-  const buildingList: Building[] | undefined = buildings.data?.data;
+  const buildingList: Building[] | undefined = buildings.data;
   const buildingId = choose(
     buildingList,
     (building) => building.building_id,
@@ -69,7 +68,7 @@ export const MapRoute = () => {
     readUserChoice(LOCAL_KEYS.selectedBuilding, user.sub),
   );
   const floors = useFloors(buildingId, buildingId !== null);
-  const floorList: Floor[] | undefined = buildingId ? floors.data?.data : undefined;
+  const floorList: Floor[] | undefined = buildingId ? floors.data : undefined;
   const floorId = choose(
     floorList,
     (floor) => floor.floor_id,

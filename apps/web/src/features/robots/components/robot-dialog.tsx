@@ -8,6 +8,7 @@ import { ConfirmDialog } from '../../../components/confirm-dialog.tsx';
 import { paths } from '../../../config/paths.ts';
 import { toast } from '../../../lib/toast.ts';
 import { useRobotCommand } from '../api/robot-command.ts';
+import { robotStatusLabel } from '../robot-status.ts';
 import { BatteryIndicator, SignalIndicator } from './robot-indicators.tsx';
 
 /** Spec §2 controls: play/resume, pause, stop, home (the contract's `play` starts or resumes). */
@@ -62,7 +63,7 @@ export const RobotDialog = ({ robot, showMode, onClose }: RobotDialogProps) => {
             <Modal.Body>
               <dl className="row mb-3">
                 <dt className="col-5">{t('robotTable.status')}</dt>
-                <dd className="col-7">{robot.status}</dd>
+                <dd className="col-7">{robotStatusLabel(t, robot.status)}</dd>
                 {showMode ? (
                   <>
                     <dt className="col-5">{t('robotTable.mode')}</dt>

@@ -1,15 +1,18 @@
 import { useTranslation } from 'react-i18next';
 import { SIGNAL_BARS, signalLevel, signalPercent } from '../signal.ts';
 
-/** Battery percent with a charging mark (charging_status 1, spec §3). */
+/**
+ * Battery percent with a charging mark (charging_status 1, spec §3). Below 576 px the bar is left out (the percent
+ * says the same) and the mark may wrap under the percent, so the robots table fits a 375 px screen.
+ */
 export const BatteryIndicator = ({ battery, charging }: { battery: number; charging: boolean }) => {
   const { t } = useTranslation();
   const percent = Math.round(Math.min(100, Math.max(0, battery)));
   const tone = percent < 20 ? 'bg-danger' : percent < 50 ? 'bg-warning' : 'bg-success';
   return (
-    <span className="d-inline-flex align-items-center gap-2 text-nowrap" data-testid="battery">
+    <span className="d-inline-flex flex-wrap align-items-center column-gap-2 row-gap-1 text-nowrap" data-testid="battery">
       <span
-        className="progress"
+        className="progress d-none d-sm-flex"
         style={{ width: 48, height: 8 }}
         role="progressbar"
         aria-label={t('robotTable.battery')}
@@ -29,7 +32,7 @@ export const BatteryIndicator = ({ battery, charging }: { battery: number; charg
   );
 };
 
-/** Signal bars and level word of spec §9 from the robot's ping in ms. */
+/** Signal bars and level word of spec §9 from the robot's ping in ms; the word may wrap under the bars. */
 export const SignalIndicator = ({ ping }: { ping: number }) => {
   const { t } = useTranslation();
   const level = signalLevel(ping);
@@ -37,7 +40,7 @@ export const SignalIndicator = ({ ping }: { ping: number }) => {
   const lit = SIGNAL_BARS[level];
   return (
     <span
-      className="d-inline-flex align-items-end gap-2 text-nowrap"
+      className="d-inline-flex flex-wrap align-items-end column-gap-2 text-nowrap"
       data-testid="signal"
       data-level={level}
       title={percent === null ? undefined : `${ping} ms`}

@@ -1,6 +1,7 @@
 import type { Robot } from '@uvd/contracts';
 import { useTranslation } from 'react-i18next';
 import { SkeletonRows } from '../../../components/skeleton.tsx';
+import { robotStatusLabel } from '../robot-status.ts';
 import { BatteryIndicator, SignalIndicator } from './robot-indicators.tsx';
 
 const COLUMNS = 4;
@@ -54,7 +55,7 @@ export const RobotTable = ({ robots, loading, onOpen }: RobotTableProps) => {
                 {/* The button gives keyboard and screen-reader users the row's action (Enter or Space opens it). */}
                 <button
                   type="button"
-                  className="btn btn-link p-0 text-start text-decoration-none"
+                  className="btn btn-link p-0 text-start text-decoration-none text-nowrap"
                   aria-haspopup="dialog"
                   onClick={(event) => {
                     event.stopPropagation();
@@ -69,7 +70,7 @@ export const RobotTable = ({ robots, loading, onOpen }: RobotTableProps) => {
                   </span>
                 ) : null}
               </th>
-              <td>{robot.status}</td>
+              <td>{robotStatusLabel(t, robot.status)}</td>
               <td>
                 <BatteryIndicator battery={robot.battery} charging={robot.charging_status === 1} />
               </td>

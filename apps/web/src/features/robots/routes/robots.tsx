@@ -2,10 +2,10 @@ import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { PageTitle } from '../../../components/page-title.tsx';
 import { hasRestrictedRole, useAuth } from '../../../lib/auth/auth-context.tsx';
-import { useRobots } from '../api/robots-query.ts';
+import { useRobotStream } from '../../../lib/live/use-robot-stream.ts';
+import { robotsQueryKey, useRobots } from '../api/robots-query.ts';
 import { RobotDialog } from '../components/robot-dialog.tsx';
 import { RobotTable } from '../components/robot-table.tsx';
-import { useRobotStream } from '../live/use-robot-stream.ts';
 
 /** Spec §2 /robots: the live robots table and the robot dialog. */
 export const RobotsRoute = () => {
@@ -15,7 +15,7 @@ export const RobotsRoute = () => {
   const [openId, setOpenId] = useState<string | null>(null);
   const list = robots.data?.payload;
   const ids = useMemo(() => list?.map((robot) => robot.robot_id) ?? [], [list]);
-  useRobotStream(ids);
+  useRobotStream(robotsQueryKey, ids);
   // Looked up on every render, so the dialog shows the live values of the cached robot.
   const openRobot = openId === null ? undefined : list?.find((robot) => robot.robot_id === openId);
 

@@ -1,7 +1,7 @@
 import type { RobotList, RobotUpdate } from '@uvd/contracts';
 import { describe, expect, it } from 'vitest';
-import { FakeEventStream } from '../../../testing/fake-event-stream.ts';
-import { robotFixture } from '../../../testing/robot-fixtures.ts';
+import { FakeEventStream } from '../../testing/fake-event-stream.ts';
+import { robotFixture } from '../../testing/robot-fixtures.ts';
 import { applyRobotUpdate, RobotStreamHub, streamKey } from './robot-stream.ts';
 
 const A = '0b8f3a52-51d4-4e0c-9d0f-2a6c7d8e9f01';

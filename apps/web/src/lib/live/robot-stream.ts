@@ -1,9 +1,9 @@
 import { RobotUpdate } from '@uvd/contracts';
 import type { Robot, RobotList } from '@uvd/contracts';
-import { StreamHub, jsonParser } from '../../../lib/live/stream-hub.ts';
-import type { StreamConnect } from '../../../lib/live/stream-hub.ts';
+import { StreamHub, jsonParser } from './stream-hub.ts';
+import type { StreamConnect } from './stream-hub.ts';
 
-export { streamKey } from '../../../lib/live/stream-hub.ts';
+export { streamKey } from './stream-hub.ts';
 
 /** Opens GET /robot/stream for these robots; resolves with the response whose body is the event stream. */
 export type RobotStreamConnect = StreamConnect;
@@ -18,7 +18,7 @@ export interface RobotStreamHubOptions {
 
 const ROBOT_UPDATE_EVENT = 'robot_update';
 
-/** The shared stream hub (lib/live) listening to robot_update events of GET /robot/stream. */
+/** The shared stream hub listening to robot_update events of GET /robot/stream. */
 export class RobotStreamHub extends StreamHub<RobotUpdate> {
   constructor({ onUpdate, ...options }: RobotStreamHubOptions) {
     super({ ...options, event: ROBOT_UPDATE_EVENT, parse: jsonParser(RobotUpdate), onEvent: onUpdate });

@@ -1,0 +1,62 @@
+import { useEffect } from 'react';
+import { hashKey, useQueryClient } from '@tanstack/react-query';
+import type { QueryClient, QueryKey } from '@tanstack/react-query';
+import { streamRobots } from '@uvd/contracts';
+import type { RobotList } from '@uvd/contracts';
+import type { ApiClient } from '../api-client.ts';
+import { useApi } from '../api-context.tsx';
+import { applyRobotUpdate, RobotStreamHub } from './robot-stream.ts';
+import { fetchStream } from './stream-hub.ts';
+
+/** Opens the robot stream with fetch, sending the session's bearer token (re-read on every reconnect). */
+export const fetchRobotStream = (api: ApiClient) => fetchStream(api, () => api.baseUrl('robots'), streamRobots.path, 'robot_list');
+
+interface LiveRobots {
+  hub: RobotStreamHub;
+  /** The cached robot lists the stream writes to (the robots table's, the map's), by query hash. */
+  lists: Map<string, { key: QueryKey; refs: number }>;
+}
+
+/** One hub per query cache: every screen of one app shares its connections and feeds the same cache. */
+const feeds = new WeakMap<QueryClient, LiveRobots>();
+
+const liveRobotsFor = (queryClient: QueryClient, api: ApiClient): LiveRobots => {
+  let feed = feeds.get(queryClient);
+  if (!feed) {
+    const lists: LiveRobots['lists'] = new Map();
+    const hub = new RobotStreamHub({
+      connect: fetchRobotStream(api),
+      onUpdate: (update) => {
+        for (const { key } of lists.values()) queryClient.setQueryData<RobotList>(key, (list) => applyRobotUpdate(list, update));
+      },
+    });
+    feed = { hub, lists };
+    feeds.set(queryClient, feed);
+  }
+  return feed;
+};
+
+/**
+ * Keeps the robot list cached under `listKey` (a constant key) live for these robots while the calling component
+ * is mounted. Screens watching the same robots share one connection (spec §4 live robot updates).
+ */
+export const useRobotStream = (listKey: QueryKey, robotIds: readonly string[], enabled = true): void => {
+  const queryClient = useQueryClient();
+  const api = useApi();
+  // A string, so a new array with the same robots does not reopen the stream.
+  const ids = [...new Set(robotIds)].sort().join(',');
+  useEffect(() => {
+    if (!enabled || ids === '') return undefined;
+    const { hub, lists } = liveRobotsFor(queryClient, api);
+    const hash = hashKey(listKey);
+    const list = lists.get(hash) ?? { key: listKey, refs: 0 };
+    list.refs += 1;
+    lists.set(hash, list);
+    const release = hub.subscribe(ids.split(','));
+    return () => {
+      release();
+      list.refs -= 1;
+      if (list.refs === 0) lists.delete(hash);
+    };
+  }, [queryClient, api, listKey, ids, enabled]);
+};

@@ -1,0 +1,26 @@
+import { useQuery } from '@tanstack/react-query';
+import { getBuildings, getFloors } from '@uvd/contracts';
+import { useApi } from './api-context.tsx';
+
+/** Spec §9: robots, rooms, floors and buildings are listed 50 at a time from offset 0. */
+export const LIST_PAGE = { offset: 0, limit: 50 } as const;
+
+/** The buildings the user may see; one cache entry shared by the map and the job editor. */
+export const useBuildings = () => {
+  const api = useApi();
+  return useQuery({
+    queryKey: ['site', 'buildings'] as const,
+    queryFn: async ({ signal }) => (await api.request(getBuildings, { query: LIST_PAGE, signal })).data,
+  });
+};
+
+/** Floors of one building; with null, every floor (the map finds the building of a job's floor that way). */
+export const useFloors = (buildingId: string | null, enabled = true) => {
+  const api = useApi();
+  return useQuery({
+    queryKey: ['site', 'floors', buildingId] as const,
+    queryFn: async ({ signal }) =>
+      (await api.request(getFloors, { query: buildingId === null ? LIST_PAGE : { ...LIST_PAGE, building_id: buildingId }, signal })).data,
+    enabled,
+  });
+};
