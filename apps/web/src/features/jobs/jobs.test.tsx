@@ -1,4 +1,4 @@
-import { commandJob, confirmAction, deleteJob, getAction, getRobots, listJobs, startJobNow, updateRoomReadiness } from '@uvd/contracts';
+import { commandJob, confirmAction, deleteJob, getAction, getJob, getRobots, listJobs, startJobNow, updateRoomReadiness } from '@uvd/contracts';
 import { Job } from '@uvd/contracts';
 import type { JobList } from '@uvd/contracts';
 import { act, screen, waitFor, within } from '@testing-library/react';
@@ -414,5 +414,33 @@ describe('live updates and focus', () => {
     await waitFor(() => {
       expect(scrolled).toHaveBeenCalled();
     });
+  });
+
+  it('/job/:id shows the job first, expanded, when it is not on the page (a new job scheduled later), and keeps it live', async () => {
+    Element.prototype.scrollIntoView = vi.fn();
+    const network = signedIn(listOf([jobFixture(1), jobFixture(2)], 25)).on(getJob, { status: 200, body: jobFixture(30, { name: 'New evening round' }) });
+    await openJobs(network, `/job/${jobId(30)}`);
+    expect(await screen.findByRole('button', { name: 'Hide details: New evening round' })).toHaveAttribute('aria-expanded', 'true');
+    const names = screen.getAllByTestId('job-row').map((row) => row.querySelectorAll('td')[1]?.textContent);
+    expect(names).toEqual(['New evening round', 'Job 1', 'Job 2']);
+    expect(network.callsTo(getJob)[0]?.url.pathname).toContain(jobId(30));
+
+    // The stream follows the rows shown: the pinned job too.
+    const jobStreamWith = (id: string) =>
+      streams.find((entry) => entry.url.pathname === '/api/jobs/v2/jobs/stream' && entry.url.searchParams.get('job_list')?.split(',').includes(id));
+    await waitFor(() => {
+      expect(jobStreamWith(jobId(30))).toBeDefined();
+    });
+    const jobStream = jobStreamWith(jobId(30));
+    jobStream?.stream.event('job_change', jobFixture(30, { name: 'New evening round', status: 'Running', active_state: 'disinfecting' }));
+    expect(await screen.findByText('Disinfecting')).toBeInTheDocument();
+  });
+
+  it('/job/:id fetches nothing more when the job is on the page', async () => {
+    Element.prototype.scrollIntoView = vi.fn();
+    const network = signedIn(listOf([jobFixture(1), jobFixture(2)]));
+    await openJobs(network, `/job/${jobId(1)}`);
+    expect(await screen.findByRole('button', { name: 'Hide details: Job 1' })).toBeInTheDocument();
+    expect(network.callsTo(getJob)).toHaveLength(0);
   });
 });

@@ -1,14 +1,16 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
-import { getAction, getRobots, listJobs } from '@uvd/contracts';
+import { getAction, getJob, getRobots, listJobs } from '@uvd/contracts';
 import type { Action, Job, JobList } from '@uvd/contracts';
 import type { ApiClient } from '../../../lib/api-client.ts';
 import { useApi } from '../../../lib/api-context.tsx';
+import { LIST_PAGE } from '../../../lib/site-queries.ts';
 import { JOB_LIST_STALE_TIME_MS } from '../../../lib/query-client.ts';
 import type { ListFilters } from '../../../lib/list-filters.ts';
 
 export const jobListsKey = ['jobs', 'list'] as const;
 export const jobListKey = (filters: ListFilters) => [...jobListsKey, filters] as const;
 export const actionKey = (jobId: string) => ['actions', 'job', jobId] as const;
+export const focusedJobKey = (jobId: string) => ['jobs', 'focused', jobId] as const;
 
 export const jobListQueryOptions = (api: ApiClient, filters: ListFilters) =>
   queryOptions({
@@ -28,6 +30,19 @@ export const jobListQueryOptions = (api: ApiClient, filters: ListFilters) =>
   });
 
 export const useJobList = (filters: ListFilters) => useQuery(jobListQueryOptions(useApi(), filters));
+
+/**
+ * The job a `/job/:jobId` link opens when it is not on the list's current page (a new job scheduled later than the
+ * page's jobs, say): fetched on its own so the link still shows it expanded.
+ */
+export const useFocusedJob = (jobId: string | null, enabled: boolean) => {
+  const api = useApi();
+  return useQuery({
+    queryKey: focusedJobKey(jobId ?? ''),
+    queryFn: ({ signal }) => api.request(getJob, { params: { id: jobId ?? '' }, signal }),
+    enabled: enabled && jobId !== null,
+  });
+};
 
 /** GET /action/action?job_id=: the job's open action, or null for 204 (no action). */
 export const useJobAction = (jobId: string, enabled: boolean) => {
@@ -59,7 +74,7 @@ export const useFilterRobots = (enabled: boolean) => {
   return useQuery({
     queryKey: ['jobs', 'filter-robots'] as const,
     queryFn: async ({ signal }) => {
-      const list = await api.request(getRobots, { query: { offset: 0, limit: 50 }, signal });
+      const list = await api.request(getRobots, { query: LIST_PAGE, signal });
       return [...list.payload].sort((a, b) => a.name.localeCompare(b.name, undefined, { sensitivity: 'base' }));
     },
     enabled,

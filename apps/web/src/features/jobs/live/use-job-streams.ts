@@ -6,7 +6,7 @@ import type { Action, JobList } from '@uvd/contracts';
 import type { ApiClient } from '../../../lib/api-client.ts';
 import { useApi } from '../../../lib/api-context.tsx';
 import { StreamHub, fetchStream, jsonParser, streamKey } from '../../../lib/live/stream-hub.ts';
-import { actionKey, applyJobChange, jobListsKey } from '../api/jobs-query.ts';
+import { actionKey, applyJobChange, focusedJobKey, jobListsKey } from '../api/jobs-query.ts';
 
 interface JobHubs {
   jobs: StreamHub<Job>;
@@ -26,6 +26,7 @@ export const jobHubsFor = (queryClient: QueryClient, api: ApiClient): JobHubs =>
         parse: jsonParser(Job),
         onEvent: (change) => {
           queryClient.setQueriesData<JobList>({ queryKey: jobListsKey }, (list) => applyJobChange(list, change));
+          queryClient.setQueryData<Job>(focusedJobKey(change.job_id), (job) => (job ? change : job));
         },
       }),
       actions: new StreamHub<ActionChange>({

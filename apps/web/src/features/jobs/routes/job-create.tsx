@@ -1,8 +1,19 @@
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { PlaceholderPage } from '../../../components/placeholder-page.tsx';
+import { PageTitle } from '../../../components/page-title.tsx';
+import { useSessionUser } from '../../../lib/auth/auth-context.tsx';
+import { JobEditor } from '../components/job-editor.tsx';
+import { newJobValues } from '../components/job-editor-form.ts';
 
-/** Placeholder until this screen's feature is built; the route, its guard and its lazy chunk are in place. */
+/** Spec §2 /jobs/create: the job editor with the defaults of spec §5 (name and start from now). */
 export const JobCreateRoute = () => {
   const { t } = useTranslation();
-  return <PlaceholderPage title={t('placeholder.jobCreate')} />;
+  const user = useSessionUser();
+  const [initial] = useState(() => newJobValues(user.given_name, user.timezone));
+  return (
+    <>
+      <PageTitle title={t('jobEditor.createTitle')} />
+      <JobEditor jobId={null} initial={initial} />
+    </>
+  );
 };

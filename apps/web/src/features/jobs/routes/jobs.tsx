@@ -5,17 +5,19 @@ import { Link, useLocation, useSearchParams } from 'react-router';
 import { ListFilterDialog } from '../../../components/list-filter-dialog.tsx';
 import { PageTitle } from '../../../components/page-title.tsx';
 import { PaginationBar } from '../../../components/pagination-bar.tsx';
+import { WIDE_SCREEN_CELL } from '../../../components/responsive.ts';
 import { SkeletonRows } from '../../../components/skeleton.tsx';
 import { paths } from '../../../config/paths.ts';
 import { useSessionUser } from '../../../lib/auth/auth-context.tsx';
 import { formatDateTime } from '../../../lib/format-date.ts';
-import { useFilterRobots, useJobList } from '../api/jobs-query.ts';
+import { useFilterRobots, useFocusedJob, useJobList } from '../api/jobs-query.ts';
 import { JobDetails } from '../components/job-details.tsx';
 import { applyFilterChange, applyLimit, applyOffset, pageInfo, readFilters, resetFilters } from '../../../lib/list-filters.ts';
 import { readJobFocus } from '../job-focus.ts';
 import { useJobStreams } from '../live/use-job-streams.ts';
 
 const COLUMNS = 5;
+const PLACEHOLDER_CELLS = [undefined, undefined, undefined, WIDE_SCREEN_CELL, WIDE_SCREEN_CELL];
 const PLACEHOLDER_ROWS = 10;
 
 /** Spec §2 /jobs: the filtered, paginated, live jobs list with expandable rows. */
@@ -30,7 +32,12 @@ export const JobsRoute = () => {
   const [expanded, setExpanded] = useState<ReadonlySet<string>>(() => new Set(focusId ? [focusId] : []));
   const [filterOpen, setFilterOpen] = useState(false);
   const robots = useFilterRobots(filterOpen);
-  const list = jobs.data?.payload;
+  const pageJobs = jobs.data?.payload;
+  // A linked job that is not on this page is shown first, above the page's jobs, until it is performed.
+  const focusMissing = focusId !== null && pageJobs !== undefined && !pageJobs.some((job) => job.job_id === focusId);
+  const focused = useFocusedJob(focusId, focusMissing);
+  const pinned = focusMissing && focused.data && !focused.data.performed ? focused.data : undefined;
+  const list = useMemo(() => (pageJobs && pinned ? [pinned, ...pageJobs] : pageJobs), [pageJobs, pinned]);
   const ids = useMemo(() => list?.map((job) => job.job_id) ?? [], [list]);
   useJobStreams(ids);
 
@@ -86,12 +93,16 @@ export const JobsRoute = () => {
               </th>
               <th scope="col">{t('jobTable.name')}</th>
               <th scope="col">{t('jobTable.status')}</th>
-              <th scope="col">{t('jobTable.robot')}</th>
-              <th scope="col">{t('jobTable.startTime')}</th>
+              <th scope="col" className={WIDE_SCREEN_CELL}>
+                {t('jobTable.robot')}
+              </th>
+              <th scope="col" className={WIDE_SCREEN_CELL}>
+                {t('jobTable.startTime')}
+              </th>
             </tr>
           </thead>
           <tbody>
-            {list === undefined ? <SkeletonRows rows={PLACEHOLDER_ROWS} columns={COLUMNS} /> : null}
+            {list === undefined ? <SkeletonRows rows={PLACEHOLDER_ROWS} columns={COLUMNS} cellClassNames={PLACEHOLDER_CELLS} /> : null}
             {list?.length === 0 ? (
               <tr>
                 <td colSpan={COLUMNS} className="text-center text-body-secondary">
@@ -109,6 +120,7 @@ export const JobsRoute = () => {
                       <Button
                         size="sm"
                         variant="link"
+                        className="row-toggle"
                         aria-expanded={open}
                         aria-controls={open ? detailsId : undefined}
                         aria-label={`${t(open ? 'jobTable.collapse' : 'jobTable.expand')}: ${job.name}`}
@@ -121,8 +133,8 @@ export const JobsRoute = () => {
                     </td>
                     <td>{job.name}</td>
                     <td>{t(`jobStatus.${job.status === 'Running' && job.active_state ? job.active_state : job.status}`)}</td>
-                    <td>{job.robot_name}</td>
-                    <td>{formatDateTime(job.start_time, timezone)}</td>
+                    <td className={WIDE_SCREEN_CELL}>{job.robot_name}</td>
+                    <td className={WIDE_SCREEN_CELL}>{formatDateTime(job.start_time, timezone)}</td>
                   </tr>
                   {open ? (
                     <tr id={detailsId}>

@@ -1,0 +1,58 @@
+import { useQuery } from '@tanstack/react-query';
+import { getDoses, getFloorRobots, getJob, getRobots, getRooms } from '@uvd/contracts';
+import type { Robot } from '@uvd/contracts';
+import { useApi } from '../../../lib/api-context.tsx';
+import { LIST_PAGE } from '../../../lib/site-queries.ts';
+
+
+export const editorJobKey = (jobId: string) => ['jobs', 'editor', 'job', jobId] as const;
+
+/** GET /jobs/job/{id}?extra_room_data=true: the job to edit, with each room's building and floor. */
+export const useEditorJob = (jobId: string) => {
+  const api = useApi();
+  return useQuery({
+    queryKey: editorJobKey(jobId),
+    queryFn: ({ signal }) => api.request(getJob, { params: { id: jobId }, query: { extra_room_data: 'true' }, signal }),
+  });
+};
+
+/** A robot on the chosen floor; its name comes from the robots list (an id it does not hold shows as is). */
+export interface FloorRobot {
+  robot_id: string;
+  name: string;
+}
+
+/** GET /robot/floor/robot?floor_id= gives the ids (sorted by name), GET /robot/robot/robots their names. */
+export const useEditorFloorRobots = (floorId: string) => {
+  const api = useApi();
+  return useQuery({
+    queryKey: ['jobs', 'editor', 'floor-robots', floorId] as const,
+    queryFn: async ({ signal }): Promise<FloorRobot[]> => {
+      const [onFloor, robots] = await Promise.all([
+        api.request(getFloorRobots, { query: { floor_id: floorId }, signal }),
+        api.request(getRobots, { query: LIST_PAGE, signal }),
+      ]);
+      const names = new Map(robots.payload.map((robot: Robot) => [robot.robot_id, robot.name]));
+      return onFloor.robot_list.map((robotId) => ({ robot_id: robotId, name: names.get(robotId) ?? robotId }));
+    },
+    enabled: floorId !== '',
+  });
+};
+
+export const useEditorRooms = (floorId: string) => {
+  const api = useApi();
+  return useQuery({
+    queryKey: ['jobs', 'editor', 'rooms', floorId] as const,
+    queryFn: async ({ signal }) => (await api.request(getRooms, { query: { ...LIST_PAGE, floor_id_list: [floorId] }, signal })).data,
+    enabled: floorId !== '',
+  });
+};
+
+/** GET /jobs/jobs/uvc/dose: the offered doses and the organization's default. */
+export const useEditorDoses = () => {
+  const api = useApi();
+  return useQuery({
+    queryKey: ['jobs', 'editor', 'doses'] as const,
+    queryFn: ({ signal }) => api.request(getDoses, { signal }),
+  });
+};
