@@ -7,13 +7,16 @@ export const Skeleton = ({ lines = 3, className }: { lines?: number; className?:
   </div>
 );
 
-/** Table rows of placeholders (spec §2: "While loading, 10 placeholder rows show"). */
-export const SkeletonRows = ({ rows, columns }: { rows: number; columns: number }) => (
+/**
+ * Table rows of placeholders (spec §2: "While loading, 10 placeholder rows show"). `cellClassNames` by column
+ * index, for columns the table hides on narrow screens.
+ */
+export const SkeletonRows = ({ rows, columns, cellClassNames = [] }: { rows: number; columns: number; cellClassNames?: readonly (string | undefined)[] }) => (
   <>
     {Array.from({ length: rows }, (_, row) => (
       <tr key={row} className="placeholder-glow" aria-hidden="true" data-testid="skeleton-row">
         {Array.from({ length: columns }, (_, column) => (
-          <td key={column}>
+          <td key={column} className={cellClassNames[column]}>
             <span className="placeholder col-10" />
           </td>
         ))}

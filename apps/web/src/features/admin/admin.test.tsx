@@ -99,6 +99,23 @@ describe('admin dashboard states', () => {
     expect(await screen.findByRole('alert')).toHaveTextContent('Failed to load data.');
   });
 
+  it('on a phone lists each contact as "header: value" lines with its delete button, not as a table', async () => {
+    // jsdom has no matchMedia: a phone's is stubbed for this test only.
+    vi.stubGlobal('matchMedia', (query: string) => ({ matches: query.includes('max-width'), media: query, addEventListener: vi.fn(), removeEventListener: vi.fn() }));
+    try {
+      await renderApp({ path: '/admin#contacts', network: admin() });
+      const row = await screen.findByTestId('contact-row');
+      expect(row.tagName).toBe('LI');
+      expect(row).toHaveTextContent('Title: Technician');
+      expect(row).toHaveTextContent('Full name: Tom Tech');
+      expect(row).toHaveTextContent('Email: tom@demo.test');
+      expect(within(row).getByRole('button', { name: 'Delete Tom Tech' })).toBeInTheDocument();
+      expect(screen.queryByRole('table')).toBeNull();
+    } finally {
+      vi.unstubAllGlobals();
+    }
+  });
+
   it('shows the no-data message with a hint to create an item', async () => {
     await renderApp({ path: '/admin#contacts', network: admin().on(listAdminContacts, { status: 200, body: { data: { payload: [] } } }) });
     const empty = await screen.findByTestId('admin-nodata');

@@ -3,7 +3,8 @@ import type { ReactNode } from 'react';
 import { Button, Form, Table } from 'react-bootstrap';
 import { useTranslation } from 'react-i18next';
 import { ConfirmDialog } from '../../../components/confirm-dialog.tsx';
-import { SkeletonRows } from '../../../components/skeleton.tsx';
+import { Skeleton, SkeletonRows } from '../../../components/skeleton.tsx';
+import { PHONE_QUERY, useMediaQuery } from '../../../lib/use-media-query.ts';
 import { matches, useDebounced } from './use-debounced.ts';
 
 export interface AdminColumn<T> {
@@ -30,7 +31,8 @@ interface AdminListProps<T> {
 
 /**
  * One tab of the admin dashboard (spec §2): a search box debounced 500 ms, then a skeleton, "Failed to load
- * data.", a no-data message with a hint to create an item, or the table. Deletes are confirmed first.
+ * data.", a no-data message with a hint to create an item, or the table (on a phone, a list of several columns
+ * as blocks of "header: value" lines). Deletes are confirmed first.
  */
 export const AdminList = <T,>({ name, items, loading, failed, columns, idOf, labelOf, onAdd, onDelete, extraAction }: AdminListProps<T>) => {
   const { t } = useTranslation();
@@ -39,6 +41,8 @@ export const AdminList = <T,>({ name, items, loading, failed, columns, idOf, lab
   const [pendingDelete, setPendingDelete] = useState<T | null>(null);
   const [deleting, setDeleting] = useState(false);
   const hasActions = Boolean(onDelete ?? extraAction);
+  // A table of several columns does not fit a phone without breaking words apart: there each item is a block.
+  const stacked = useMediaQuery(PHONE_QUERY) && columns.length > 1;
   const visible = items?.filter((item) => matches(term, ...columns.map((column) => column.text(item))));
 
   const confirmDelete = async () => {
@@ -51,6 +55,25 @@ export const AdminList = <T,>({ name, items, loading, failed, columns, idOf, lab
       setPendingDelete(null);
     }
   };
+
+  const actionsOf = (item: T) => (
+    <>
+      {extraAction?.(item)}
+      {onDelete ? (
+        <Button
+          variant="outline-danger"
+          size="sm"
+          className="ms-2"
+          aria-label={t('adminView.deleteItem', { name: labelOf(item) })}
+          onClick={() => {
+            setPendingDelete(item);
+          }}
+        >
+          {t('common.delete')}
+        </Button>
+      ) : null}
+    </>
+  );
 
   let body: ReactNode;
   if (failed) {
@@ -65,6 +88,32 @@ export const AdminList = <T,>({ name, items, loading, failed, columns, idOf, lab
         <p className="mb-1">{t('adminView.noData')}</p>
         {onAdd ? <p className="mb-0">{t('adminView.noDataHint')}</p> : null}
       </div>
+    );
+  } else if (stacked) {
+    body = (
+      <ul className="list-unstyled border-top" aria-busy={loading}>
+        {loading || !visible ? (
+          <li className="py-2">
+            <Skeleton lines={5} />
+          </li>
+        ) : visible.length === 0 ? (
+          <li className="py-2 text-body-secondary">{t('adminView.noMatches')}</li>
+        ) : (
+          visible.map((item) => (
+            <li key={idOf(item)} className="d-flex align-items-start gap-2 py-2 border-bottom" data-testid={`${name}-row`}>
+              <dl className="flex-grow-1 mb-0 text-break">
+                {columns.map((column) => (
+                  <div key={column.header}>
+                    <dt className="d-inline fw-normal text-body-secondary">{column.header}: </dt>
+                    <dd className="d-inline mb-0">{column.cell(item)}</dd>
+                  </div>
+                ))}
+              </dl>
+              {hasActions ? <div className="text-nowrap">{actionsOf(item)}</div> : null}
+            </li>
+          ))
+        )}
+      </ul>
     );
   } else {
     body = (
@@ -101,22 +150,7 @@ export const AdminList = <T,>({ name, items, loading, failed, columns, idOf, lab
                   </td>
                 ))}
                 {hasActions ? (
-                  <td className="text-end text-nowrap">
-                    {extraAction?.(item)}
-                    {onDelete ? (
-                      <Button
-                        variant="outline-danger"
-                        size="sm"
-                        className="ms-2"
-                        aria-label={t('adminView.deleteItem', { name: labelOf(item) })}
-                        onClick={() => {
-                          setPendingDelete(item);
-                        }}
-                      >
-                        {t('common.delete')}
-                      </Button>
-                    ) : null}
-                  </td>
+                  <td className="text-end text-nowrap">{actionsOf(item)}</td>
                 ) : null}
               </tr>
             ))

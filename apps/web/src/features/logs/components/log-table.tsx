@@ -2,6 +2,7 @@ import type { LogEntry } from '@uvd/contracts';
 import { Fragment } from 'react';
 import { Button, Table } from 'react-bootstrap';
 import { useTranslation } from 'react-i18next';
+import { WIDE_SCREEN_CELL } from '../../../components/responsive.ts';
 import { SkeletonRows } from '../../../components/skeleton.tsx';
 import { useSessionUser } from '../../../lib/auth/auth-context.tsx';
 import { formatDateTime } from '../../../lib/format-date.ts';
@@ -10,6 +11,7 @@ import { LogDetail } from './log-detail.tsx';
 /** Spec §2: while loading, 10 placeholder rows show. */
 export const PLACEHOLDER_ROWS = 10;
 const COLUMNS = 5;
+const PLACEHOLDER_CELLS = [undefined, undefined, undefined, WIDE_SCREEN_CELL, WIDE_SCREEN_CELL];
 
 export interface LogTableProps {
   logs: LogEntry[] | undefined;
@@ -39,13 +41,17 @@ export const LogTable = ({ logs, loading, expandedId, onToggle }: LogTableProps)
             </th>
             <th scope="col">{t('logTable.name')}</th>
             <th scope="col">{t('logTable.status')}</th>
-            <th scope="col">{t('logTable.robot')}</th>
-            <th scope="col">{t('logTable.startTime')}</th>
+            <th scope="col" className={WIDE_SCREEN_CELL}>
+              {t('logTable.robot')}
+            </th>
+            <th scope="col" className={WIDE_SCREEN_CELL}>
+              {t('logTable.startTime')}
+            </th>
           </tr>
         </thead>
         <tbody>
           {loading || !logs ? (
-            <SkeletonRows rows={PLACEHOLDER_ROWS} columns={COLUMNS} />
+            <SkeletonRows rows={PLACEHOLDER_ROWS} columns={COLUMNS} cellClassNames={PLACEHOLDER_CELLS} />
           ) : logs.length === 0 ? (
             <tr>
               <td colSpan={COLUMNS} className="text-center text-body-secondary">
@@ -62,6 +68,7 @@ export const LogTable = ({ logs, loading, expandedId, onToggle }: LogTableProps)
                     <td>
                       <Button
                         variant="link"
+                        className="row-toggle"
                         size="sm"
                         aria-expanded={expanded}
                         aria-controls={expanded ? detailId : undefined}
@@ -75,8 +82,8 @@ export const LogTable = ({ logs, loading, expandedId, onToggle }: LogTableProps)
                     </td>
                     <td>{log.job_name}</td>
                     <td>{statusLabel(log.completion_status)}</td>
-                    <td>{log.robot_name}</td>
-                    <td>{formatDateTime(log.starttime, timezone)}</td>
+                    <td className={WIDE_SCREEN_CELL}>{log.robot_name}</td>
+                    <td className={WIDE_SCREEN_CELL}>{formatDateTime(log.starttime, timezone)}</td>
                   </tr>
                   {expanded ? (
                     <tr>
