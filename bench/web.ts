@@ -1,55 +1,71 @@
 /**
- * Web console figures (issue 4 acceptance), in Debian's Chromium at 1280×800 against the real server:
- * - the gzipped size of the JavaScript and CSS a first visit loads (index.html's entry graph, and everything /jobs
- *   and /map actually fetch);
- * - first and largest contentful paint and total blocking time of /jobs and /map, signed in;
- * - interaction latency on /robots and /map while --robots simulated robots stream their state: the Event Timing
- *   API's duration (input to the next paint, what INP reports) of clicks on robot rows, Escape on the dialog,
- *   arrow keys on the map's selects and clicks on the map.
+ * Web console figures (issue 4 acceptance), in Debian's Chromium against the real server:
+ * - the gzipped size of the JavaScript and CSS a first visit loads (index.html's entry graph);
+ * - Lighthouse's desktop preset (performance score, FCP, LCP, total blocking time) on /jobs and /map, signed in,
+ *   with the robot stream idle, and on /map again while the robots stream, with the JS and CSS each screen
+ *   fetched; reports in e2e-artifacts/lighthouse;
+ * - interaction latency on /robots and /map (Event Timing duration of clicks on robot rows, Escape on the robot
+ *   dialog, arrow keys on the map's selects, clicks on the plan) with the robot stream idle (no robot connected)
+ *   and while --robots simulated robots stream (all online, each moving round its dock, answering pings), with
+ *   the robot_update events per second the page received.
  *
- *   npx tsx bench/web.ts [--skip-build] [--runs 3] [--cpu 1] [--robots 200]
+ *   npm run bench:web -- [--skip-build] [--robots 200] [--user operator] [--lighthouse-runs 3]
  *
- * Builds the SPA (unless --skip-build) and starts the real server on it like the browser tests (e2e/support/server.ts:
- * fresh embedded database, demo organization, simulated fleet), with the demo organization's robots cloned up to
- * --robots (all played by the simulator, so each pings and reports state). Each screen loads --runs times in a fresh
- * tab; medians are printed. --cpu slows the CPU down (CDP throttling; Lighthouse's desktop preset uses 1). TBT is
- * Lighthouse's definition: the part over 50 ms of every long task after the first contentful paint, up to 5 s after
- * load. Prints figures; never fails on them.
+ * One Chromium, one signed-in tab for all of it (the session lives in the tab's session storage). The server is
+ * the browser tests' (e2e/support/server.ts: fresh embedded database, demo organizations) without its own
+ * simulated fleet: the bench plays the robots (bench/web-fleet.ts). Prints figures; never fails on them.
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
-import { eq, inArray } from 'drizzle-orm';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import puppeteer, { type Page } from 'puppeteer-core';
 import { z } from 'zod';
-import { openDatabase } from '../apps/server/src/db/client.ts';
-import { robotGroups, robots } from '../apps/server/src/db/schema.ts';
-import { seedDemoIfEmpty } from '../apps/server/src/seed/demo-seed.ts';
-import { CHROMIUM_PATH, WEB_DIST } from '../e2e/support/paths.ts';
+import { ARTIFACTS_DIR, CHROMIUM_PATH, REPO_ROOT } from '../e2e/support/paths.ts';
 import { buildWeb, startConsoleServer } from '../e2e/support/server.ts';
+import { freePort, prepareFleet, startMovingFleet, type BenchFleetPlan } from './web-fleet.ts';
+import { interactMap, interactRobots, measureInteractions, OBSERVE_EVENTS, RobotStreamCounter, type LatencyFigures } from './web-interactions.ts';
+import { runLighthouse, type LighthouseFigures } from './web-lighthouse.ts';
 
 const { values: args } = parseArgs({
   options: {
     'skip-build': { type: 'boolean', default: false },
-    runs: { type: 'string', default: '3' },
-    cpu: { type: 'string', default: '1' },
     robots: { type: 'string', default: '200' },
+    user: { type: 'string', default: 'operator' },
+    'lighthouse-runs': { type: 'string', default: '3' },
   },
 });
 const robotTotal = Math.max(0, Number(args.robots));
-const runs = Math.max(1, Number(args.runs));
-const cpuSlowdown = Math.max(1, Number(args.cpu));
-const SCREENS = ['/jobs', '/map'];
+const username = args.user;
+const lighthouseRuns = Math.max(1, Number(args['lighthouse-runs']));
+const PASSWORDS: Record<string, string> = { operator: 'operator-demo-1', admin: 'admin-demo-1', superadmin: 'superadmin-demo-1' };
+/** The bench's own build, so it never swaps files under a browser test that serves e2e-artifacts/web-dist. */
+const WEB_DIST = path.join(ARTIFACTS_DIR, 'bench-web-dist');
+const REPORT_DIR = path.join(ARTIFACTS_DIR, 'lighthouse');
+const LIGHTHOUSE_SCREENS = ['/jobs', '/map'];
+const STREAM_WARMUP_MS = 10_000;
 const STREAM_SAMPLE_MS = 5000;
-const SETTLE_MS = 5000;
-const AIM_INITIAL_JS_GZIP = 150 * 1024;
+const VIEWPORT = { width: 1280, height: 800 };
+type Stream = 'idle' | 'streaming';
+const AIM = { initialJsGzip: 150 * 1024, lighthouse: 95, interactionMs: 200 };
+const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--headless=new'];
 
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
-};
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
+/** Event Timing reports nothing under 16 ms: those interactions show as "<16". */
+const ms = (value: number) => (Number.isNaN(value) ? '-' : value < 16 ? '<16' : value.toFixed(0));
+
+/** Columns padded to their widest cell; numbers right-aligned. */
+function printTable(title: string, header: string[], rows: string[][]): void {
+  const widths = header.map((cell, column) => Math.max(cell.length, ...rows.map((row) => (row[column] ?? '').length)));
+  const line = (cells: string[]) =>
+    cells.map((cell, column) => (column === 0 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0))).join('  ');
+  console.log(`\n${title}`);
+  console.log(`  ${line(header)}`);
+  console.log(`  ${widths.map((width) => '-'.repeat(width)).join('  ')}`);
+  for (const row of rows) console.log(`  ${line(row)}`);
+}
 
 interface Sizes {
   raw: number;
@@ -71,8 +87,10 @@ async function sizesOf(file: string): Promise<Sizes> {
   return sizes;
 }
 
-function sum(list: Sizes[]): Sizes {
-  return list.reduce((total, s) => ({ raw: total.raw + s.raw, gzip: total.gzip + s.gzip, brotli: total.brotli + s.brotli }), { raw: 0, gzip: 0, brotli: 0 });
+const fileOf = (urlPath: string) => path.join(WEB_DIST, decodeURIComponent(urlPath.replace(/^\//, '')));
+async function total(urlPaths: string[]): Promise<Sizes> {
+  const list = await Promise.all([...new Set(urlPaths)].map((urlPath) => sizesOf(fileOf(urlPath))));
+  return list.reduce((sum, s) => ({ raw: sum.raw + s.raw, gzip: sum.gzip + s.gzip, brotli: sum.brotli + s.brotli }), { raw: 0, gzip: 0, brotli: 0 });
 }
 
 /** The JavaScript and CSS index.html makes the browser fetch before anything renders: entry, preloads, styles. */
@@ -91,131 +109,19 @@ async function entryGraph(): Promise<{ js: string[]; css: string[] }> {
   return { js: [...js], css: [...css] };
 }
 
-const fileOf = (urlPath: string) => path.join(WEB_DIST, decodeURIComponent(urlPath.replace(/^\//, '')));
-
-/** Collected in the page from the first byte on (an init script, so nothing is missed). */
-const OBSERVE = `
-  window.__bench = { lcp: 0, longTasks: [], events: [] };
-  new PerformanceObserver((list) => {
-    for (const entry of list.getEntries()) {
-      if (entry.interactionId) window.__bench.events.push([entry.interactionId, entry.name, entry.duration]);
-    }
-  }).observe({ type: 'event', durationThreshold: 16, buffered: true });
-  new PerformanceObserver((list) => {
-    for (const entry of list.getEntries()) window.__bench.lcp = entry.renderTime || entry.loadTime || entry.startTime;
-  }).observe({ type: 'largest-contentful-paint', buffered: true });
-  new PerformanceObserver((list) => {
-    for (const entry of list.getEntries()) window.__bench.longTasks.push([entry.startTime, entry.duration]);
-  }).observe({ type: 'longtask', buffered: true });
-`;
-const READ = `(() => {
-  const fcp = performance.getEntriesByName('first-contentful-paint')[0];
-  const navigation = performance.getEntriesByType('navigation')[0];
-  const resources = performance.getEntriesByType('resource')
-    .filter((entry) => entry.initiatorType === 'script' || entry.initiatorType === 'link' || /\\.(js|css)$/.test(new URL(entry.name).pathname))
-    .map((entry) => new URL(entry.name).pathname);
-  return {
-    fcp: fcp ? fcp.startTime : 0,
-    lcp: window.__bench.lcp,
-    load: navigation ? navigation.loadEventEnd : 0,
-    longTasks: window.__bench.longTasks,
-    resources,
-  };
-})()`;
-const Reading = z.object({
-  fcp: z.number(),
-  lcp: z.number(),
-  load: z.number(),
-  longTasks: z.array(z.tuple([z.number(), z.number()])),
-  resources: z.array(z.string()),
-});
-
-async function measure(context: BrowserContext, baseUrl: string, screen: string) {
-  const page = await context.newPage();
-  if (cpuSlowdown > 1) {
-    const cdp = await context.newCDPSession(page);
-    await cdp.send('Emulation.setCPUThrottlingRate', { rate: cpuSlowdown });
-  }
-  await page.goto(`${baseUrl}${screen}`, { waitUntil: 'load' });
-  await page.waitForTimeout(SETTLE_MS);
-  const reading = Reading.parse(await page.evaluate(READ));
-  await page.close();
-  const tbt = reading.longTasks
-    .filter(([start]) => start >= reading.fcp && start <= reading.load + SETTLE_MS)
-    .reduce((total, [, duration]) => total + Math.max(0, duration - 50), 0);
-  const assets = reading.resources.filter((resource) => /\.(js|css)$/.test(resource));
-  return { ...reading, tbt, assets };
-}
-
-/** The demo organization's robots cloned (floor, mode, groups) up to `total`, before the server opens the folder. */
-async function seedRobots(dataDir: string, total: number): Promise<void> {
-  const database = await openDatabase({ dataDir });
-  try {
-    await seedDemoIfEmpty(database);
-    const demo = await database.db.select().from(robots).where(eq(robots.orgId, 'demo'));
-    const memberships = await database.db.select().from(robotGroups).where(inArray(robotGroups.robotId, demo.map((robot) => robot.id)));
-    const clones = Array.from({ length: Math.max(0, total - demo.length) }, (_, index) => {
-      const base = demo[index % demo.length];
-      if (!base) throw new Error('the demo organization has no robot to clone');
-      const home = base.home ?? { x: 0, y: 0, theta: 0 };
-      return {
-        base: base.id,
-        row: {
-          orgId: base.orgId,
-          name: `Bench-${String(index + 1).padStart(3, '0')}`,
-          manufacturer: base.manufacturer,
-          serialNumber: `bench-${index + 1}`,
-          mode: base.mode,
-          battery: 40 + (index % 60),
-          floorId: base.floorId,
-          // Side by side near the original's dock, half a metre apart.
-          home: { x: home.x + (index % 8) * 0.5, y: home.y + (Math.floor(index / 8) % 8) * 0.5, theta: home.theta },
-        },
-      };
-    });
-    for (let start = 0; start < clones.length; start += 50) {
-      const chunk = clones.slice(start, start + 50);
-      const inserted = await database.db.insert(robots).values(chunk.map((clone) => clone.row)).returning({ id: robots.id });
-      const groupRows = inserted.flatMap((robot, index) =>
-        memberships.filter((membership) => membership.robotId === chunk[index]?.base).map((membership) => ({ ...membership, robotId: robot.id })),
-      );
-      if (groupRows.length > 0) await database.db.insert(robotGroups).values(groupRows);
-    }
-  } finally {
-    await database.close();
-  }
-}
-
-const TokenReply = z.object({ access_token: z.string() });
-
-async function passwordGrant(baseUrl: string, username: string, password: string): Promise<string> {
-  const response = await fetch(`${baseUrl}/idp/realms/demo/protocol/openid-connect/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ grant_type: 'password', client_id: 'uvd-console', username, password, scope: 'openid' }),
-  });
-  return TokenReply.parse(await response.json()).access_token;
-}
-
-/** robot_update events per second on the robot stream, as a console tab receives them. */
-async function streamRate(baseUrl: string, token: string): Promise<number> {
+/** robot_update events per second on the robot stream of every robot the user sees (no robot_list). */
+async function fleetStreamRate(baseUrl: string, token: string): Promise<number> {
   const controller = new AbortController();
-  const response = await fetch(`${baseUrl}/api/robot/stream`, { headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' }, signal: controller.signal });
-  if (!response.body) return 0;
-  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+  const timer = setTimeout(() => { controller.abort(); }, STREAM_SAMPLE_MS);
   let events = 0;
-  let buffer = '';
-  const timer = setTimeout(() => {
-    controller.abort();
-  }, STREAM_SAMPLE_MS);
   try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      buffer += value;
-      const lines = buffer.split('\n');
+    const response = await fetch(`${baseUrl}/api/robot/stream`, { headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' }, signal: controller.signal });
+    if (!response.body) return 0;
+    let buffer = '';
+    for await (const chunk of response.body.pipeThrough(new TextDecoderStream())) {
+      const lines = (buffer + chunk).split('\n');
       buffer = lines.pop() ?? '';
-      events += lines.filter((line) => line.startsWith('event: robot_update')).length;
+      events += lines.filter((line) => line === 'event: robot_update').length;
     }
   } catch {
     // aborted: the sample is over
@@ -225,152 +131,166 @@ async function streamRate(baseUrl: string, token: string): Promise<number> {
   return events / (STREAM_SAMPLE_MS / 1000);
 }
 
-/** Clicks robot rows (a dialog opens) and closes each dialog with Escape; returns how many inputs were sent. */
-async function interactRobots(page: Page): Promise<number> {
-  const rows = page.locator('tbody tr');
-  const count = Math.min(await rows.count(), 8);
-  let inputs = 0;
-  for (let index = 0; index < count; index += 1) {
-    await rows.nth(index).click();
-    inputs += 1;
-    const dialog = page.getByRole('dialog');
-    try {
-      await dialog.waitFor({ timeout: 3000 });
-      await page.keyboard.press('Escape');
-      inputs += 1;
-      await dialog.waitFor({ state: 'detached', timeout: 3000 });
-    } catch {
-      // a row without a dialog: the click alone is measured
-    }
-  }
-  return inputs;
+async function signIn(page: Page, baseUrl: string): Promise<void> {
+  const password = PASSWORDS[username];
+  if (!password) throw new Error(`no demo password known for ${username}`);
+  await page.goto(`${baseUrl}/auth/demo`, { waitUntil: 'load' });
+  await page.locator('#sign-in-organization').fill('demo');
+  await page.locator('#sign-in-username').fill(username);
+  await page.locator('#sign-in-password').fill(password);
+  await Promise.all([page.waitForFunction("!location.pathname.startsWith('/auth')", { timeout: 15_000 }), page.click('form button[type=submit]')]);
 }
 
-/** Arrow keys on the map's selects (building, floor) and clicks on the plan; returns how many inputs were sent. */
-async function interactMap(page: Page): Promise<number> {
-  let inputs = 0;
-  const selects = page.locator('main select');
-  for (let index = 0; index < Math.min(await selects.count(), 2); index += 1) {
-    const select = selects.nth(index);
-    if (!(await select.isEnabled())) continue;
-    await select.focus();
-    for (const key of ['ArrowDown', 'ArrowUp', 'ArrowDown', 'ArrowUp']) {
-      await page.keyboard.press(key);
-      inputs += 1;
-      await page.waitForTimeout(200);
-    }
-  }
-  const plan = page.locator('main svg, main canvas').first();
-  const box = (await plan.count()) > 0 ? await plan.boundingBox() : null;
-  if (box && box.width > 50 && box.height > 50) {
-    for (const [fx, fy] of [[0.3, 0.3], [0.5, 0.5], [0.7, 0.4], [0.4, 0.7], [0.6, 0.6]] as const) {
-      await page.mouse.click(box.x + box.width * fx, box.y + box.height * fy);
-      inputs += 1;
-      await page.waitForTimeout(200);
-    }
-  }
-  return inputs;
+/**
+ * The map remembers the building and floor per user in local storage (which Lighthouse leaves alone): the first
+ * building and its first floor are chosen once, so every later visit of /map opens on a plan with robots.
+ */
+async function chooseFirstFloor(page: Page, baseUrl: string): Promise<void> {
+  await page.goto(`${baseUrl}/map`, { waitUntil: 'load' });
+  const enabledSelects = (count: number) => page.waitForFunction(`document.querySelectorAll('main select:not([disabled])').length >= ${count}`, { timeout: 15_000 });
+  await enabledSelects(1);
+  await page.focus('main select');
+  await page.keyboard.press('ArrowDown');
+  await enabledSelects(2);
+  const [, floor] = await page.$$('main select');
+  await floor?.focus();
+  await page.keyboard.press('ArrowDown');
+  await page.waitForSelector('[data-testid="floor-map"]', { timeout: 15_000 });
 }
 
-const Events = z.array(z.tuple([z.number(), z.string(), z.number()]));
-
-async function interactionLatency(context: BrowserContext, baseUrl: string, screen: string, interact: (page: Page) => Promise<number>) {
-  const page = await context.newPage();
-  await page.goto(`${baseUrl}${screen}`, { waitUntil: 'load' });
-  // Let the live streams connect and run before measuring.
-  await page.waitForTimeout(5000);
-  await page.evaluate('window.__bench.events = []');
-  const inputs = await interact(page);
-  await page.waitForTimeout(1000);
-  const events = Events.parse(await page.evaluate('window.__bench.events'));
-  await page.close();
-  // One interaction (click = pointerdown + pointerup + click) counts with its slowest event, as INP does.
-  const byInteraction = new Map<number, number>();
-  for (const [interactionId, , duration] of events) byInteraction.set(interactionId, Math.max(byInteraction.get(interactionId) ?? 0, duration));
-  const slow = [...byInteraction.values()].sort((a, b) => a - b);
-  return { inputs, slow };
-}
+const SCREENS_UNDER_LOAD = [
+  { screen: '/robots', ready: 'tbody tr[data-testid="robot-row"]', interact: interactRobots },
+  { screen: '/map', ready: '[data-testid="floor-map"]', interact: interactMap },
+] as const;
 
 async function main(): Promise<void> {
-  if (args['skip-build']) console.log(`--skip-build: measuring the existing build in ${WEB_DIST}`);
-  else buildWeb();
+  const started = Date.now();
+  if (args['skip-build']) console.log(`--skip-build: measuring the existing build in ${path.relative(REPO_ROOT, WEB_DIST)}`);
+  else buildWeb(WEB_DIST);
 
   const graph = await entryGraph();
-  const js = sum(await Promise.all(graph.js.map((file) => sizesOf(fileOf(file)))));
-  const css = sum(await Promise.all(graph.css.map((file) => sizesOf(fileOf(file)))));
-  console.log('\ninitial load (index.html: entry script, module preloads, stylesheets)');
-  console.log(`  JavaScript ${graph.js.length} file(s): ${kb(js.raw)} raw, ${kb(js.gzip)} gzip, ${kb(js.brotli)} brotli  (aim: under ${kb(AIM_INITIAL_JS_GZIP)} gzip)`);
-  console.log(`  CSS        ${graph.css.length} file(s): ${kb(css.raw)} raw, ${kb(css.gzip)} gzip, ${kb(css.brotli)} brotli`);
+  const initialJs = await total(graph.js);
+  const initialCss = await total(graph.css);
 
+  let plan: BenchFleetPlan = { robots: [] };
+  const mqttPort = await freePort();
   const server = await startConsoleServer({
     logName: 'bench-web-server.log',
-    prepare: robotTotal > 0 ? (dataDir) => seedRobots(dataDir, robotTotal) : undefined,
-    env: { SIM_TIME_FACTOR: '1' },
+    prepare: async (dataDir) => {
+      plan = await prepareFleet(dataDir, robotTotal, username);
+    },
+    // The bench plays the robots: it decides when the stream is idle and when it streams.
+    env: { WEB_DIST, SIM_FLEET: 'false', MQTT_HOST: '127.0.0.1', MQTT_PORT: String(mqttPort) },
   });
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM_PATH,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-quic', '--no-first-run'],
-  });
+  const browser = await puppeteer.launch({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS });
+  const lighthouse: { screen: string; stream: Stream; figures: LighthouseFigures; js: Sizes; css: Sizes }[] = [];
+  const audit = async (page: Page, screen: string, stream: Stream) => {
+    const figures = await runLighthouse(page, `${server.baseUrl}${screen}`, REPORT_DIR, `${screen.replace(/^\//, '')}-${stream}`, lighthouseRuns);
+    const js = await total(figures.assets.filter((asset) => asset.endsWith('.js')));
+    const css = await total(figures.assets.filter((asset) => asset.endsWith('.css')));
+    lighthouse.push({ screen, stream, figures, js, css });
+    console.error(`lighthouse ${screen} (${stream}): ${figures.scores.join(', ')}`);
+    // Lighthouse leaves its desktop screen emulation behind.
+    await page.setViewport(VIEWPORT);
+  };
+  const latency: { stream: Stream; figures: LatencyFigures }[] = [];
+  let fleetRate = 0;
+  let connected = 0;
   try {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US' });
-    await context.addInitScript(OBSERVE);
-    const page = await context.newPage();
-    await page.goto(`${server.baseUrl}/auth`);
-    await page.locator('#sign-in-organization').fill('demo');
-    await page.locator('#sign-in-username').fill('operator');
-    await page.locator('#sign-in-password').fill('operator-demo-1');
-    await page.locator('form button[type=submit]').click();
-    await page.waitForURL((url) => !url.pathname.startsWith('/auth'));
-    await page.close();
+    const page = await browser.newPage();
+    await signIn(page, server.baseUrl);
+    await chooseFirstFloor(page, server.baseUrl);
 
-    console.log(`\nscreens, signed in as the demo operator, 1280×800, CPU ×${cpuSlowdown}, median of ${runs} fresh loads`);
-    for (const screen of SCREENS) {
-      const results = [];
-      for (let run = 0; run < runs; run += 1) results.push(await measure(context, server.baseUrl, screen));
-      const last = results[results.length - 1];
-      const loaded = last ? sum(await Promise.all(last.assets.map((asset) => sizesOf(fileOf(asset))))) : { raw: 0, gzip: 0, brotli: 0 };
-      const loadedJs = last ? sum(await Promise.all(last.assets.filter((a) => a.endsWith('.js')).map((asset) => sizesOf(fileOf(asset))))) : loaded;
-      console.log(
-        `  ${screen.padEnd(6)} FCP ${median(results.map((r) => r.fcp)).toFixed(0)} ms, LCP ${median(results.map((r) => r.lcp)).toFixed(0)} ms, ` +
-          `TBT ${median(results.map((r) => r.tbt)).toFixed(0)} ms, load ${median(results.map((r) => r.load)).toFixed(0)} ms; ` +
-          `fetched ${last?.assets.length ?? 0} JS/CSS files, ${kb(loaded.gzip)} gzip (JS ${kb(loadedJs.gzip)})`,
-      );
+    for (const screen of LIGHTHOUSE_SCREENS) await audit(page, screen, 'idle');
+    await page.evaluateOnNewDocument(OBSERVE_EVENTS);
+    const counter = await RobotStreamCounter.attach(page);
+    for (const { screen, ready, interact } of SCREENS_UNDER_LOAD) {
+      latency.push({ stream: 'idle', figures: await measureInteractions(page, counter, server.baseUrl, screen, ready, interact) });
     }
 
-    const token = await passwordGrant(server.baseUrl, 'admin', 'admin-demo-1');
-    const rate = await streamRate(server.baseUrl, token);
-    console.log(`\ninteraction latency, signed in as the demo admin, robot stream at ${rate.toFixed(0)} robot_update/s (--robots ${robotTotal})`);
-    const admin = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US' });
-    await admin.addInitScript(OBSERVE);
-    const adminPage = await admin.newPage();
-    await adminPage.goto(`${server.baseUrl}/auth`);
-    await adminPage.locator('#sign-in-organization').fill('demo');
-    await adminPage.locator('#sign-in-username').fill('admin');
-    await adminPage.locator('#sign-in-password').fill('admin-demo-1');
-    await adminPage.locator('form button[type=submit]').click();
-    await adminPage.waitForURL((url) => !url.pathname.startsWith('/auth'));
-    await adminPage.close();
-    for (const [screen, interact] of [['/robots', interactRobots], ['/map', interactMap]] as const) {
-      const { inputs, slow } = await interactionLatency(admin, server.baseUrl, screen, interact);
-      if (inputs === 0) {
-        console.log(`  ${screen.padEnd(7)} nothing to interact with (no robot rows, selects or plan on the screen yet)`);
-        continue;
+    const fleet = await startMovingFleet(`mqtt://127.0.0.1:${mqttPort}`, plan);
+    connected = fleet.connected;
+    try {
+      await pause(STREAM_WARMUP_MS);
+      const token = z.string().parse(await page.evaluate("sessionStorage.getItem('access_token')"));
+      fleetRate = await fleetStreamRate(server.baseUrl, token);
+      for (const { screen, ready, interact } of SCREENS_UNDER_LOAD) {
+        latency.push({ stream: 'streaming', figures: await measureInteractions(page, counter, server.baseUrl, screen, ready, interact) });
       }
-      // Event Timing reports only interactions of 16 ms or more; the others were faster than that.
-      const worst = slow[slow.length - 1] ?? 0;
-      const p75 = slow.length === 0 ? 0 : (slow[Math.floor(slow.length * 0.75)] ?? 0);
-      console.log(
-        `  ${screen.padEnd(7)} ${inputs} inputs; ${slow.length} took 16 ms or more; worst ${worst.toFixed(0)} ms, ` +
-          `p75 of those ${p75.toFixed(0)} ms (aim: under 200 ms)`,
-      );
+      // The screen that draws every robot, loaded while they all move.
+      await audit(page, '/map', 'streaming');
+    } finally {
+      await fleet.stop();
     }
-    await admin.close();
-
-    console.log('\nnot measured here: the Lighthouse performance score (the lighthouse package is not installed).');
+    await counter.detach();
   } finally {
     await browser.close();
     await server.stop();
   }
+
+  printTable(
+    `Initial load: index.html's entry script, module preloads and stylesheets (aim: JS under ${kb(AIM.initialJsGzip)} gzip)`,
+    ['', 'files', 'raw', 'gzip', 'brotli'],
+    [
+      ['JavaScript', String(graph.js.length), kb(initialJs.raw), kb(initialJs.gzip), kb(initialJs.brotli)],
+      ['CSS', String(graph.css.length), kb(initialCss.raw), kb(initialCss.gzip), kb(initialCss.brotli)],
+    ],
+  );
+
+  printTable(
+    `Lighthouse ${(await import('lighthouse/package.json', { with: { type: 'json' } })).default.version}, desktop preset, performance only, signed in as the demo ${username}, ` +
+      `median of ${lighthouseRuns} run(s) (aim: score ${AIM.lighthouse}+)`,
+    ['screen', 'stream', 'score', 'all runs', 'FCP ms', 'LCP ms', 'TBT ms', 'JS fetched gzip', 'CSS fetched gzip'],
+    lighthouse.map(({ screen, stream, figures, js, css }) => [
+      screen,
+      stream,
+      String(figures.score),
+      figures.scores.join(' '),
+      figures.fcpMs.toFixed(0),
+      figures.lcpMs.toFixed(0),
+      figures.tbtMs.toFixed(0),
+      kb(js.gzip),
+      kb(css.gzip),
+    ]),
+  );
+  for (const { screen, stream, figures } of lighthouse) {
+    for (const warning of figures.warnings) {
+      // See web-lighthouse.ts: the open live streams keep Lighthouse from seeing the network quiet.
+      const note = warning.includes('loaded too slowly') ? ' (the open live streams; metrics come from the trace)' : '';
+      console.log(`  ${screen} (${stream}) warning: ${warning}${note}`);
+    }
+  }
+  console.log(`  reports: ${path.relative(REPO_ROOT, REPORT_DIR)}/{jobs-idle,map-idle,map-streaming}.report.{json,html}`);
+
+  printTable(
+    `Interaction latency (ms), 1280×800; ${connected} of ${plan.robots.length} robots streaming ${fleetRate.toFixed(0)} robot_update/s to a stream ` +
+      `of every robot the ${username} sees (aim: under ${AIM.interactionMs} ms). Frame: input to the end of the main thread's next frame. ` +
+      `Event Timing: input to the next presented frame (INP's measure; headless Chromium reports some presentations late, see web-interactions.ts)`,
+    ['screen', 'stream', 'page events/s', 'inputs', 'frame p50', 'p95', 'max', 'Event Timing p50', 'p95', 'max', 'slowest: input delay + handlers + presentation'],
+    latency.map(({ stream, figures }) => [
+      figures.screen,
+      stream,
+      figures.eventsPerSecond.toFixed(0),
+      String(figures.interactions),
+      percentile(figures.nextFrame, 50).toFixed(0),
+      percentile(figures.nextFrame, 95).toFixed(0),
+      (figures.nextFrame[figures.nextFrame.length - 1] ?? Number.NaN).toFixed(0),
+      ms(percentile(figures.durations, 50)),
+      ms(percentile(figures.durations, 95)),
+      ms(figures.durations[figures.durations.length - 1] ?? Number.NaN),
+      figures.slowest,
+    ]),
+  );
+  for (const { screen } of SCREENS_UNDER_LOAD) {
+    const idle = latency.find((row) => row.stream === 'idle' && row.figures.screen === screen)?.figures;
+    const streaming = latency.find((row) => row.stream === 'streaming' && row.figures.screen === screen)?.figures;
+    if (!idle || !streaming) continue;
+    const frameRatio = (p: number) => (percentile(streaming.nextFrame, p) / Math.max(1, percentile(idle.nextFrame, p))).toFixed(2);
+    // Under 16 ms Event Timing says nothing: 16 stands for those, so the ratio never divides by zero.
+    const timingRatio = (p: number) => (Math.max(16, percentile(streaming.durations, p)) / Math.max(16, percentile(idle.durations, p))).toFixed(2);
+    console.log(`  ${screen} streaming / idle: frame p50 ×${frameRatio(50)}, p95 ×${frameRatio(95)}; Event Timing p50 ×${timingRatio(50)}, p95 ×${timingRatio(95)}`);
+  }
+  console.log(`\n${((Date.now() - started) / 1000).toFixed(0)} s in all`);
 }
 
 await main();

@@ -6,7 +6,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import AxeBuilder from '@axe-core/playwright';
 import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
-import { inject } from 'vitest';
+import { expect, inject } from 'vitest';
 import { ARTIFACTS_DIR, CHROMIUM_PATH, SCREENSHOTS_DIR } from './paths.ts';
 
 /** Root in a container needs no sandbox; the rest keeps a headless run quiet and off the network. */
@@ -130,4 +130,10 @@ export async function expectAccessible(session: Session, screen: string): Promis
     return `- ${violation.id} (${String(violation.impact)}): ${violation.help} — ${targets}`;
   });
   throw new Error(`axe: ${blocking.length} serious or critical violation(s) on ${screen} (${session.viewport.name}):\n${lines.join('\n')}`);
+}
+
+/** Fails the test with the page's uncaught errors since the last check (and forgets them). */
+export function expectNoPageErrors(session: Session): void {
+  const errors = session.pageErrors.splice(0).map((error) => error.message);
+  expect(errors, 'uncaught errors in the page').toEqual([]);
 }

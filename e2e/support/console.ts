@@ -4,7 +4,8 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { openSession, settle, type Session, type Viewport } from './browser.ts';
 import { REPO_ROOT } from './paths.ts';
 
 /** The seeded demo organization (apps/server/src/seed/demo-data.ts). */
@@ -31,6 +32,15 @@ export function t(language: Language, key: string): string {
   }
   if (typeof node !== 'string') throw new Error(`no ${language} translation for ${key}`);
   return node;
+}
+
+/** A fresh session at this size, signed in to the demo organization as `user`, its first screen settled. */
+export async function signedInSession(browser: Browser, viewport: Viewport, user: { username: string; password: string }): Promise<Session> {
+  const session = await openSession(browser, viewport);
+  await session.goto('/auth');
+  await signIn(session.page, DEMO.org, user.username, user.password);
+  await settle(session.page);
+  return session;
 }
 
 /** Fills the sign-in form at /auth and submits it; resolves once the console has left the auth screens. */

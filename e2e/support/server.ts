@@ -13,10 +13,10 @@ import { ARTIFACTS_DIR, REPO_ROOT, WEB_DIST } from './paths.ts';
 
 const STARTUP_TIMEOUT_MS = 90_000;
 
-/** `npm run build -w @uvd/web` into WEB_DIST. */
-export function buildWeb(): void {
+/** `npm run build -w @uvd/web` into WEB_DIST (or another folder, e.g. a bench's own, so runs do not share files). */
+export function buildWeb(outDir: string = WEB_DIST): void {
   const started = Date.now();
-  const result = spawnSync('npm', ['run', 'build', '-w', '@uvd/web', '--', '--outDir', WEB_DIST, '--emptyOutDir'], {
+  const result = spawnSync('npm', ['run', 'build', '-w', '@uvd/web', '--', '--outDir', outDir, '--emptyOutDir'], {
     cwd: REPO_ROOT,
     encoding: 'utf8',
     // Vitest sets NODE_ENV=test, which would make Vite bundle React's development build.
@@ -25,7 +25,7 @@ export function buildWeb(): void {
   if (result.status !== 0) {
     throw new Error(`The web console did not build (npm run build -w @uvd/web):\n${result.stdout}\n${result.stderr}`);
   }
-  console.log(`web console built into ${path.relative(REPO_ROOT, WEB_DIST) || WEB_DIST} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  console.log(`web console built into ${path.relative(REPO_ROOT, outDir) || outDir} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 }
 
 /** Resolves with the address the server logs once it listens; rejects when it exits or takes too long first. */

@@ -4,7 +4,7 @@
  */
 import type { Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { expectAccessible, launchBrowser, openSession, screenshot, settle, textOf, VIEWPORTS, type Session } from '../support/browser.ts';
+import { expectAccessible, expectNoPageErrors, launchBrowser, openSession, screenshot, settle, textOf, VIEWPORTS, type Session } from '../support/browser.ts';
 import { DEMO, pathnameOf, signIn, t } from '../support/console.ts';
 
 let browser: Browser;
@@ -21,9 +21,8 @@ describe.each(VIEWPORTS)('the console frame at $width×$height', (viewport) => {
     session = await openSession(browser, viewport);
   });
   afterEach(async () => {
-    const errors = session.pageErrors.map((error) => error.message);
     await session.close();
-    expect(errors, 'uncaught errors in the page').toEqual([]);
+    expectNoPageErrors(session);
   });
 
   it('sends a signed-out visitor of /jobs to sign-in, which passes axe', async () => {
