@@ -1,5 +1,3 @@
-import ky from 'ky';
-import type { KyInstance } from 'ky';
 import { buildPath } from '@uvd/contracts';
 import type { RouteContract } from '@uvd/contracts';
 import type { z } from 'zod';
@@ -119,14 +117,28 @@ export const backendOf = (path: string): Backend => {
 };
 
 export interface HttpClientOptions {
-  /** The fetch ky calls; tests pass a fake network here (and nowhere else). */
+  /** The fetch to call; tests pass a fake network here (and nowhere else). */
   fetch?: typeof fetch;
   /** The session's access token, read on every call so a refresh applies at once (spec §6). */
   getAccessToken?: () => string | null;
 }
 
-/** One backend's client: a ky instance on its base address. */
-export type HttpInstance = KyInstance;
+/** What one call puts on the wire, besides its address. */
+export interface HttpCall {
+  method: string;
+  /** Serialised query, without `?`; empty for none. */
+  query: string;
+  /** A JSON body, or a form (the identity provider's grants). */
+  body?: { json: unknown } | { form: URLSearchParams } | undefined;
+  signal?: AbortSignal | undefined;
+  /** Bearer token for this call instead of the session's. */
+  bearer?: string | undefined;
+}
+
+/** One backend's client: fetch on its base address, with the headers every call carries. */
+export interface HttpInstance {
+  send(path: string, call: HttpCall): Promise<Response>;
+}
 
 const readCookie = (name: string): string | null => {
   if (typeof document === 'undefined') return null;
@@ -138,34 +150,35 @@ const readCookie = (name: string): string | null => {
 };
 
 /**
- * One ky instance per base address: no timeout (spec §9) and no retry (a failed call is the caller's to report),
- * the anti-forgery cookie echoed, the session's bearer token set. ky rather than axios: the same fetch underneath at
- * a quarter of the bytes (issue 4: initial JavaScript under 150 KB gzipped).
+ * Calls on one base address: no timeout (spec §9) and no retry (a failed call is the caller's to report), the
+ * anti-forgery cookie echoed, the session's bearer token set. The platform's fetch, no HTTP library: this is all
+ * the console needs of one, and every first visit loads this code (issue 4: initial JavaScript under 150 KB).
  */
-export const createHttpInstance = (baseUrl: string, options: HttpClientOptions): HttpInstance =>
-  ky.create({
-    prefixUrl: baseUrl,
-    ...(options.fetch ? { fetch: options.fetch } : {}),
-    timeout: false,
-    retry: 0,
-    // Statuses outside 200-299 are read and mapped by sendRequest, with the server's {error, message}.
-    throwHttpErrors: false,
-    hooks: {
-      beforeRequest: [
-        (request) => {
-          const protocol = new URL(request.url).protocol;
-          if (protocol !== 'http:' && protocol !== 'https:') {
-            throw new ApiRequestError({ kind: 'unsupported-protocol', message: `Unsupported protocol ${protocol}` });
-          }
-          const token = options.getAccessToken?.();
-          if (token && !request.headers.has('Authorization')) request.headers.set('Authorization', `Bearer ${token}`);
-          // Every base address comes from our own runtime config, so the token may go to each of them.
-          const xsrf = readCookie(XSRF_COOKIE_NAME);
-          if (xsrf) request.headers.set(XSRF_HEADER_NAME, xsrf);
-        },
-      ],
-    },
-  });
+export const createHttpInstance = (baseUrl: string, options: HttpClientOptions): HttpInstance => ({
+  send: (path, call) => {
+    // A relative base address (`/api`) is on the console's own origin.
+    const url = new URL(`${baseUrl.replace(/\/+$/, '')}${path}`, typeof location === 'undefined' ? undefined : location.href);
+    if (call.query !== '') url.search = call.query;
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+      return Promise.reject(new ApiRequestError({ kind: 'unsupported-protocol', message: `Unsupported protocol ${url.protocol}` }));
+    }
+    const headers = new Headers();
+    const token = call.bearer ?? options.getAccessToken?.();
+    if (token) headers.set('Authorization', `Bearer ${token}`);
+    // Every base address comes from our own runtime config, so the token may go to each of them.
+    const xsrf = readCookie(XSRF_COOKIE_NAME);
+    if (xsrf) headers.set(XSRF_HEADER_NAME, xsrf);
+    let body: string | URLSearchParams | undefined;
+    if (call.body && 'json' in call.body) {
+      headers.set('Content-Type', 'application/json');
+      body = JSON.stringify(call.body.json);
+    } else if (call.body) {
+      body = call.body.form;
+    }
+    const send = options.fetch ?? fetch;
+    return send(url, { method: call.method, headers, body, signal: call.signal, credentials: 'same-origin' });
+  },
+});
 
 /** The reply body: JSON when it parses (whatever the content type), the raw text otherwise (the floor plan SVG). */
 const readBody = async (response: Response): Promise<unknown> => {
@@ -205,15 +218,13 @@ export const sendRequest = async <C extends RouteContract>(
   try {
     // toString, not URLSearchParams.size: Safari before 17 has no size, and the query would be dropped.
     const query = serialiseQuery(wire.query).toString();
-    const hasBody = wire.body !== undefined;
-    // ky joins the base address and a path without its leading slash.
-    const response = await instance(pathOf(contract, wire.params).replace(/^\/+/, ''), {
+    const body = wire.body === undefined ? undefined : wire.form ? { form: formOf(wire.body) } : { json: wire.body };
+    const response = await instance.send(pathOf(contract, wire.params), {
       method: contract.method,
-      searchParams: query === '' ? undefined : query,
-      json: hasBody && !wire.form ? wire.body : undefined,
-      body: hasBody && wire.form ? formOf(wire.body) : undefined,
+      query,
+      body,
       signal: wire.signal,
-      headers: wire.bearer ? { Authorization: `Bearer ${wire.bearer}` } : undefined,
+      bearer: wire.bearer,
     });
     status = response.status;
     data = await readBody(response);

@@ -1,4 +1,3 @@
-import { TimeoutError } from 'ky';
 import { ApiError, OAuthError } from '@uvd/contracts';
 
 /**
@@ -33,8 +32,8 @@ export class ApiRequestError extends Error {
 
 export const isApiRequestError = (error: unknown): error is ApiRequestError => error instanceof ApiRequestError;
 
-const isAbort = (error: unknown): boolean =>
-  typeof error === 'object' && error !== null && 'name' in error && error.name === 'AbortError';
+const named = (error: unknown, name: string): boolean =>
+  typeof error === 'object' && error !== null && 'name' in error && error.name === name;
 
 /**
  * Maps whatever a call threw before a reply arrived to an ApiRequestError: aborted when its signal was aborted
@@ -43,8 +42,9 @@ const isAbort = (error: unknown): boolean =>
 export const toApiRequestError = (error: unknown, signal?: AbortSignal): ApiRequestError => {
   if (error instanceof ApiRequestError) return error;
   const message = error instanceof Error ? error.message : String(error);
-  if (signal?.aborted || isAbort(error)) return new ApiRequestError({ kind: 'aborted', message, cause: error });
-  if (error instanceof TimeoutError) return new ApiRequestError({ kind: 'timeout', message, cause: error });
+  // A signal that timed out (AbortSignal.timeout) is aborted too: its reason tells the two apart.
+  if (named(error, 'TimeoutError')) return new ApiRequestError({ kind: 'timeout', message, cause: error });
+  if (signal?.aborted || named(error, 'AbortError')) return new ApiRequestError({ kind: 'aborted', message, cause: error });
   return new ApiRequestError({ kind: 'network', message, cause: error });
 };
 

@@ -2,8 +2,8 @@ import { ApiError } from '@uvd/contracts';
 import type { RouteContract } from '@uvd/contracts';
 
 /**
- * The network, faked at the one boundary the console has: the `fetch` that ky calls. Everything
- * above it (ky, the XSRF and bearer headers, serialisation, error mapping, contract parsing) runs for real.
+ * The network, faked at the one boundary the console has: the `fetch` the API client calls. Everything
+ * above it (the XSRF and bearer headers, serialisation, error mapping, contract parsing) runs for real.
  * Replies are recorded per contract and checked against the contract's schema for their status when registered,
  * so a test cannot feed the app a shape the server would never send.
  */
@@ -78,8 +78,10 @@ export class FakeNetwork {
     if ('networkError' in reply) throw new TypeError('fetch failed');
     if ('hang' in reply) {
       return new Promise<Response>((_, reject) => {
+        // Like fetch, with the signal's reason (a TimeoutError for AbortSignal.timeout), else an AbortError.
         const abort = () => {
-          reject(new DOMException('The operation was aborted.', 'AbortError'));
+          const reason: unknown = signal.reason;
+          reject(reason instanceof Error ? reason : new DOMException('The operation was aborted.', 'AbortError'));
         };
         // Like fetch, a signal aborted before the call rejects at once.
         if (signal.aborted) abort();
