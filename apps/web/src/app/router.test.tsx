@@ -25,20 +25,20 @@ describe('routes and guards (spec §2)', () => {
   it('sends a signed-out visitor of an authenticated screen to sign-in', async () => {
     const { router } = await renderApp({ path: '/robots' });
     expect(await screen.findByRole('heading', { level: 1, name: 'Sign in' })).toBeInTheDocument();
-    expect(router.state.location.pathname).toBe('/auth');
+    expect(router.location().pathname).toBe('/auth');
   });
 
   it('redirects / to the jobs list once the stored session is restored', async () => {
     const { router } = await renderApp({ path: '/', network: signedIn(['done-teleoperator']) });
     expect(await screen.findByRole('heading', { level: 1, name: 'Jobs' })).toBeInTheDocument();
-    expect(router.state.location.pathname).toBe('/jobs');
+    expect(router.location().pathname).toBe('/jobs');
   });
 
   it('sends a signed-in user away from the visitor screens to root', async () => {
     for (const path of ['/auth', '/auth/demo', '/auth/sign-up', '/auth/restore-my-password']) {
       const { router, unmount } = await renderApp({ path, network: signedIn(['done-teleoperator']) });
       await waitFor(() => {
-        expect(router.state.location.pathname).toBe('/jobs');
+        expect(router.location().pathname).toBe('/jobs');
       });
       unmount();
     }
@@ -47,13 +47,13 @@ describe('routes and guards (spec §2)', () => {
   it('keeps the admin screens from a teleoperator and hides the admin link', async () => {
     const { router } = await renderApp({ path: '/admin', network: signedIn(['done-teleoperator']) });
     await waitFor(() => {
-      expect(router.state.location.pathname).toBe('/jobs');
+      expect(router.location().pathname).toBe('/jobs');
     });
     expect(navLabels()).toEqual(['Jobs', 'Robots', 'Profile', 'Map', 'Logs', 'Settings']);
 
     await router.navigate('/admin/groups/0b8f3a52-51d4-4e0c-9d0f-2a6c7d8e9f01');
     await waitFor(() => {
-      expect(router.state.location.pathname).toBe('/jobs');
+      expect(router.location().pathname).toBe('/jobs');
     });
   });
 
@@ -71,7 +71,7 @@ describe('routes and guards (spec §2)', () => {
   it('the logistics variant shows only deliveries and starts there', async () => {
     const { router } = await renderApp({ path: '/', network: signedIn(['done-admin']), config: testConfig({ variant: 'logistics' }) });
     expect(await screen.findByRole('heading', { level: 1, name: 'Deliveries' })).toBeInTheDocument();
-    expect(router.state.location.pathname).toBe('/deliveries');
+    expect(router.location().pathname).toBe('/deliveries');
     expect(navLabels()).toEqual(['Deliveries']);
   });
 
@@ -79,19 +79,19 @@ describe('routes and guards (spec §2)', () => {
     const jobId = '0b8f3a52-51d4-4e0c-9d0f-2a6c7d8e9f01';
     const { router } = await renderApp({ path: `/job/${jobId}`, network: signedIn(['done-teleoperator']) });
     await waitFor(() => {
-      expect(router.state.location.pathname).toBe('/jobs');
+      expect(router.location().pathname).toBe('/jobs');
     });
-    expect(readJobFocus(router.state.location.state)).toBe(jobId);
+    expect(readJobFocus(router.location().state)).toBe(jobId);
 
     await router.navigate('/job/no_job');
     await waitFor(() => {
-      expect(router.state.location.pathname).toBe('/jobs');
+      expect(router.location().pathname).toBe('/jobs');
     });
-    expect(readJobFocus(router.state.location.state)).toBeNull();
+    expect(readJobFocus(router.location().state)).toBeNull();
 
     await router.navigate('/job');
     await waitFor(() => {
-      expect(router.state.location.pathname).toBe('/jobs');
+      expect(router.location().pathname).toBe('/jobs');
     });
   });
 
@@ -121,7 +121,7 @@ describe('routes and guards (spec §2)', () => {
     expect(await screen.findByRole('heading', { level: 1, name: 'Page not found' })).toBeInTheDocument();
     await user.click(screen.getByRole('link', { name: 'Back to home' }));
     await waitFor(() => {
-      expect(router.state.location.pathname).toBe('/jobs');
+      expect(router.location().pathname).toBe('/jobs');
     });
   });
 
@@ -131,7 +131,7 @@ describe('routes and guards (spec §2)', () => {
     expect(await screen.findByRole('heading', { level: 1, name: 'Page not found' })).toBeInTheDocument();
     await user.click(screen.getByRole('link', { name: 'Back to home' }));
     await waitFor(() => {
-      expect(router.state.location.pathname).toBe('/auth');
+      expect(router.location().pathname).toBe('/auth');
     });
   });
 
@@ -142,7 +142,7 @@ describe('routes and guards (spec §2)', () => {
     await screen.findByRole('heading', { level: 1, name: 'Robots' });
     await user.click(screen.getByRole('button', { name: 'Log out' }));
     expect(await screen.findByRole('heading', { level: 1, name: 'Sign in' })).toBeInTheDocument();
-    expect(router.state.location.pathname).toBe('/auth');
+    expect(router.location().pathname).toBe('/auth');
     expect(window.sessionStorage.getItem(SESSION_KEYS.accessToken)).toBeNull();
   });
 
@@ -156,7 +156,7 @@ describe('routes and guards (spec §2)', () => {
     await user.type(screen.getByLabelText('Password'), 'secret');
     await user.click(screen.getByRole('button', { name: 'Sign in' }));
     expect(await screen.findByRole('heading', { level: 1, name: 'Logs' })).toBeInTheDocument();
-    expect(router.state.location.pathname).toBe('/logs');
+    expect(router.location().pathname).toBe('/logs');
     expect(network.callsTo(postToken)).toHaveLength(1);
   });
 
@@ -180,7 +180,7 @@ describe('routes and guards (spec §2)', () => {
 
     await vi.advanceTimersByTimeAsync(890_000);
     expect(await screen.findByRole('heading', { level: 1, name: 'Sign in' })).toBeInTheDocument();
-    expect(router.state.location.pathname).toBe('/auth');
+    expect(router.location().pathname).toBe('/auth');
     expect(await screen.findByText('Your session has ended. Please sign in again.')).toBeInTheDocument();
   });
 

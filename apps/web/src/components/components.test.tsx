@@ -5,7 +5,9 @@ import type { ReactNode } from 'react';
 import { describe, expect, it, vi } from 'vitest';
 import { createI18n } from '../lib/i18n.ts';
 import { toast } from '../lib/toast.ts';
+import { Link, MemoryRouter, Route, Routes } from 'react-router';
 import { ConfirmDialog } from './confirm-dialog.tsx';
+import { RouteErrorBoundary } from './route-error.tsx';
 import { Toasts } from './toasts.tsx';
 
 const withI18n = async (node: ReactNode) => {
@@ -58,5 +60,34 @@ describe('confirm dialog (spec §4: every command asks first)', () => {
       expect(screen.getByRole('button', { name: /Confirm/ })).toBeDisabled();
     });
     expect(screen.getByRole('button', { name: 'Cancel' })).toBeDisabled();
+  });
+});
+
+describe('a screen that fails', () => {
+  const Broken = (): ReactNode => {
+    throw new Error('render failed');
+  };
+
+  it('shows the error screen with a reload button, and leaves it when the user follows a link', async () => {
+    const user = userEvent.setup();
+    // React reports the caught error on the console; the boundary logs it too.
+    const consoleError = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    await withI18n(
+      <MemoryRouter initialEntries={['/broken']}>
+        <Link to="/fine">elsewhere</Link>
+        <RouteErrorBoundary>
+          <Routes>
+            <Route path="/broken" element={<Broken />} />
+            <Route path="/fine" element={<p>fine screen</p>} />
+          </Routes>
+        </RouteErrorBoundary>
+      </MemoryRouter>,
+    );
+    expect(await screen.findByRole('heading', { name: 'Something went wrong' })).toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'Reload' })).toBeInTheDocument();
+    await user.click(screen.getByRole('link', { name: 'elsewhere' }));
+    expect(await screen.findByText('fine screen')).toBeInTheDocument();
+    expect(screen.queryByRole('heading', { name: 'Something went wrong' })).not.toBeInTheDocument();
+    consoleError.mockRestore();
   });
 });

@@ -1,7 +1,8 @@
-import { render } from '@testing-library/react';
-import { RouterProvider, createMemoryRouter } from 'react-router';
+import { act, render } from '@testing-library/react';
+import { MemoryRouter, useLocation, useNavigate } from 'react-router';
+import type { Location, NavigateFunction } from 'react-router';
 import { AppProvider } from '../app/provider.tsx';
-import { createAppRoutes } from '../app/router.tsx';
+import { AppRoutes } from '../app/router.tsx';
 import { createServices } from '../app/services.ts';
 import type { RuntimeConfig } from '../config/runtime-config.ts';
 import { createI18n } from '../lib/i18n.ts';
@@ -17,16 +18,41 @@ export interface RenderAppOptions {
   language?: Language;
 }
 
+/** What a test reads of the router: where the app is now, and a way to go elsewhere as a link would. */
+export interface TestRouter {
+  location: () => Location;
+  navigate: (to: string) => Promise<void>;
+}
+
 /** The whole app (real providers, routes, guards, i18n) at a path, with only the network faked. */
 export const renderApp = async ({ path = '/', network = new FakeNetwork(), config = testConfig(), language = 'en' }: RenderAppOptions = {}) => {
   const i18n = await createI18n({ language });
   const services = createServices({ config, i18n, fetch: network.fetch });
   trackDisposable(services.auth);
-  const router = createMemoryRouter(createAppRoutes(), { initialEntries: [path] });
+  let current: { location: Location; navigate: NavigateFunction } | null = null;
+  const Probe = () => {
+    current = { location: useLocation(), navigate: useNavigate() };
+    return null;
+  };
   const view = render(
     <AppProvider services={services}>
-      <RouterProvider router={router} />
+      <MemoryRouter initialEntries={[path]}>
+        <Probe />
+        <AppRoutes />
+      </MemoryRouter>
     </AppProvider>,
   );
+  const probe = () => {
+    if (!current) throw new Error('the router has not rendered');
+    return current;
+  };
+  const router: TestRouter = {
+    location: () => probe().location,
+    navigate: async (to) => {
+      await act(async () => {
+        await probe().navigate(to);
+      });
+    },
+  };
   return { ...view, router, services, network, i18n };
 };

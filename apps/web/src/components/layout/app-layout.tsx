@@ -1,6 +1,7 @@
-import { useRef, useState } from 'react';
+import { Suspense, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { Link, NavLink, Outlet, useLocation, useNavigation } from 'react-router';
+import { Link, NavLink, Outlet, useLocation } from 'react-router';
+import { PageSpinner } from '../spinner.tsx';
 import { paths } from '../../config/paths.ts';
 import { useRuntimeConfig } from '../../lib/api-context.tsx';
 import { useAuth, useAuthClient } from '../../lib/auth/auth-context.tsx';
@@ -19,7 +20,6 @@ export const AppLayout = () => {
   const auth = useAuthClient();
   const { user } = useAuth();
   const { pathname } = useLocation();
-  const navigation = useNavigation();
   const main = useRef<HTMLElement>(null);
   // The phone menu is open for the screen it was opened on: following a link (or going back) closes it.
   const [expandedOn, setExpandedOn] = useState<string | null>(null);
@@ -76,9 +76,12 @@ export const AppLayout = () => {
           </div>
         </div>
       </header>
-      <main id={MAIN_ID} ref={main} tabIndex={-1} className="app-main" aria-busy={navigation.state === 'loading'}>
+      <main id={MAIN_ID} ref={main} tabIndex={-1} className="app-main">
         <div className="container-lg py-4">
-          <Outlet />
+          {/* A screen's chunk on a first load: the frame shows at once, a spinner where the screen will be. */}
+          <Suspense fallback={<PageSpinner />}>
+            <Outlet />
+          </Suspense>
         </div>
       </main>
     </>
@@ -101,7 +104,9 @@ export const VisitorLayout = () => {
                 {t('app.name')}
               </Link>
             </p>
-            <Outlet />
+            <Suspense fallback={<PageSpinner />}>
+              <Outlet />
+            </Suspense>
           </div>
         </div>
       </main>

@@ -50,7 +50,7 @@ describe('admin dashboard tabs (spec §2)', () => {
     expect(usernames().join()).toContain('alice@demo.test');
 
     await userEvent.click(screen.getByRole('tab', { name: 'Contacts' }));
-    expect(router.state.location.hash).toBe('#contacts');
+    expect(router.location().hash).toBe('#contacts');
     const row = await screen.findByTestId('contact-row');
     expect(within(row).getByText('Technician')).toBeInTheDocument();
     expect(within(row).getByText('Tom Tech')).toBeInTheDocument();
@@ -64,12 +64,12 @@ describe('admin dashboard tabs (spec §2)', () => {
     expect(groups).toHaveAttribute('aria-selected', 'true');
     groups.focus();
     await userEvent.keyboard('{ArrowRight}');
-    expect(router.state.location.hash).toBe('#robots');
+    expect(router.location().hash).toBe('#robots');
     expect(screen.getByRole('tab', { name: 'Robots' })).toHaveFocus();
     await userEvent.keyboard('{ArrowLeft}{ArrowLeft}');
-    expect(router.state.location.hash).toBe('#users');
+    expect(router.location().hash).toBe('#users');
     await userEvent.keyboard('{ArrowLeft}');
-    expect(router.state.location.hash).toBe('#contacts');
+    expect(router.location().hash).toBe('#contacts');
   });
 
   it('lists robots read-only, without an add button', async () => {
@@ -84,7 +84,7 @@ describe('admin dashboard tabs (spec §2)', () => {
     await screen.findAllByTestId('group-row');
     await userEvent.click(screen.getByRole('link', { name: 'Manage group Ward B' }));
     await waitFor(() => {
-      expect(router.state.location.pathname).toBe(`/admin/groups/${id(12)}`);
+      expect(router.location().pathname).toBe(`/admin/groups/${id(12)}`);
     });
   });
 });

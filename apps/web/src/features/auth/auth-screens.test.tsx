@@ -43,7 +43,7 @@ describe('sign-in (spec §2, §5)', () => {
     await user.click(screen.getByRole('button', { name: 'Sign in' }));
 
     await waitFor(() => {
-      expect(router.state.location.pathname).toBe('/jobs');
+      expect(router.location().pathname).toBe('/jobs');
     });
     const [grant] = network.callsTo(postToken);
     expect(grant?.url.pathname).toBe('/idp/realms/demo/protocol/openid-connect/token');
@@ -61,7 +61,7 @@ describe('sign-in (spec §2, §5)', () => {
     await user.click(screen.getByRole('button', { name: 'Sign in' }));
 
     expect(await screen.findByRole('alert')).toHaveTextContent('Sign-in failed. Check your organization, username and password.');
-    expect(router.state.location.pathname).toBe('/auth/demo');
+    expect(router.location().pathname).toBe('/auth/demo');
     expect(screen.getByRole('button', { name: 'Sign in' })).toBeEnabled();
   });
 
@@ -123,7 +123,7 @@ describe('restore password and sign-up (spec §2, §5)', () => {
     expect(screen.getByText(/support contact/)).toBeInTheDocument();
     await user.click(screen.getByRole('link', { name: 'Back to login' }));
     await waitFor(() => {
-      expect(router.state.location.pathname).toBe('/auth');
+      expect(router.location().pathname).toBe('/auth');
     });
   });
 

@@ -180,7 +180,7 @@ describe('job editor: form and defaults (spec §2, §5)', () => {
     const { router } = await openEditor(network);
     await userEvent.click(screen.getByRole('link', { name: 'Cancel' }));
     await waitFor(() => {
-      expect(router.state.location.pathname).toBe('/jobs');
+      expect(router.location().pathname).toBe('/jobs');
     });
     expect(network.callsTo(createJob)).toHaveLength(0);
   });
@@ -402,9 +402,9 @@ describe('job editor: save and start (spec §3, §4)', () => {
 
     expect(await screen.findByText('Job saved')).toBeInTheDocument();
     await waitFor(() => {
-      expect(router.state.location.pathname).toBe('/jobs');
+      expect(router.location().pathname).toBe('/jobs');
     });
-    expect(readJobFocus(router.state.location.state)).toBe(JOB);
+    expect(readJobFocus(router.location().state)).toBe(JOB);
     expect(network.callsTo(createJob)).toHaveLength(1);
     expect(network.callsTo(startJobNow)).toHaveLength(0);
   });
@@ -433,7 +433,7 @@ describe('job editor: save and start (spec §3, §4)', () => {
     expect(bodyOf(call)).toMatchObject({ start_now: true, start_time: '2026-11-23T07:20:00.000Z' });
     expect(network.callsTo(startJobNow).map((request) => request.url.searchParams.get('job_id'))).toEqual([JOB]);
     await waitFor(() => {
-      expect(router.state.location.pathname).toBe('/jobs');
+      expect(router.location().pathname).toBe('/jobs');
     });
   });
 
@@ -528,7 +528,7 @@ describe('job editor: editing a saved job (spec §2 /jobs/edit/:jobid)', () => {
     });
     expect(network.callsTo(createJob)).toHaveLength(0);
     await waitFor(() => {
-      expect(router.state.location.pathname).toBe('/jobs');
+      expect(router.location().pathname).toBe('/jobs');
     });
   });
 

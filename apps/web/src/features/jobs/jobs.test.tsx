@@ -110,16 +110,16 @@ describe('jobs list filters (spec §2)', () => {
 
     await userEvent.click(screen.getByRole('button', { name: 'Next' }));
     await waitFor(() => {
-      expect(router.state.location.search).toContain('offset=20');
+      expect(router.location().search).toContain('offset=20');
     });
     await userEvent.selectOptions(screen.getByLabelText('Rows per page'), '20');
     await waitFor(() => {
-      expect(new URLSearchParams(router.state.location.search).get('offset')).toBe('20');
+      expect(new URLSearchParams(router.location().search).get('offset')).toBe('20');
     });
-    expect(new URLSearchParams(router.state.location.search).get('limit')).toBe('20');
+    expect(new URLSearchParams(router.location().search).get('limit')).toBe('20');
     await userEvent.selectOptions(screen.getByLabelText('Rows per page'), '50');
     await waitFor(() => {
-      expect(new URLSearchParams(router.state.location.search).get('offset')).toBe('0');
+      expect(new URLSearchParams(router.location().search).get('offset')).toBe('0');
     });
     expect([...screen.getByLabelText('Rows per page').querySelectorAll('option')].map((option) => option.value)).toEqual(['5', '10', '20', '50']);
 
@@ -130,9 +130,9 @@ describe('jobs list filters (spec §2)', () => {
     await userEvent.type(from, '2026-11-01');
     await userEvent.click(within(dialog).getByRole('button', { name: 'OK' }));
     await waitFor(() => {
-      expect(new URLSearchParams(router.state.location.search).get('startDate')).toBe('2026-11-01');
+      expect(new URLSearchParams(router.location().search).get('startDate')).toBe('2026-11-01');
     });
-    expect(new URLSearchParams(router.state.location.search).has('offset')).toBe(false);
+    expect(new URLSearchParams(router.location().search).has('offset')).toBe(false);
     await waitFor(() => {
       expect(lastQuery(network)?.get('from_date')).toBe('2026-11-01');
     });
@@ -140,7 +140,7 @@ describe('jobs list filters (spec §2)', () => {
     await userEvent.click(screen.getByRole('button', { name: 'Filter' }));
     await userEvent.click(within(await screen.findByRole('dialog')).getByRole('button', { name: 'Reset' }));
     await waitFor(() => {
-      expect(router.state.location.search).toBe('');
+      expect(router.location().search).toBe('');
     });
   });
 
@@ -163,10 +163,10 @@ describe('jobs list filters (spec §2)', () => {
     await userEvent.selectOptions(select, ['Alpha', 'Bravo']);
     await userEvent.click(within(dialog).getByRole('button', { name: 'OK' }));
     await waitFor(() => {
-      expect(new URLSearchParams(router.state.location.search).get('robot')).toBe(`${ROBOT},${ROBOT_B}`);
+      expect(new URLSearchParams(router.location().search).get('robot')).toBe(`${ROBOT},${ROBOT_B}`);
     });
-    expect(new URLSearchParams(router.state.location.search).has('offset')).toBe(false);
-    expect(new URLSearchParams(router.state.location.search).get('limit')).toBe('10');
+    expect(new URLSearchParams(router.location().search).has('offset')).toBe(false);
+    expect(new URLSearchParams(router.location().search).get('limit')).toBe('10');
     await waitFor(() => {
       expect(lastQuery(network)?.getAll('robot_id')).toEqual([ROBOT, ROBOT_B]);
     });
@@ -410,7 +410,7 @@ describe('live updates and focus', () => {
     const { router } = await openJobs(network, `/job/${jobId(2)}`);
     expect(await screen.findByRole('button', { name: 'Hide details: Job 2' })).toHaveAttribute('aria-expanded', 'true');
     expect(screen.getByRole('button', { name: 'Show details: Job 1' })).toHaveAttribute('aria-expanded', 'false');
-    expect(router.state.location.pathname).toBe('/jobs');
+    expect(router.location().pathname).toBe('/jobs');
     await waitFor(() => {
       expect(scrolled).toHaveBeenCalled();
     });

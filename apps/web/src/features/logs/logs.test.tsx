@@ -96,7 +96,7 @@ describe('logs list filters (spec §2, same rules as the jobs list)', () => {
     expect(query.get('offset')).toBe('0');
     expect(query.get('limit')).toBe('10');
     expect(query.getAll('robot_id')).toEqual([]);
-    expect(router.state.location.search).toBe('');
+    expect(router.location().search).toBe('');
   });
 
   it('sends the address filters to GET /log with robot_id repeated', async () => {
@@ -122,9 +122,9 @@ describe('logs list filters (spec §2, same rules as the jobs list)', () => {
     await userEvent.type(within(dialog).getByLabelText('To date'), '2026-11-09');
     await userEvent.click(within(dialog).getByRole('button', { name: 'OK' }));
     await waitFor(() => {
-      expect(router.state.location.search).not.toContain('offset');
+      expect(router.location().search).not.toContain('offset');
     });
-    const params = new URLSearchParams(router.state.location.search);
+    const params = new URLSearchParams(router.location().search);
     expect(params.get('startDate')).toBe('2026-11-02');
     expect(params.get('endDate')).toBe('2026-11-09');
     expect(params.get('robot')).toBe(BRAVO);
@@ -141,7 +141,7 @@ describe('logs list filters (spec §2, same rules as the jobs list)', () => {
     await userEvent.click(screen.getByRole('button', { name: 'Filter' }));
     await userEvent.click(within(await screen.findByRole('dialog')).getByRole('button', { name: 'Reset' }));
     await waitFor(() => {
-      expect(router.state.location.search).toBe('');
+      expect(router.location().search).toBe('');
     });
   });
 
@@ -153,13 +153,13 @@ describe('logs list filters (spec §2, same rules as the jobs list)', () => {
     expect(screen.getByText('Page 4 of 12')).toBeInTheDocument();
     await userEvent.selectOptions(size, '20');
     await waitFor(() => {
-      expect(new URLSearchParams(router.state.location.search).get('offset')).toBe('20');
+      expect(new URLSearchParams(router.location().search).get('offset')).toBe('20');
     });
-    expect(new URLSearchParams(router.state.location.search).get('limit')).toBe('20');
+    expect(new URLSearchParams(router.location().search).get('limit')).toBe('20');
     expect(await screen.findByText('Page 2 of 6')).toBeInTheDocument();
     await userEvent.click(screen.getByRole('button', { name: 'Next' }));
     await waitFor(() => {
-      expect(new URLSearchParams(router.state.location.search).get('offset')).toBe('40');
+      expect(new URLSearchParams(router.location().search).get('offset')).toBe('40');
     });
   });
 

@@ -99,9 +99,9 @@ describe('robot dialog (spec §2, §4)', () => {
     expect(link).toHaveAttribute('href', `/jobs?robot=${CHARLIE}`);
     await user.click(link);
     await waitFor(() => {
-      expect(router.state.location.pathname).toBe('/jobs');
+      expect(router.location().pathname).toBe('/jobs');
     });
-    expect(router.state.location.search).toBe(`?robot=${CHARLIE}`);
+    expect(router.location().search).toBe(`?robot=${CHARLIE}`);
   });
 
   it('opens from the keyboard and shows the mode label to the restricted roles', async () => {
