@@ -3,10 +3,10 @@ import { Button, Table } from 'react-bootstrap';
 import { useTranslation } from 'react-i18next';
 import { Link, useLocation, useSearchParams } from 'react-router';
 import { ListFilterDialog } from '../../../components/list-filter-dialog.tsx';
+import { LIST_COLUMNS, ListPlaceholderRows, ListTableHead } from '../../../components/list-table.tsx';
 import { PageTitle } from '../../../components/page-title.tsx';
 import { PaginationBar } from '../../../components/pagination-bar.tsx';
 import { WIDE_SCREEN_CELL } from '../../../components/responsive.ts';
-import { SkeletonRows } from '../../../components/skeleton.tsx';
 import { paths } from '../../../config/paths.ts';
 import { useSessionUser } from '../../../lib/auth/auth-context.tsx';
 import { formatDateTime } from '../../../lib/format-date.ts';
@@ -16,9 +16,6 @@ import { applyFilterChange, applyLimit, applyOffset, pageInfo, readFilters, rese
 import { readJobFocus } from '../job-focus.ts';
 import { useJobStreams } from '../live/use-job-streams.ts';
 
-const COLUMNS = 5;
-const PLACEHOLDER_CELLS = [undefined, undefined, undefined, WIDE_SCREEN_CELL, WIDE_SCREEN_CELL];
-const PLACEHOLDER_ROWS = 10;
 
 /** Spec §2 /jobs: the filtered, paginated, live jobs list with expandable rows. */
 export const JobsRoute = () => {
@@ -86,26 +83,20 @@ export const JobsRoute = () => {
         </div>
       ) : (
         <Table responsive hover aria-busy={jobs.isPending}>
-          <thead>
-            <tr>
-              <th scope="col">
-                <span className="visually-hidden">{t('jobTable.expand')}</span>
-              </th>
-              <th scope="col">{t('jobTable.name')}</th>
-              <th scope="col">{t('jobTable.status')}</th>
-              <th scope="col" className={WIDE_SCREEN_CELL}>
-                {t('jobTable.robot')}
-              </th>
-              <th scope="col" className={WIDE_SCREEN_CELL}>
-                {t('jobTable.startTime')}
-              </th>
-            </tr>
-          </thead>
+          <ListTableHead
+            labels={{
+              expand: t('jobTable.expand'),
+              name: t('jobTable.name'),
+              status: t('jobTable.status'),
+              robot: t('jobTable.robot'),
+              startTime: t('jobTable.startTime'),
+            }}
+          />
           <tbody>
-            {list === undefined ? <SkeletonRows rows={PLACEHOLDER_ROWS} columns={COLUMNS} cellClassNames={PLACEHOLDER_CELLS} /> : null}
+            {list === undefined ? <ListPlaceholderRows /> : null}
             {list?.length === 0 ? (
               <tr>
-                <td colSpan={COLUMNS} className="text-center text-body-secondary">
+                <td colSpan={LIST_COLUMNS} className="text-center text-body-secondary">
                   {t('jobTable.noJobs')}
                 </td>
               </tr>
@@ -138,7 +129,7 @@ export const JobsRoute = () => {
                   </tr>
                   {open ? (
                     <tr id={detailsId}>
-                      <td colSpan={COLUMNS}>
+                      <td colSpan={LIST_COLUMNS}>
                         <JobDetails
                           job={job}
                           onReload={() => {

@@ -3,15 +3,11 @@ import { Fragment } from 'react';
 import { Button, Table } from 'react-bootstrap';
 import { useTranslation } from 'react-i18next';
 import { WIDE_SCREEN_CELL } from '../../../components/responsive.ts';
-import { SkeletonRows } from '../../../components/skeleton.tsx';
+import { LIST_COLUMNS, ListPlaceholderRows, ListTableHead } from '../../../components/list-table.tsx';
 import { useSessionUser } from '../../../lib/auth/auth-context.tsx';
 import { formatDateTime } from '../../../lib/format-date.ts';
 import { LogDetail } from './log-detail.tsx';
 
-/** Spec §2: while loading, 10 placeholder rows show. */
-export const PLACEHOLDER_ROWS = 10;
-const COLUMNS = 5;
-const PLACEHOLDER_CELLS = [undefined, undefined, undefined, WIDE_SCREEN_CELL, WIDE_SCREEN_CELL];
 
 export interface LogTableProps {
   logs: LogEntry[] | undefined;
@@ -34,27 +30,21 @@ export const LogTable = ({ logs, loading, expandedId, onToggle }: LogTableProps)
   return (
     <div className="table-responsive">
       <Table hover className="align-middle">
-        <thead>
-          <tr>
-            <th scope="col">
-              <span className="visually-hidden">{t('logTable.expand')}</span>
-            </th>
-            <th scope="col">{t('logTable.name')}</th>
-            <th scope="col">{t('logTable.status')}</th>
-            <th scope="col" className={WIDE_SCREEN_CELL}>
-              {t('logTable.robot')}
-            </th>
-            <th scope="col" className={WIDE_SCREEN_CELL}>
-              {t('logTable.startTime')}
-            </th>
-          </tr>
-        </thead>
+        <ListTableHead
+          labels={{
+            expand: t('logTable.expand'),
+            name: t('logTable.name'),
+            status: t('logTable.status'),
+            robot: t('logTable.robot'),
+            startTime: t('logTable.startTime'),
+          }}
+        />
         <tbody>
           {loading || !logs ? (
-            <SkeletonRows rows={PLACEHOLDER_ROWS} columns={COLUMNS} cellClassNames={PLACEHOLDER_CELLS} />
+            <ListPlaceholderRows />
           ) : logs.length === 0 ? (
             <tr>
-              <td colSpan={COLUMNS} className="text-center text-body-secondary">
+              <td colSpan={LIST_COLUMNS} className="text-center text-body-secondary">
                 {t('logTable.noLogs')}
               </td>
             </tr>
@@ -87,7 +77,7 @@ export const LogTable = ({ logs, loading, expandedId, onToggle }: LogTableProps)
                   </tr>
                   {expanded ? (
                     <tr>
-                      <td colSpan={COLUMNS} id={detailId}>
+                      <td colSpan={LIST_COLUMNS} id={detailId}>
                         <LogDetail id={log.job_id} />
                       </td>
                     </tr>
