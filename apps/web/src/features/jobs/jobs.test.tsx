@@ -1,4 +1,4 @@
-import { commandJob, confirmAction, deleteJob, getAction, getJob, getRobots, listJobs, startJobNow, updateRoomReadiness } from '@uvd/contracts';
+import { commandJob, confirmAction, deleteJob, getAction, getJob, getRobots, listJobs, postRobotCommand, startJobNow, updateRoomReadiness } from '@uvd/contracts';
 import { Job } from '@uvd/contracts';
 import type { JobList } from '@uvd/contracts';
 import { act, screen, waitFor, within } from '@testing-library/react';
@@ -250,6 +250,27 @@ describe('jobs list rows (spec §2, §4)', () => {
     await userEvent.click(within(second).getByRole('button', { name: 'Stop' }));
     await userEvent.click(within(await screen.findByRole('dialog')).getByRole('button', { name: 'Confirm' }));
     expect(await screen.findByText('Job could not be stopped')).toBeInTheDocument();
+  });
+
+  it("sends a Running job's robot home after confirmation; a Scheduled job offers no home", async () => {
+    const network = signedIn(listOf([jobFixture(1), jobFixture(2, { status: 'Running', active_state: 'paused' })]))
+      .on(getAction, { status: 204 })
+      .on(postRobotCommand, { status: 200, body: { data: true } });
+    await openJobs(network);
+    const scheduled = await expand('Job 1');
+    expect(within(scheduled).queryByRole('button', { name: 'Send home' })).not.toBeInTheDocument();
+    await userEvent.click(screen.getByRole('button', { name: 'Show details: Job 2' }));
+    const running = screen.getAllByTestId('job-details')[1];
+    if (!running) throw new Error('no details');
+    await userEvent.click(within(running).getByRole('button', { name: 'Send home' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Send the robot home?' });
+    expect(network.callsTo(postRobotCommand)).toHaveLength(0);
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Confirm' }));
+    expect(await screen.findByText('Command sent')).toBeInTheDocument();
+    const sent = network.callsTo(postRobotCommand);
+    expect(sent).toHaveLength(1);
+    expect(sent[0]?.url.pathname).toBe(`/api/command/${ROBOT}`);
+    expect(sent[0]?.url.searchParams.get('command')).toBe('home');
   });
 
   it('deletes after confirmation, toasts and reloads the list after 500 ms', async () => {

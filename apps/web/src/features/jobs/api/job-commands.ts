@@ -1,21 +1,23 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { commandJob, confirmAction, deleteJob, startJobNow, updateRoomReadiness } from '@uvd/contracts';
+import { commandJob, confirmAction, deleteJob, postRobotCommand, startJobNow, updateRoomReadiness } from '@uvd/contracts';
 import type { Action, JobList } from '@uvd/contracts';
 import { useApi } from '../../../lib/api-context.tsx';
 import { actionKey, jobListsKey } from './jobs-query.ts';
 
 /** The job list row commands; each has its spec §8 toast keys. */
-export type JobCommandKind = 'start' | 'pause' | 'resume' | 'stop' | 'delete';
+export type JobCommandKind = 'start' | 'pause' | 'resume' | 'stop' | 'home' | 'delete';
 
 /**
- * start → POST /jobs/job/start?job_id=, pause/resume/stop → POST /command/job/{id}?command=, delete → DELETE
- * /jobs/jobs/{id}. Resolves true only when the reply's data is truthy (spec §7: falsy data is a failure).
+ * start → POST /jobs/job/start?job_id=, pause/resume/stop → POST /command/job/{id}?command=, home → POST
+ * /command/{robot_id}?command=home (the job's robot), delete → DELETE /jobs/jobs/{id}. Resolves true only when the
+ * reply's data is truthy (spec §7: falsy data is a failure).
  */
 export const useJobCommand = () => {
   const api = useApi();
   return useMutation({
-    mutationFn: async ({ jobId, kind }: { jobId: string; kind: JobCommandKind }): Promise<boolean> => {
+    mutationFn: async ({ jobId, robotId, kind }: { jobId: string; robotId: string; kind: JobCommandKind }): Promise<boolean> => {
       if (kind === 'start') return (await api.request(startJobNow, { query: { job_id: jobId } })).data;
+      if (kind === 'home') return (await api.request(postRobotCommand, { params: { robot_id: robotId }, query: { command: 'home' } })).data;
       if (kind === 'delete') return (await api.request(deleteJob, { params: { id: jobId } })).data;
       return (await api.request(commandJob, { params: { job_id: jobId }, query: { command: kind } })).data;
     },

@@ -21,6 +21,8 @@ const TOAST_KEYS = {
   pause: { success: 'jobControls.pauseSuccess', fail: 'jobControls.pauseFail', confirm: 'jobControls.confirmPause' },
   resume: { success: 'jobControls.resumeSuccess', fail: 'jobControls.resumeFail', confirm: 'jobControls.confirmResume' },
   stop: { success: 'jobControls.stopSuccess', fail: 'jobControls.stopFail', confirm: 'jobControls.confirmStop' },
+  // A command to the job's robot: spec §8 names the robot command toasts for it.
+  home: { success: 'robotControls.commandSuccess', fail: 'robotControls.commandFail', confirm: 'jobControls.confirmHome' },
   delete: { success: 'jobControls.deleteSuccess', fail: 'jobControls.deleteFail', confirm: 'jobControls.confirmDelete' },
 } as const satisfies Record<JobCommandKind, { success: string; fail: string; confirm: string }>;
 
@@ -29,15 +31,20 @@ const LABEL_KEYS = {
   pause: 'jobControls.pause',
   resume: 'jobControls.resume',
   stop: 'jobControls.stop',
+  home: 'jobControls.home',
   delete: 'jobControls.delete',
 } as const satisfies Record<JobCommandKind, string>;
 
-/** Spec §4 which commands a job offers: start-now only Scheduled, pause disinfecting, resume paused, stop always. */
+/**
+ * Spec §4 which commands a job offers: start-now only Scheduled, pause disinfecting, resume paused, stop always,
+ * and the optional home (the robot of a Running job back to its dock) with its confirmation.
+ */
 export const offeredCommands = (job: Job): JobCommandKind[] => {
   const kinds: JobCommandKind[] = [];
   if (job.status === 'Scheduled') kinds.push('start');
   if (job.status === 'Running' && job.active_state === 'disinfecting') kinds.push('pause');
   if (job.status === 'Running' && job.active_state === 'paused') kinds.push('resume');
+  if (job.status === 'Running') kinds.push('home');
   kinds.push('stop');
   return kinds;
 };
@@ -64,7 +71,7 @@ export const JobDetails = ({ job, onReload }: JobDetailsProps) => {
   const run = (kind: JobCommandKind) => {
     const keys = TOAST_KEYS[kind];
     command.mutate(
-      { jobId: job.job_id, kind },
+      { jobId: job.job_id, robotId: job.robot_id, kind },
       {
         onSuccess: (ok) => {
           if (!ok) {
