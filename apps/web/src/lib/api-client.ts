@@ -176,7 +176,7 @@ export const createHttpInstance = (baseUrl: string, options: HttpClientOptions):
       body = call.body.form;
     }
     const send = options.fetch ?? fetch;
-    return send(url, { method: call.method, headers, body, signal: call.signal, credentials: 'same-origin' });
+    return send(url, { method: call.method, headers, body, signal: call.signal });
   },
 });
 

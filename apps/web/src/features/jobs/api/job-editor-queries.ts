@@ -1,9 +1,8 @@
-import { useQuery } from '@tanstack/react-query';
-import { getDoses, getFloorRobots, getJob, getRobots, getRooms } from '@uvd/contracts';
-import type { Robot } from '@uvd/contracts';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { getDoses, getFloorRobots, getJob, getRooms } from '@uvd/contracts';
 import { useApi } from '../../../lib/api-context.tsx';
+import { robotListQueryOptions } from '../../../lib/robot-list.ts';
 import { LIST_PAGE } from '../../../lib/site-queries.ts';
-
 
 export const editorJobKey = (jobId: string) => ['jobs', 'editor', 'job', jobId] as const;
 
@@ -22,17 +21,21 @@ export interface FloorRobot {
   name: string;
 }
 
-/** GET /robot/floor/robot?floor_id= gives the ids (sorted by name), GET /robot/robot/robots their names. */
+/**
+ * GET /robot/floor/robot?floor_id= gives the ids (sorted by name), the robot list their names: read once and
+ * cached, not again for every floor chosen.
+ */
 export const useEditorFloorRobots = (floorId: string) => {
   const api = useApi();
+  const queryClient = useQueryClient();
   return useQuery({
     queryKey: ['jobs', 'editor', 'floor-robots', floorId] as const,
     queryFn: async ({ signal }): Promise<FloorRobot[]> => {
       const [onFloor, robots] = await Promise.all([
         api.request(getFloorRobots, { query: { floor_id: floorId }, signal }),
-        api.request(getRobots, { query: LIST_PAGE, signal }),
+        queryClient.query({ ...robotListQueryOptions(api), staleTime: 'static' }),
       ]);
-      const names = new Map(robots.payload.map((robot: Robot) => [robot.robot_id, robot.name]));
+      const names = new Map(robots.payload.map((robot) => [robot.robot_id, robot.name]));
       return onFloor.robot_list.map((robotId) => ({ robot_id: robotId, name: names.get(robotId) ?? robotId }));
     },
     enabled: floorId !== '',

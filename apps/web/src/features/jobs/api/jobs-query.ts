@@ -1,9 +1,9 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
-import { getAction, getJob, getRobots, listJobs } from '@uvd/contracts';
+import { getAction, getJob, listJobs } from '@uvd/contracts';
 import type { Action, Job, JobList } from '@uvd/contracts';
 import type { ApiClient } from '../../../lib/api-client.ts';
 import { useApi } from '../../../lib/api-context.tsx';
-import { LIST_PAGE } from '../../../lib/site-queries.ts';
+import { useRobotList } from '../../../lib/robot-list.ts';
 import { JOB_LIST_STALE_TIME_MS } from '../../../lib/query-client.ts';
 import type { ListFilters } from '../../../lib/list-filters.ts';
 
@@ -68,15 +68,5 @@ export const applyJobChange = (list: JobList | undefined, change: Job): JobList 
   return { count: Math.max(0, list.count - (replaced.length - payload.length)), payload };
 };
 
-/** The robots offered by the filter's multi-select (spec §9: 50 from offset 0), by name. */
-export const useFilterRobots = (enabled: boolean) => {
-  const api = useApi();
-  return useQuery({
-    queryKey: ['jobs', 'filter-robots'] as const,
-    queryFn: async ({ signal }) => {
-      const list = await api.request(getRobots, { query: LIST_PAGE, signal });
-      return [...list.payload].sort((a, b) => a.name.localeCompare(b.name, undefined, { sensitivity: 'base' }));
-    },
-    enabled,
-  });
-};
+/** The robots offered by the filter's multi-select, by name, read once the dialog opens. */
+export const useFilterRobots = (enabled: boolean) => useRobotList(enabled);

@@ -161,7 +161,7 @@ export const JobsRoute = () => {
       <ListFilterDialog
         show={filterOpen}
         filters={filters}
-        robots={robots.data}
+        robots={robots.data?.payload}
         robotsError={robots.isError}
         robotPicker="select"
         idPrefix="job"

@@ -1,9 +1,9 @@
 import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { getLog, getRobots, listLogs, updateLogNotes } from '@uvd/contracts';
+import { getLog, listLogs, updateLogNotes } from '@uvd/contracts';
 import type { LogEntry } from '@uvd/contracts';
 import type { ApiClient } from '../../../lib/api-client.ts';
 import { useApi } from '../../../lib/api-context.tsx';
-import { LIST_PAGE } from '../../../lib/site-queries.ts';
+import { useRobotList } from '../../../lib/robot-list.ts';
 import type { ListFilters } from '../../../lib/list-filters.ts';
 
 export const logsKeys = {
@@ -38,15 +38,8 @@ export const useLog = (id: string) => {
   return useQuery({ queryKey: logsKeys.detail(id), queryFn: ({ signal }) => api.request(getLog, { params: { id }, signal }) });
 };
 
-/** The robots offered by the filter dialog (spec §9: 50 from offset 0). */
-export const useFilterRobots = (enabled: boolean) => {
-  const api = useApi();
-  return useQuery({
-    queryKey: ['logs', 'filter-robots'],
-    queryFn: ({ signal }) => api.request(getRobots, { query: LIST_PAGE, signal }),
-    enabled,
-  });
-};
+/** The robots offered by the filter dialog, by name, read once it opens. */
+export const useFilterRobots = (enabled: boolean) => useRobotList(enabled);
 
 /** PATCH /log/{id}/notes; the reply replaces the cached detail and the lists reload. */
 export const useUpdateLogNotes = () => {

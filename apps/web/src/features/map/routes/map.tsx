@@ -7,13 +7,9 @@ import { Skeleton } from '../../../components/skeleton.tsx';
 import { Spinner } from '../../../components/spinner.tsx';
 import { useSessionUser } from '../../../lib/auth/auth-context.tsx';
 import { LOCAL_KEYS, readUserChoice, saveUserChoice } from '../../../lib/storage.ts';
-import {
-  useFloorMapImage,
-  useFloorMapMetadata,
-  useMapRobots,
-  useTrajectoryJob,
-} from '../api/map-queries.ts';
+import { useLiveRobotList } from '../../../lib/robot-list.ts';
 import { useBuildings, useFloors } from '../../../lib/site-queries.ts';
+import { useFloorMapImage, useFloorMapMetadata, useTrajectoryJob } from '../api/map-queries.ts';
 import { FloorMap } from '../components/floor-map.tsx';
 
 const formatMetres = (value: number) => value.toFixed(1);
@@ -45,7 +41,8 @@ export const MapRoute = () => {
   const [pickedFloor, setPickedFloor] = useState<string | null>(null);
 
   const buildings = useBuildings();
-  const robots = useMapRobots();
+  // Where the robots are, moved by the robot stream's pose updates while the map is open (spec §4).
+  const robots = useLiveRobotList();
   const job = useTrajectoryJob(trajectoryJobId);
 
   const linkedRobot: Robot | undefined = robotParam ? robots.data?.payload.find((robot) => robot.robot_id === robotParam) : undefined;

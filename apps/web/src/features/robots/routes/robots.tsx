@@ -1,9 +1,8 @@
-import { useMemo, useState } from 'react';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { PageTitle } from '../../../components/page-title.tsx';
 import { hasRestrictedRole, useAuth } from '../../../lib/auth/auth-context.tsx';
-import { useRobotStream } from '../../../lib/live/use-robot-stream.ts';
-import { robotsQueryKey, useRobots } from '../api/robots-query.ts';
+import { useLiveRobotList } from '../../../lib/robot-list.ts';
 import { RobotDialog } from '../components/robot-dialog.tsx';
 import { RobotTable } from '../components/robot-table.tsx';
 
@@ -11,11 +10,9 @@ import { RobotTable } from '../components/robot-table.tsx';
 export const RobotsRoute = () => {
   const { t } = useTranslation();
   const { user } = useAuth();
-  const robots = useRobots();
+  const robots = useLiveRobotList();
   const [openId, setOpenId] = useState<string | null>(null);
   const list = robots.data?.payload;
-  const ids = useMemo(() => list?.map((robot) => robot.robot_id) ?? [], [list]);
-  useRobotStream(robotsQueryKey, ids);
   // Looked up on every render, so the dialog shows the live values of the cached robot.
   const openRobot = openId === null ? undefined : list?.find((robot) => robot.robot_id === openId);
 
