@@ -3,6 +3,7 @@
  * `server.ts` only opens the database, listens and shuts down.
  */
 import cookie from '@fastify/cookie';
+import cors from '@fastify/cors';
 import formbody from '@fastify/formbody';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -29,6 +30,8 @@ import { createEventBus } from './live/bus.ts';
 import { liveRoutes } from './live/routes.ts';
 import { logsRoutes } from './logs/routes.ts';
 import { notificationsRoutes } from './notifications/routes.ts';
+import { pushSenders } from './notifications/senders.ts';
+import { startNotifications } from './notifications/worker.ts';
 import { authPlugin } from './plugins/auth.ts';
 import { registerErrorHandlers } from './plugins/errors.ts';
 import { resolveWebDist, spaPlugin } from './plugins/spa.ts';
@@ -81,18 +84,26 @@ export async function buildApp({ config, database }: BuildOptions): Promise<App>
 
   const keys = await loadKeyStore(database.db);
   const bus = await createEventBus(database);
+  // Before anything publishes: the outbox hook must see every event.
+  const senders = await pushSenders(config, database.db, app.log);
+  const worker = await startNotifications({ config, database, bus }, { senders: senders.senders, logger: app.log });
+  const notifications = Object.assign(worker, { vapidPublicKey: senders.vapidPublicKey });
   const fleet = await createFleet({ config, database, bus, logger: app.log });
-  const context: AppContext = { config, database, db: database.db, bus, keys, fleet };
+  const context: AppContext = { config, database, db: database.db, bus, keys, fleet, notifications };
   const execution = await startExecution(context);
   app.addHook('onClose', async () => {
     await execution.close();
     await fleet.close();
+    await notifications.close();
     await bus.close();
   });
 
   // external
   await app.register(cookie);
   await app.register(formbody);
+  // The mobile shell's web view runs on its own origin (capacitor://localhost, https://localhost): it may call the
+  // API and the identity provider with its bearer token. No cookies cross origins, so the anti-forgery check holds.
+  await app.register(cors, { origin: config.corsOrigins, credentials: false, maxAge: 600 });
   await app.register(swagger, {
     openapi: {
       info: { title: 'UV-C disinfection fleet console API', version: '1.0.0' },
@@ -132,6 +143,7 @@ export async function buildApp({ config, database }: BuildOptions): Promise<App>
         notifications: api,
       },
       tokenRefreshMs: 890_000,
+      vapidPublicKey: notifications.vapidPublicKey,
     };
   });
   await app.register(identityRoutes, { ...context, prefix: IDP_PREFIX });

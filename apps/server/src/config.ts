@@ -1,5 +1,12 @@
 /** The server's environment, read and validated in one place; everything else imports `Config`. */
+import { readFileSync } from 'node:fs';
 import { z } from 'zod';
+
+const list = (text: string | undefined): string[] =>
+  (text ?? '')
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item.length > 0);
 
 const EnvSchema = z.object({
   /** Live streams: heartbeat interval, replay horizon, unread bytes before a stalled client is dropped. */
@@ -62,6 +69,31 @@ const EnvSchema = z.object({
     .enum(['true', 'false'])
     .default('true')
     .transform((v) => v === 'true'),
+  /**
+   * Push notifications (notifications/README.md). VAPID keys (RFC 8292, base64url) come from here or are made once
+   * and kept in the database; the subject is the contact push services see (mailto: or https:).
+   */
+  VAPID_PUBLIC_KEY: z.string().optional(),
+  VAPID_PRIVATE_KEY: z.string().optional(),
+  VAPID_SUBJECT: z
+    .string()
+    .regex(/^(mailto:|https:\/\/)/, 'must start with mailto: or https://')
+    .default('mailto:push@uvd-console.invalid'),
+  /** Host names Web Push endpoints may point at besides the browsers' public push services (comma-separated). */
+  PUSH_ENDPOINT_HOSTS: z.string().optional(),
+  /** FCM for the mobile shell: a Firebase service account as JSON text, or the path of its JSON file. */
+  FCM_SERVICE_ACCOUNT: z.string().optional(),
+  FCM_SERVICE_ACCOUNT_FILE: z.string().optional(),
+  /** A prompt nobody answered this long is pushed again to the organization's admins. */
+  PUSH_ESCALATION_SECONDS: z.coerce.number().positive().default(120),
+  /** A push not delivered this long after its event is given up (the push service keeps it this long too). */
+  PUSH_GIVE_UP_SECONDS: z.coerce.number().positive().default(3600),
+  /** The first retry's wait; each next one doubles, up to 5 minutes. */
+  PUSH_RETRY_BASE_MS: z.coerce.number().int().min(10).default(2000),
+  /** A push service slower than this counts as unreachable (retried); a send is presumed dead after twice this. */
+  PUSH_SEND_TIMEOUT_SECONDS: z.coerce.number().positive().default(10),
+  /** Origins of the mobile shell's web view allowed to call the API cross-origin (comma-separated). */
+  CORS_ORIGINS: z.string().default('capacitor://localhost,https://localhost'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -96,6 +128,21 @@ export interface Config {
   schedulerPollMs: number;
   seedDemo: boolean;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  push: PushConfig;
+  corsOrigins: string[];
+}
+
+export interface PushConfig {
+  vapid: { publicKey: string; privateKey: string } | undefined;
+  vapidSubject: string;
+  /** Extra allowed Web Push endpoint hosts (lowercase). */
+  endpointHosts: string[];
+  /** The Firebase service account JSON text, when FCM is configured. */
+  fcmServiceAccount: string | undefined;
+  escalationMs: number;
+  giveUpMs: number;
+  retryBaseMs: number;
+  sendTimeoutMs: number;
 }
 
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
@@ -143,5 +190,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     schedulerPollMs: e.SCHEDULER_POLL_MS,
     seedDemo: e.SEED_DEMO,
     logLevel: e.LOG_LEVEL,
+    push: {
+      vapid: e.VAPID_PUBLIC_KEY && e.VAPID_PRIVATE_KEY ? { publicKey: e.VAPID_PUBLIC_KEY, privateKey: e.VAPID_PRIVATE_KEY } : undefined,
+      vapidSubject: e.VAPID_SUBJECT,
+      endpointHosts: list(e.PUSH_ENDPOINT_HOSTS).map((host) => host.toLowerCase()),
+      fcmServiceAccount: e.FCM_SERVICE_ACCOUNT || (e.FCM_SERVICE_ACCOUNT_FILE ? readFileSync(e.FCM_SERVICE_ACCOUNT_FILE, 'utf8') : undefined),
+      escalationMs: e.PUSH_ESCALATION_SECONDS * 1000,
+      giveUpMs: e.PUSH_GIVE_UP_SECONDS * 1000,
+      retryBaseMs: e.PUSH_RETRY_BASE_MS,
+      sendTimeoutMs: e.PUSH_SEND_TIMEOUT_SECONDS * 1000,
+    },
+    corsOrigins: list(e.CORS_ORIGINS),
   };
 }

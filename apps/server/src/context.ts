@@ -3,6 +3,7 @@ import type { Database, Db } from './db/client.ts';
 import type { Fleet } from './fleet/fleet.ts';
 import type { KeyStore } from './identity/keys.ts';
 import type { EventBus } from './live/bus.ts';
+import type { Notifications } from './notifications/worker.ts';
 
 /** What every backend module is given: configuration, the database, the event bus, the signing keys and the fleet link. */
 export interface AppContext {
@@ -12,4 +13,6 @@ export interface AppContext {
   bus: EventBus;
   keys: KeyStore;
   fleet: Fleet;
+  /** Push notifications: the worker, and the VAPID public key browsers subscribe with. */
+  notifications: Notifications & { vapidPublicKey: string };
 }

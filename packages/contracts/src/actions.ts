@@ -32,7 +32,11 @@ export type Action = z.infer<typeof Action>;
 export const ActionChange = Action.extend({ robot_id: Id, resolved: z.boolean() });
 export type ActionChange = z.infer<typeof ActionChange>;
 
-export const ActionDecision = z.object({ action_id: Id, confirm: z.boolean() });
+/** Where an operator answered a prompt: in the console, or from a notification's button (kept in the job's log). */
+export const DecisionSource = z.enum(['console', 'notification']);
+export type DecisionSource = z.infer<typeof DecisionSource>;
+
+export const ActionDecision = z.object({ action_id: Id, confirm: z.boolean(), source: DecisionSource.default('console') });
 export type ActionDecision = z.infer<typeof ActionDecision>;
 
 export const getAction = defineRoute({

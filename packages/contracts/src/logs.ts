@@ -1,5 +1,6 @@
 // Contracts of the logs backend (spec §3, §7): the record of what each finished job disinfected.
 import { z } from 'zod';
+import { ActionButtonText, DecisionSource } from './actions.ts';
 import { Id, Timestamp } from './common.ts';
 import { JOB_NOTES_MAX, JobListQuery } from './jobs.ts';
 import { defineRoute } from './route.ts';
@@ -17,6 +18,22 @@ export const LoggedRoom = z.object({
 });
 export type LoggedRoom = z.infer<typeof LoggedRoom>;
 
+/**
+ * A prompt the robot asked during the job (spec §3 action) and its answer: who, when, from where (the console
+ * or a notification's button). Unanswered prompts have nulls.
+ */
+export const LoggedPrompt = z.object({
+  action_id: Id,
+  button: ActionButtonText,
+  room_name: z.string().nullable(),
+  asked_at: Timestamp,
+  answered_at: Timestamp.nullable(),
+  answered_by: z.string().nullable(),
+  confirm: z.boolean().nullable(),
+  source: DecisionSource.nullable(),
+});
+export type LoggedPrompt = z.infer<typeof LoggedPrompt>;
+
 /** Spec §3 log entry, keyed by the id of the job it records. `robot_id` is null once the robot was removed. */
 export const LogEntry = z.object({
   job_id: Id,
@@ -29,7 +46,7 @@ export const LogEntry = z.object({
   endtime: Timestamp.nullable(),
   notes: z.string(),
   has_trajectory: z.boolean(),
-  attributes: z.object({ rooms: z.array(LoggedRoom) }),
+  attributes: z.object({ rooms: z.array(LoggedRoom), prompts: z.array(LoggedPrompt) }),
 });
 export type LogEntry = z.infer<typeof LogEntry>;
 

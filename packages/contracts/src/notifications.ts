@@ -3,11 +3,67 @@ import { z } from 'zod';
 import { DataFlag, Id } from './common.ts';
 import { defineRoute } from './route.ts';
 
+/** Base64url without padding, as the Push API's `PushSubscription.toJSON()` writes keys. */
+const base64url = (bytes: number, name: string) =>
+  z
+    .string({ error: `${name} is required` })
+    .regex(/^[A-Za-z0-9_-]+$/, `${name} must be base64url`)
+    // Unpadded base64url: 4 characters per 3 bytes, a last group of 2 or 3 characters for 1 or 2 bytes.
+    .refine((value) => value.length % 4 !== 1 && Math.floor((value.length * 3) / 4) === bytes, `${name} must be ${bytes} bytes`);
+
+/**
+ * A browser's Web Push subscription (the JSON of its `PushSubscription`): where the push service accepts
+ * messages for it, and the keys that encrypt them (RFC 8291): the browser's P-256 public key (65 bytes,
+ * uncompressed) and its 16-byte auth secret.
+ */
+export const WebPushSubscription = z.object({
+  endpoint: z.url({ protocol: /^https?$/, error: 'The subscription endpoint must be an http(s) URL' }).max(2048),
+  expirationTime: z.number().nullable().optional(),
+  keys: z.object({ p256dh: base64url(65, 'keys.p256dh'), auth: base64url(16, 'keys.auth') }),
+});
+export type WebPushSubscription = z.infer<typeof WebPushSubscription>;
+
+/** A native device token (FCM registration token, or an APNs token as hex): no spaces, no JSON. */
+export const NATIVE_TOKEN_PATTERN = /^[A-Za-z0-9_:.-]{32,4096}$/;
+
+export type DeviceTokenKind = 'webpush' | 'fcm';
+
+/**
+ * Spec §7's device token is either the JSON text of a Web Push subscription (a browser, the installable app)
+ * or a native push token (the mobile shell, FCM). Anything else is malformed.
+ */
+export const parseDeviceToken = (
+  token: string,
+): { kind: 'webpush'; subscription: WebPushSubscription } | { kind: 'fcm'; token: string } | { error: string } => {
+  if (token.startsWith('{')) {
+    let value: unknown;
+    try {
+      value = JSON.parse(token);
+    } catch {
+      return { error: 'A device token that starts with "{" must be the JSON of a Web Push subscription' };
+    }
+    const parsed = WebPushSubscription.safeParse(value);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      return { error: `Invalid Web Push subscription: ${issue ? `${issue.path.join('.') || 'token'}: ${issue.message}` : 'malformed'}` };
+    }
+    return { kind: 'webpush', subscription: parsed.data };
+  }
+  if (!NATIVE_TOKEN_PATTERN.test(token)) {
+    return { error: 'A device token must be a Web Push subscription (JSON) or a native push token (32 or more of A-Z a-z 0-9 _ : . -)' };
+  }
+  return { kind: 'fcm', token };
+};
+
 const token = z
   .string({ error: 'A device token is required' })
   .trim()
   .min(1, 'A device token is required')
-  .max(4096, 'The device token is too long');
+  .max(4096, 'The device token is too long')
+  .superRefine((value, context) => {
+    const parsed = parseDeviceToken(value);
+    if ('error' in parsed) context.addIssue({ code: 'custom', message: parsed.error });
+  });
 
 /**
  * Spec §7: a device subscribes twice, to the topic of its user (the token's `sub`) and to the topic of its
@@ -49,3 +105,76 @@ export const removeDevice = defineRoute({
   body: RemoveDeviceInput,
   response: { 200: DataFlag },
 });
+
+/** Spec §3 push message types. */
+export const PushType = z.enum(['job', 'battery']);
+export type PushType = z.infer<typeof PushType>;
+
+/** What happened, for the service worker and the app to choose a screen and buttons. */
+export const PushEventKind = z.enum(['job_started', 'job_finished', 'job_failed', 'prompt', 'prompt_escalation', 'battery_low']);
+export type PushEventKind = z.infer<typeof PushEventKind>;
+
+/** The answers a prompt push offers as notification buttons (spec §4: confirm or skip). */
+export const PushChoice = z.enum(['confirm', 'skip']);
+export type PushChoice = z.infer<typeof PushChoice>;
+
+/**
+ * The data of a push (spec §3: title, body, icon, type, related_id), already in the recipient's language and
+ * timezone. A prompt push (type job) also carries the action and its choices, answered with
+ * POST /action/action/confirm { action_id, confirm, source: 'notification' }.
+ */
+export const PushMessage = z.object({
+  title: z.string(),
+  body: z.string(),
+  icon: z.string(),
+  type: PushType,
+  /** The job id (type job) or the robot id (type battery). */
+  related_id: Id,
+  kind: PushEventKind,
+  /** One per event: a device shows a repeated delivery of the same push once (notification tag). */
+  push_id: z.string(),
+  /** The console path to open on a click: /job/{id} or /map?robot={id}. */
+  url: z.string(),
+  /** The organization (realm) whose session may answer it. */
+  realm: z.string(),
+  action_id: Id.optional(),
+  choices: z.array(PushChoice).optional(),
+  /** Choice labels in the recipient's language, for the notification's buttons. */
+  choice_labels: z.object({ confirm: z.string(), skip: z.string() }).optional(),
+  sent_at: z.iso.datetime({ offset: true }),
+});
+export type PushMessage = z.infer<typeof PushMessage>;
+
+/**
+ * FCM data messages carry only strings (FCM HTTP v1 `data`): the push message with every field as text,
+ * `choices` comma-separated and `choice_labels` as JSON.
+ */
+export const toFcmData = (message: PushMessage): Record<string, string> => {
+  const data: Record<string, string> = {};
+  const fields: Record<string, unknown> = { ...message };
+  for (const [key, value] of Object.entries(fields)) {
+    if (value === undefined) continue;
+    data[key] = typeof value === 'string' ? value : Array.isArray(value) ? value.join(',') : JSON.stringify(value);
+  }
+  return data;
+};
+
+/** Reads FCM data back into a push message (the mobile shell); undefined when it is not one of ours. */
+export const fromFcmData = (data: Record<string, unknown>): PushMessage | undefined => {
+  const text = (key: string) => (typeof data[key] === 'string' ? data[key] : undefined);
+  const choices = text('choices');
+  const labels = text('choice_labels');
+  let choiceLabels: unknown;
+  try {
+    choiceLabels = labels ? JSON.parse(labels) : undefined;
+  } catch {
+    return undefined;
+  }
+  const parsed = PushMessage.safeParse({
+    ...data,
+    action_id: text('action_id'),
+    choices: choices ? choices.split(',') : undefined,
+    choice_labels: choiceLabels,
+  });
+  return parsed.success ? parsed.data : undefined;
+};

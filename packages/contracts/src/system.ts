@@ -20,6 +20,8 @@ export const RuntimeConfig = z.object({
     notifications: z.string(),
   }),
   tokenRefreshMs: z.number().int().positive(),
+  /** The server's VAPID public key (RFC 8292), base64url: the console's `applicationServerKey` for Web Push. */
+  vapidPublicKey: z.string(),
 });
 export type RuntimeConfig = z.infer<typeof RuntimeConfig>;
 

@@ -1,5 +1,6 @@
 /** SQL of the actions backend: the operator prompts of the jobs the caller sees. */
 import { and, desc, eq, isNull } from 'drizzle-orm';
+import type { DecisionSource } from '@uvd/contracts';
 import type { Executor } from '../db/client.ts';
 import { actions, jobs } from '../db/schema.ts';
 import type { Principal } from '../identity/principal.ts';
@@ -41,7 +42,18 @@ export async function findAction(executor: Executor, principal: Principal, actio
   return row?.action;
 }
 
-export async function markDecided(executor: Executor, actionId: string, confirm: boolean): Promise<ActionRow | undefined> {
-  const [row] = await executor.update(actions).set({ disabled: true, confirm }).where(eq(actions.id, actionId)).returning();
+export interface Decision {
+  confirm: boolean;
+  /** The username of who answered (kept in the job's log). */
+  by: string;
+  source: DecisionSource;
+}
+
+export async function markDecided(executor: Executor, actionId: string, decision: Decision): Promise<ActionRow | undefined> {
+  const [row] = await executor
+    .update(actions)
+    .set({ disabled: true, confirm: decision.confirm, decidedBy: decision.by, decidedAt: new Date(), decisionSource: decision.source })
+    .where(eq(actions.id, actionId))
+    .returning();
   return row;
 }

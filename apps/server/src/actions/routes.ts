@@ -41,7 +41,11 @@ export const actionsRoutes: FastifyPluginAsync<AppContext> = async (app, ctx) =>
             throw conflict('The action was already answered or the robot no longer asks.', CommandRefusal.jobState);
           }
           await sendDecision(ctx, tx, action, body.confirm);
-          const decided = await repository.markDecided(tx, action.id, body.confirm);
+          const decided = await repository.markDecided(tx, action.id, {
+            confirm: body.confirm,
+            by: principal.username,
+            source: body.source,
+          });
           if (decided) await publishActionChange(ctx, tx, decided);
           return { data: true };
         },

@@ -3,6 +3,7 @@
  * Ids are UUIDs so an id of another organization cannot be guessed and answers 404.
  */
 import { sql } from 'drizzle-orm';
+import type { LoggedPrompt } from '@uvd/contracts';
 import {
   bigserial,
   boolean,
@@ -345,6 +346,7 @@ export const logs = pgTable(
     notes: text('notes').notNull().default(''),
     rooms: jsonb('rooms').$type<LoggedRoom[]>().notNull().default(sql`'[]'::jsonb`),
     trajectory: jsonb('trajectory').$type<TrajectoryPoint[]>(),
+    prompts: jsonb('prompts').$type<LoggedPrompt[]>().notNull().default(sql`'[]'::jsonb`),
     createdAt: createdAt(),
   },
   (t) => [
@@ -390,6 +392,10 @@ export const actions = pgTable(
     buttonText: text('button_text').notNull(),
     disabled: boolean('disabled').notNull().default(false),
     confirm: boolean('confirm'),
+    /** Who answered, when, and where (console or a notification's button): kept in the job's log. */
+    decidedBy: text('decided_by'),
+    decidedAt: timestamp('decided_at', { withTimezone: true }),
+    decisionSource: text('decision_source'),
     createdAt: createdAt(),
     resolvedAt: timestamp('resolved_at', { withTimezone: true }),
   },
@@ -460,4 +466,68 @@ export const events = pgTable(
     createdAt: createdAt(),
   },
   (t) => [index('events_stream').on(t.orgId, t.stream, t.id)],
+);
+
+// ---------------------------------------------------------------- push notifications
+
+/** The server's VAPID key pair (RFC 8292), made once and shared by every process on the database. */
+export const pushKeys = pgTable('push_keys', {
+  id: text('id').primaryKey(), // 'vapid'
+  publicKey: text('public_key').notNull(),
+  privateKey: text('private_key').notNull(),
+  createdAt: createdAt(),
+});
+
+/**
+ * The outbox of pushes: one row per event that should reach people, written in the transaction that records
+ * the event. The fan-out worker turns it into one delivery per device when it is due (escalations later).
+ */
+export const pushEvents = pgTable(
+  'push_events',
+  {
+    id: id(),
+    orgId: orgId(),
+    kind: text('kind').notNull(), // PushEventKind of the contracts
+    /** Makes an event once: `prompt:{action}`, `job_started:{job}`, … */
+    dedupeKey: text('dedupe_key').notNull(),
+    robotId: uuid('robot_id').notNull(),
+    jobId: uuid('job_id'),
+    actionId: uuid('action_id'),
+    facts: jsonb('facts').notNull(),
+    dueAt: timestamp('due_at', { withTimezone: true }).notNull().defaultNow(),
+    fannedOutAt: timestamp('fanned_out_at', { withTimezone: true }),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex('push_events_dedupe').on(t.orgId, t.dedupeKey),
+    index('push_events_due').on(t.dueAt).where(sql`fanned_out_at IS NULL`),
+  ],
+);
+
+/** One push to one device: sent once, retried with backoff until it is sent, gone or too old. */
+export const pushDeliveries = pgTable(
+  'push_deliveries',
+  {
+    id: id(),
+    pushEventId: uuid('push_event_id')
+      .notNull()
+      .references(() => pushEvents.id, { onDelete: 'cascade' }),
+    orgId: orgId(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    token: text('token').notNull(),
+    message: jsonb('message').notNull(),
+    status: text('status').notNull().default('pending'), // pending | sending | sent | gone | failed
+    attempts: integer('attempts').notNull().default(0),
+    nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true }).notNull().defaultNow(),
+    leaseUntil: timestamp('lease_until', { withTimezone: true }),
+    lastError: text('last_error'),
+    sentAt: timestamp('sent_at', { withTimezone: true }),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex('push_deliveries_once').on(t.pushEventId, t.token),
+    index('push_deliveries_due').on(t.nextAttemptAt).where(sql`status IN ('pending', 'sending')`),
+  ],
 );

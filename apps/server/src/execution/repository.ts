@@ -1,5 +1,6 @@
 /** SQL of job execution. Callers pass the organization: every query filters on it. */
 import { and, asc, desc, eq, inArray, isNull, ne, notInArray } from 'drizzle-orm';
+import { ActionButtonText, DecisionSource, type LoggedPrompt } from '@uvd/contracts';
 import type { Executor } from '../db/client.ts';
 import { actions, jobRooms, jobs, logs, robots, rooms, trajectoryPoints, type LoggedRoom, type TrajectoryPoint } from '../db/schema.ts';
 import type { OrderRoom } from './order.ts';
@@ -124,6 +125,27 @@ export async function lastTrajectoryPoint(executor: Executor, jobId: string) {
  * Writes the log of a job that ended (spec §3 log entry) and moves the recorded path into it. The job row
  * must be locked and already hold its end.
  */
+/** The job's prompts, oldest first, with who answered each, when and from where. */
+async function loggedPrompts(executor: Executor, jobId: string): Promise<LoggedPrompt[]> {
+  const rows = await executor
+    .select({ action: actions, roomName: rooms.name })
+    .from(actions)
+    .leftJoin(rooms, eq(rooms.id, actions.roomId))
+    .where(eq(actions.jobId, jobId))
+    .orderBy(asc(actions.createdAt));
+  return rows.map(({ action, roomName }) => ({
+    action_id: action.id,
+    // Only spec §3 button texts and sources are stored; the fallbacks are never used.
+    button: ActionButtonText.catch('wait').parse(action.buttonText),
+    room_name: roomName,
+    asked_at: action.createdAt.toISOString(),
+    answered_at: action.decidedAt ? action.decidedAt.toISOString() : null,
+    answered_by: action.decidedBy,
+    confirm: action.decidedAt ? action.confirm : null,
+    source: action.decisionSource ? DecisionSource.catch('console').parse(action.decisionSource) : null,
+  }));
+}
+
 export async function writeLog(executor: Executor, job: JobRow, robotName: string): Promise<void> {
   const roomRows = await executor
     .select({ orderNo: jobRooms.orderNo, roomId: jobRooms.roomId, dose: jobRooms.dose, state: jobRooms.state, name: rooms.name })
@@ -146,6 +168,7 @@ export async function writeLog(executor: Executor, job: JobRow, robotName: strin
   const trajectory: TrajectoryPoint[] = points.flatMap((point) =>
     point.floorId ? [{ t: Math.round(point.t * 10) / 10, x: point.x, y: point.y, floor_id: point.floorId }] : [],
   );
+  const prompts = await loggedPrompts(executor, job.id);
   await executor
     .insert(logs)
     .values({
@@ -161,6 +184,7 @@ export async function writeLog(executor: Executor, job: JobRow, robotName: strin
       notes: job.notes,
       rooms: logged,
       trajectory: trajectory.length > 0 ? trajectory : null,
+      prompts,
     })
     .onConflictDoNothing();
   await executor.delete(trajectoryPoints).where(eq(trajectoryPoints.jobId, job.id));

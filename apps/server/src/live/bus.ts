@@ -30,6 +30,11 @@ export interface LiveEvent {
 
 export type NewLiveEvent = Omit<LiveEvent, 'id' | 'transient'>;
 export type Listener = (event: LiveEvent) => void;
+/**
+ * Runs inside the transaction that records an event, so what it writes (the push outbox) exists exactly when
+ * the event does.
+ */
+export type RecordHook = (event: LiveEvent, executor: Executor) => Promise<void>;
 
 export interface EventBus {
   /**
@@ -42,6 +47,8 @@ export interface EventBus {
    * processes on the same PostgreSQL through NOTIFY. Lost on a reconnect (clients refetch), never replayed.
    */
   publishTransient(event: NewLiveEvent): void;
+  /** Adds a hook run in the recording transaction of every event published from now on. */
+  onRecord(hook: RecordHook): void;
   /** Calls `listener` for every committed event of `stream`, of every organization; returns the unsubscriber. */
   subscribe(stream: Stream, listener: Listener): () => void;
   /**
@@ -94,6 +101,7 @@ type EventRow = typeof events.$inferSelect;
 export async function createEventBus(database: Database, options: EventBusOptions = {}): Promise<EventBus> {
   const onError = options.onError ?? (() => undefined);
   const listeners = new Map<Stream, Set<Listener>>();
+  const recordHooks: RecordHook[] = [];
   let closed = false;
 
   const deliver = (event: LiveEvent) => {
@@ -165,17 +173,27 @@ export async function createEventBus(database: Database, options: EventBusOption
     }
   };
 
+  const record = async (event: NewLiveEvent, executor: Executor): Promise<LiveEvent> => {
+    const [row] = await executor
+      .insert(events)
+      .values({ orgId: event.orgId, stream: event.stream, key: event.key, type: event.type, payload: event.payload })
+      .returning();
+    if (!row) throw new Error('Event was not recorded.');
+    const recorded = toEvent(row);
+    // pg_notify inside a transaction is delivered at commit, and dropped on rollback.
+    await executor.execute(sql`SELECT pg_notify(${LIVE_CHANNEL}, ${notificationText(recorded)})`);
+    for (const hook of recordHooks) await hook(recorded, executor);
+    return recorded;
+  };
+
   return {
-    async publish(event, executor = database.db) {
-      const [row] = await executor
-        .insert(events)
-        .values({ orgId: event.orgId, stream: event.stream, key: event.key, type: event.type, payload: event.payload })
-        .returning();
-      if (!row) throw new Error('Event was not recorded.');
-      const recorded = toEvent(row);
-      // pg_notify inside a transaction is delivered at commit, and dropped on rollback.
-      await executor.execute(sql`SELECT pg_notify(${LIVE_CHANNEL}, ${notificationText(recorded)})`);
-      return recorded;
+    async publish(event, executor) {
+      // The event and what hooks write for it commit together: without a caller's transaction, in one of our own.
+      if (!executor && recordHooks.length > 0) return database.db.transaction((tx) => record(event, tx));
+      return record(event, executor ?? database.db);
+    },
+    onRecord(hook) {
+      recordHooks.push(hook);
     },
     publishTransient(event) {
       if (closed) return;

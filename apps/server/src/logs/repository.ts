@@ -29,6 +29,7 @@ const columns = {
   endTime: logs.endTime,
   notes: logs.notes,
   rooms: logs.rooms,
+  prompts: logs.prompts,
   createdAt: logs.createdAt,
   hasTrajectory: sql<boolean>`(${logs.trajectory} IS NOT NULL AND jsonb_array_length(${logs.trajectory}) > 0)`,
 };
@@ -79,6 +80,6 @@ export function toLogEntry(row: LogRow): LogEntry {
     endtime: row.endTime ? row.endTime.toISOString() : null,
     notes: row.notes,
     has_trajectory: row.hasTrajectory,
-    attributes: { rooms: row.rooms },
+    attributes: { rooms: row.rooms, prompts: row.prompts },
   };
 }

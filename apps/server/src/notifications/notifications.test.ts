@@ -143,7 +143,7 @@ describe('DELETE /api/remove', () => {
     const noDevice = await server.request('DELETE', '/api/remove', { token: user.token, body: { userId: user.id } });
     expect(noDevice.status).toBe(400);
     expect(ApiError.parse(noDevice.body).message).toContain('"deviceToken"');
-    const badUser = await server.request('DELETE', '/api/remove', { token: user.token, body: { deviceToken: 'x', userId: 'me' } });
+    const badUser = await server.request('DELETE', '/api/remove', { token: user.token, body: { deviceToken: deviceToken(), userId: 'me' } });
     expect(badUser.status).toBe(400);
     expect(ApiError.parse(badUser.body).message).toContain('"userId"');
   });

@@ -191,7 +191,7 @@ export function startDemoActivity(context: AppContext, options: DemoActivityOpti
           const action = await findAction(tx, principal, prompt.id);
           if (!action || action.resolvedAt !== null || action.disabled) return false;
           await sendDecision(context, tx, action, true);
-          const decided = await markDecided(tx, action.id, true);
+          const decided = await markDecided(tx, action.id, { confirm: true, by: principal.username, source: 'console' });
           if (decided) await publishActionChange(context, tx, decided);
           return true;
         });

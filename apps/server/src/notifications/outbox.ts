@@ -1,0 +1,108 @@
+/**
+ * The push outbox: the events that should reach people become `push_events` rows in the very transaction that
+ * records them (the bus's record hook), so a push exists exactly when its event commits and survives any crash
+ * after that. Workers fan them out to devices (fan-out.ts) and send them (delivery.ts).
+ */
+import { sql } from 'drizzle-orm';
+import { z } from 'zod';
+import { ActionChange, type PushEventKind } from '@uvd/contracts';
+import type { Executor } from '../db/client.ts';
+import { pushEvents } from '../db/schema.ts';
+import type { LiveEvent, RecordHook } from '../live/bus.ts';
+
+/** Workers LISTEN here: a NOTIFY at commit wakes them at once instead of at their next poll. */
+export const PUSH_CHANNEL = 'uvd_push';
+
+const JobEvent = z.object({ job_id: z.uuid(), robot_id: z.uuid(), name: z.string(), completion_status: z.string().nullable() });
+const BatteryLow = z.object({ robot_id: z.uuid(), battery: z.number() });
+
+/** What the fan-out needs besides the rows it reads then (names may change; these are as they were). */
+export const PushEventFacts = z.object({
+  jobName: z.string().nullable(),
+  completionStatus: z.string().nullable(),
+  button: z.string().nullable(),
+  battery: z.number().nullable(),
+  occurredAt: z.iso.datetime({ offset: true }),
+});
+export type PushEventFacts = z.infer<typeof PushEventFacts>;
+
+interface Candidate {
+  kind: PushEventKind;
+  dedupeKey: string;
+  robotId: string;
+  jobId: string | null;
+  actionId: string | null;
+  facts: PushEventFacts;
+}
+
+const noFacts = { jobName: null, completionStatus: null, button: null, battery: null };
+
+/** The push an event calls for, if any. */
+export function candidateOf(event: LiveEvent, at: Date): Candidate | undefined {
+  const occurredAt = at.toISOString();
+  if (event.stream === 'jobs' && (event.type === 'job_started' || event.type === 'job_finished' || event.type === 'job_failed')) {
+    const job = JobEvent.safeParse(event.payload).data;
+    if (!job) return undefined;
+    return {
+      kind: event.type,
+      dedupeKey: `${event.type}:${job.job_id}`,
+      robotId: job.robot_id,
+      jobId: job.job_id,
+      actionId: null,
+      facts: { ...noFacts, jobName: job.name, completionStatus: job.completion_status, occurredAt },
+    };
+  }
+  if (event.stream === 'actions' && event.type === 'action_change') {
+    const action = ActionChange.safeParse(event.payload).data;
+    // A new question: not answered, not withdrawn by the robot.
+    if (!action || action.resolved || action.button.disabled) return undefined;
+    return {
+      kind: 'prompt',
+      dedupeKey: `prompt:${action.action_id}`,
+      robotId: action.robot_id,
+      jobId: action.job_id,
+      actionId: action.action_id,
+      facts: { ...noFacts, button: action.button.text, occurredAt },
+    };
+  }
+  if (event.stream === 'robots' && event.type === 'battery_low') {
+    const battery = BatteryLow.safeParse(event.payload).data;
+    if (!battery) return undefined;
+    return {
+      kind: 'battery_low',
+      // The executor publishes battery_low once per crossing below the threshold; each crossing is its own push.
+      dedupeKey: `battery_low:${event.id}`,
+      robotId: battery.robot_id,
+      jobId: null,
+      actionId: null,
+      facts: { ...noFacts, battery: Math.round(battery.battery), occurredAt },
+    };
+  }
+  return undefined;
+}
+
+export interface OutboxOptions {
+  /** A prompt still unanswered this long after it was asked is pushed to the organization's admins. */
+  escalationMs: number;
+}
+
+async function insertPushEvent(executor: Executor, orgId: string, candidate: Candidate, dueAt: Date): Promise<void> {
+  await executor
+    .insert(pushEvents)
+    .values({ orgId, ...candidate, dueAt })
+    .onConflictDoNothing({ target: [pushEvents.orgId, pushEvents.dedupeKey] });
+}
+
+export function pushOutbox(options: OutboxOptions): RecordHook {
+  return async (event, executor) => {
+    const now = new Date();
+    const candidate = candidateOf(event, now);
+    if (!candidate) return;
+    await insertPushEvent(executor, event.orgId, candidate, now);
+    if (candidate.kind === 'prompt' && candidate.actionId !== null) {
+      const escalation = { ...candidate, kind: 'prompt_escalation' as const, dedupeKey: `prompt_escalation:${candidate.actionId}` };
+      await insertPushEvent(executor, event.orgId, escalation, new Date(now.getTime() + options.escalationMs));
+    }
+    await executor.execute(sql`SELECT pg_notify(${PUSH_CHANNEL}, '')`);
+  };
+}
