@@ -8,7 +8,7 @@ import tseslint from 'typescript-eslint';
 const WEB_FEATURES = ['admin', 'auth', 'deliveries', 'jobs', 'logs', 'map', 'profile', 'robots', 'settings'];
 
 export default tseslint.config(
-  { ignores: ['**/node_modules/**', '**/dist/**', '**/data/**', 'apps/server/drizzle/**', 'e2e-artifacts/**'] },
+  { ignores: ['**/node_modules/**', '**/dist/**', '**/data/**', 'apps/server/drizzle/**', 'e2e-artifacts/**', 'apps/mobile/android/**', 'apps/mobile/ios/**'] },
   js.configs.recommended,
   ...tseslint.configs.strictTypeChecked,
   {

@@ -9,7 +9,7 @@ export default defineConfig({
       {
         test: {
           name: 'node',
-          include: ['packages/*/src/**/*.test.ts', 'apps/server/src/**/*.test.ts', 'apps/robot-sim/src/**/*.test.ts'],
+          include: ['packages/*/src/**/*.test.ts', 'apps/server/src/**/*.test.ts', 'apps/robot-sim/src/**/*.test.ts', 'apps/mobile/*.test.ts'],
           testTimeout: 30_000,
           hookTimeout: 60_000,
         },

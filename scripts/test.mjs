@@ -7,6 +7,7 @@ const steps = [
   ['type-check', 'npx', ['tsc', '-p', 'tsconfig.json']],
   ['web type-check', 'npx', ['tsc', '-p', 'apps/web/tsconfig.json']],
   ['type-check browser tests', 'npx', ['tsc', '-p', 'e2e/tsconfig.json']],
+  ['mobile type-check', 'npx', ['tsc', '-p', 'apps/mobile/tsconfig.json']],
   ['lint', 'npx', ['eslint', '--max-warnings=0', '.']],
   ['tests on PGlite', 'npx', ['vitest', 'run'], { TEST_DATABASE_URL: '' }],
 ];

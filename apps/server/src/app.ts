@@ -95,6 +95,7 @@ export async function buildApp({ config, database }: BuildOptions): Promise<App>
     await execution.close();
     await fleet.close();
     await notifications.close();
+    await senders.close();
     await bus.close();
   });
 
