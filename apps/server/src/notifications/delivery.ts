@@ -29,7 +29,8 @@ export interface DeliveryOptions {
 }
 
 const MAX_RETRY_WAIT_MS = 5 * 60_000;
-const CLAIM_BATCH = 64;
+/** Sends at once per process: an event's devices go out together (bench:push: 100 devices in one batch). */
+const CLAIM_BATCH = 128;
 
 const urgent = new Set(['prompt', 'prompt_escalation', 'job_failed']);
 
