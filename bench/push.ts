@@ -18,7 +18,7 @@ import { buildApp } from '../apps/server/src/app.ts';
 import { loadConfig } from '../apps/server/src/config.ts';
 import { createScratchDatabase } from '../apps/server/src/db/scratch-database.ts';
 import { deviceSubscriptions, organizations, users } from '../apps/server/src/db/schema.ts';
-import { startLocalPushService, testPushConfig, type ReceivedPush } from '../apps/server/src/testing/push-service.ts';
+import { startLocalPushService, testPushConfig } from '../apps/server/src/testing/push-service.ts';
 import { createSite } from '../apps/server/src/testing/site-fixtures.ts';
 
 const { values: args } = parseArgs({ options: { devices: { type: 'string', default: '100' }, events: { type: 'string', default: '20' } } });
@@ -112,7 +112,7 @@ for (let i = 0; i < EVENTS + warmup; i += 1) {
     }),
   );
   await arrivals(before, DEVICES);
-  if (i >= warmup) for (const push of pushService.received.slice(before) as ReceivedPush[]) bareLatencies.push(push.receivedAt - started);
+  if (i >= warmup) for (const push of pushService.received.slice(before)) bareLatencies.push(push.receivedAt - started);
 }
 
 await pushService.close();
