@@ -4,6 +4,7 @@ import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
 import react from '@vitejs/plugin-react';
 import { defineConfig, type Plugin } from 'vite';
+import { VitePWA } from 'vite-plugin-pwa';
 
 const brotli = promisify(brotliCompress);
 const gzipAsync = promisify(gzip);
@@ -32,12 +33,58 @@ const precompress = (): Plugin => ({
   },
 });
 
+/** The contracts only declare schemas; a bundle that uses none of a module's exports need not carry it. */
+const contractsHaveNoSideEffects = (id: string) => !id.includes('/packages/contracts/');
+
+/** The theme's primary (the navigation bar) and page background (styles/theme.css). */
+const THEME_COLOR = '#4b2a85';
+const BACKGROUND_COLOR = '#f6f5fa';
+
+/**
+ * The installable console (web app manifest) and its service worker, our own src/sw.ts (injectManifest):
+ * precaching of the build and Web Push. The app registers it itself (lib/push/register-service-worker.ts), after
+ * the page's load event, with no registration script in index.html.
+ */
+const pwa = () =>
+  VitePWA({
+    strategies: 'injectManifest',
+    srcDir: 'src',
+    filename: 'sw.ts',
+    injectRegister: false,
+    registerType: 'autoUpdate',
+    manifest: {
+      name: 'UVD Console',
+      short_name: 'UVD',
+      description: 'UV-C disinfection robot fleet console',
+      id: '/',
+      start_url: '/',
+      scope: '/',
+      display: 'standalone',
+      lang: 'en',
+      theme_color: THEME_COLOR,
+      background_color: BACKGROUND_COLOR,
+      icons: [
+        { src: '/icons/icon-192.png', sizes: '192x192', type: 'image/png', purpose: 'any' },
+        { src: '/icons/icon-512.png', sizes: '512x512', type: 'image/png', purpose: 'any' },
+        { src: '/icons/icon-maskable-512.png', sizes: '512x512', type: 'image/png', purpose: 'maskable' },
+      ],
+    },
+    includeAssets: ['favicon.svg', 'icons/badge-96.png'],
+    injectManifest: {
+      // Scripts, styles and the shell; source maps and the .br/.gz copies stay on the server.
+      globPatterns: ['**/*.{js,css,html}'],
+      // Vite's hashed files need no revision of their own.
+      dontCacheBustURLsMatching: /^assets\//,
+      rollupOptions: { treeshake: { moduleSideEffects: contractsHaveNoSideEffects } },
+    },
+  });
+
 // The dev server proxies what the Node server answers (API, identity provider, runtime config), so the SPA talks
 // to the same origin in development as in production and the XSRF cookie stays first-party.
 const server = 'http://localhost:8080';
 
 export default defineConfig({
-  plugins: [react(), precompress()],
+  plugins: [react(), pwa(), precompress()],
   server: {
     port: 5173,
     proxy: {
@@ -50,10 +97,7 @@ export default defineConfig({
     outDir: 'dist',
     sourcemap: true,
     rolldownOptions: {
-      treeshake: {
-        // The contracts only declare schemas; a screen that uses none of a module's exports need not load it.
-        moduleSideEffects: (id: string) => !id.includes('/packages/contracts/'),
-      },
+      treeshake: { moduleSideEffects: contractsHaveNoSideEffects },
     },
   },
 });

@@ -6,74 +6,24 @@
  * SIM_TIME_FACTOR=30, so the two journeys never wait for each other's robot.
  */
 import type { Browser, Page } from 'playwright-core';
-import { getDoses, getFloorMapMetadata, getJob, getRobots, Job, updateRoomReadiness, type MapPose } from '@uvd/contracts';
+import { getDoses, getJob, Job, updateRoomReadiness } from '@uvd/contracts';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { apiSignIn, callApi, type ApiSession } from '../support/api.ts';
 import { expectAccessible, expectNoPageErrors, launchBrowser, openSession, screenshot, settle, textOf, VIEWPORTS, type Session, type Viewport } from '../support/browser.ts';
 import { DEMO, signIn, t } from '../support/console.ts';
+import { nearestRooms, readyRobot, type JourneyRobot, type JourneyRoom } from '../support/fleet.ts';
 
 /** The robot each size drives: Ward A, the operator's group (Ward B's UVD-3 and UVD-4 belong to the admin tests). */
 const ROBOT_OF: Record<Viewport['name'], string> = { desktop: 'UVD-1', mobile: 'UVD-2' };
 const ROOMS_PER_JOB = 3;
 /** The room the operator marks not ready before starting (zero-based): the robot asks before entering it. */
 const NOT_READY_AT = 1;
-/** Robot mode 2 (spec §3): only an Autonomous robot takes a job. */
-const AUTONOMOUS = 2;
 /** The job is scheduled this far ahead, so the scheduler leaves it to the operator's "Start now". */
 const SCHEDULED_AHEAD_MINUTES = 60;
 /** A whole journey: sign-in, the editor, a job of three near rooms (about 5 s at SIM_TIME_FACTOR=30), four screens. */
 const JOURNEY_TIMEOUT_MS = 120_000;
 /** How long the robot may take to ask, and then to finish; both measure a few seconds. */
 const JOB_RUN_TIMEOUT_MS = 60_000;
-
-// ---------------------------------------------------------------- what the test looks up through the API
-
-interface JourneyRobot {
-  robot_id: string;
-  name: string;
-  building_id: string;
-  floor_id: string;
-  pose: MapPose;
-}
-
-/** The named robot once the simulated fleet has it online, Autonomous and placed on its floor. */
-async function readyRobot(api: ApiSession, name: string): Promise<JourneyRobot> {
-  let found: JourneyRobot | undefined;
-  await expect
-    .poll(
-      async () => {
-        const robot = (await callApi(api, getRobots, { query: { offset: 0, limit: 50 } })).payload.find((candidate) => candidate.name === name);
-        if (robot?.mode === AUTONOMOUS && !robot.stale && robot.building_id !== null && robot.floor_id !== null && robot.pose !== null) {
-          found = { robot_id: robot.robot_id, name: robot.name, building_id: robot.building_id, floor_id: robot.floor_id, pose: robot.pose };
-        }
-        return found !== undefined;
-      },
-      { timeout: 30_000, message: `${name} online and Autonomous` },
-    )
-    .toBe(true);
-  if (!found) throw new Error(`${name} is not ready`);
-  return found;
-}
-
-interface JourneyRoom {
-  room_id: string;
-  room_name: string;
-}
-
-/**
- * The rooms of the robot's floor whose entry points are nearest to where it stands, nearest first: a short drive
- * keeps the journey quick without changing the fleet's timing.
- */
-async function nearestRooms(api: ApiSession, robot: JourneyRobot, count: number): Promise<JourneyRoom[]> {
-  const metadata = await callApi(api, getFloorMapMetadata, { query: { floor_id: robot.floor_id } });
-  const distance = (point: MapPose) => Math.hypot(point.x - robot.pose.x, point.y - robot.pose.y);
-  const rooms = metadata.rooms
-    .flatMap((room) => (room.entry_point ? [{ room_id: room.room_id, room_name: room.room_name, entry: room.entry_point }] : []))
-    .sort((a, b) => distance(a.entry) - distance(b.entry))
-    .slice(0, count);
-  if (rooms.length < count) throw new Error(`${robot.name}'s floor has ${rooms.length} rooms with an entry point, not ${count}`);
-  return rooms.map(({ room_id, room_name }) => ({ room_id, room_name }));
-}
 
 // ---------------------------------------------------------------- the job editor
 

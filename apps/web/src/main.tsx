@@ -6,6 +6,7 @@ import { App } from './app/index.tsx';
 import { createServices } from './app/services.ts';
 import { loadRuntimeConfig } from './config/runtime-config.ts';
 import { createI18n } from './lib/i18n.ts';
+import { registerServiceWorker } from './lib/push/register-service-worker.ts';
 
 const container = document.getElementById('root');
 if (!container) throw new Error('index.html lacks #root');
@@ -22,6 +23,7 @@ const start = async () => {
         <App services={services} />
       </StrictMode>,
     );
+    registerServiceWorker();
   } catch (error) {
     console.error(error);
     root.render(

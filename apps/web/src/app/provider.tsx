@@ -4,6 +4,7 @@ import { QueryClientProvider } from '@tanstack/react-query';
 import { I18nextProvider } from 'react-i18next';
 import { ApiProvider } from '../lib/api-context.tsx';
 import { AuthProvider } from '../lib/auth/auth-context.tsx';
+import { PushProvider } from '../lib/push/push-context.tsx';
 import { useToastsRequested } from '../lib/toast.ts';
 import type { AppServices } from './services.ts';
 
@@ -26,8 +27,10 @@ export const AppProvider = ({ services, children }: { services: AppServices; chi
       <ApiProvider api={services.api} config={services.config}>
         <QueryClientProvider client={services.queryClient}>
           <AuthProvider client={services.auth}>
-            {children}
-            <LazyToasts />
+            <PushProvider push={services.push}>
+              {children}
+              <LazyToasts />
+            </PushProvider>
           </AuthProvider>
         </QueryClientProvider>
       </ApiProvider>

@@ -36,6 +36,9 @@ const DeliveryRoute = lazyScreen(() => import('../features/deliveries/routes/del
 const AdminRoute = lazyScreen(() => import('../features/admin/routes/admin.tsx'), (m) => m.AdminRoute);
 const GroupAssignmentRoute = lazyScreen(() => import('../features/admin/routes/group-assignment.tsx'), (m) => m.GroupAssignmentRoute);
 
+// Renders nothing; its work (pushes as toasts, the 7-day renewal) starts after the first screen.
+const PushSession = lazyScreen(() => import('./push-session.tsx'), (m) => m.PushSession);
+
 const HomeRedirect = () => {
   const { variant } = useRuntimeConfig();
   return <Navigate to={homeHrefFor(variant)} replace />;
@@ -48,6 +51,9 @@ const HomeRedirect = () => {
  */
 export const AppRoutes = () => (
   <RouteErrorBoundary>
+    <Suspense fallback={null}>
+      <PushSession />
+    </Suspense>
     <Suspense fallback={<PageSpinner />}>
       <Routes>
         <Route element={<VisitorOnly />}>

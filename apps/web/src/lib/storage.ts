@@ -14,12 +14,14 @@ export const LOCAL_KEYS = {
   selectedMap: 'selected_map',
   /** Per-user notification on/off flags (spec §3). */
   notifications: 'notifications',
-  /** The device's push token: native preferences in the app, local storage in a browser (spec §3). */
+  /**
+   * The device's push token: native preferences in the app, local storage in a browser (spec §3), where it is
+   * the JSON of the browser's Web Push subscription (lib/push/web-push-device.ts).
+   */
   deviceToken: 'device_token',
+  /** When this device last registered for pushes (epoch ms): spec §9 renews the token after 7 days. */
+  pushRegisteredAt: 'push_registered_at',
 } as const;
-
-/** The device token this browser subscribed with, if it ever did. */
-export const readDeviceToken = (storage: Storage = window.localStorage): string | null => read(storage, LOCAL_KEYS.deviceToken);
 
 export interface SessionTokens {
   accessToken: string;

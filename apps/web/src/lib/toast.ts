@@ -1,10 +1,12 @@
 import { useSyncExternalStore } from 'react';
+import type { ReactNode } from 'react';
 import type * as ReactToastify from 'react-toastify';
 
-/** Spec §9 toasts: bottom-center, 3000 ms, at most 3 on screen. */
+/** Spec §9 toasts: bottom-center, 3000 ms, at most 3 on screen; a push shows for 600 000 ms. */
 export const TOAST_POSITION = 'bottom-center';
 export const TOAST_AUTO_CLOSE_MS = 3000;
 export const TOAST_LIMIT = 3;
+export const PUSH_TOAST_MS = 600_000;
 
 type Toastify = typeof ReactToastify;
 
@@ -41,6 +43,15 @@ export const toast = {
   success: show('success'),
   error: show('error'),
   info: show('info'),
+  /**
+   * A push shown in the console (spec §9: 600 000 ms), one per push id however often it is delivered. The content
+   * gets `close` for its own buttons; a click elsewhere on it does not dismiss it.
+   */
+  push: (id: string, content: (close: () => void) => ReactNode): void => {
+    void loadToastify().then((module) =>
+      module.toast(({ closeToast }) => content(closeToast), { toastId: id, autoClose: PUSH_TOAST_MS, closeOnClick: false }),
+    );
+  },
   dismiss: (): void => {
     void loadToastify().then((module) => {
       module.toast.dismiss();

@@ -6,6 +6,9 @@ import type { FakeNetwork } from './fake-network.ts';
 /** jsdom's origin; the embedded server's layout (`/api`, `/idp`) on it. */
 export const ORIGIN = 'http://localhost:3000';
 
+/** A P-256 public key (65 bytes, uncompressed), base64url: what /config.json serves as the VAPID key. */
+export const VAPID_PUBLIC_KEY = 'BNcRdreALRFXTkOOUHK1EtK2wtaz5Ry4YfYCA_0QTpQtUbVlUls0VJXg7A8u-Ts1XbjhazAkj7I99e8QcYP7DkM';
+
 export const testConfig = (overrides: Partial<RuntimeConfig> = {}): RuntimeConfig => {
   const api = `${ORIGIN}/api`;
   return RuntimeConfig.parse({
@@ -14,6 +17,7 @@ export const testConfig = (overrides: Partial<RuntimeConfig> = {}): RuntimeConfi
     identity: `${ORIGIN}/idp`,
     backends: { jobs: api, action: api, command: api, rooms: api, logs: api, logistics: api, robots: api, users: api, notifications: api },
     tokenRefreshMs: 890_000,
+    vapidPublicKey: VAPID_PUBLIC_KEY,
     ...overrides,
   });
 };

@@ -5,6 +5,8 @@ import { AppProvider } from '../app/provider.tsx';
 import { AppRoutes } from '../app/router.tsx';
 import { createServices } from '../app/services.ts';
 import type { RuntimeConfig } from '../config/runtime-config.ts';
+import type { SessionMirror } from '../lib/auth/session-mirror.ts';
+import type { PushDevice } from '../lib/push/push-device.ts';
 import { createI18n } from '../lib/i18n.ts';
 import type { Language } from '../lib/i18n.ts';
 import { trackDisposable } from './disposables.ts';
@@ -16,6 +18,9 @@ export interface RenderAppOptions {
   network?: FakeNetwork;
   config?: RuntimeConfig;
   language?: Language;
+  /** This device's push registration (e.g. a web device over a FakePushBrowser); jsdom's unsupported one otherwise. */
+  pushDevice?: PushDevice;
+  sessionMirror?: SessionMirror;
 }
 
 /** What a test reads of the router: where the app is now, and a way to go elsewhere as a link would. */
@@ -25,9 +30,22 @@ export interface TestRouter {
 }
 
 /** The whole app (real providers, routes, guards, i18n) at a path, with only the network faked. */
-export const renderApp = async ({ path = '/', network = new FakeNetwork(), config = testConfig(), language = 'en' }: RenderAppOptions = {}) => {
+export const renderApp = async ({
+  path = '/',
+  network = new FakeNetwork(),
+  config = testConfig(),
+  language = 'en',
+  pushDevice,
+  sessionMirror,
+}: RenderAppOptions = {}) => {
   const i18n = await createI18n({ language });
-  const services = createServices({ config, i18n, fetch: network.fetch });
+  const services = createServices({
+    config,
+    i18n,
+    fetch: network.fetch,
+    pushDevice: pushDevice && (() => Promise.resolve(pushDevice)),
+    sessionMirror,
+  });
   trackDisposable(services.auth);
   let current: { location: Location; navigate: NavigateFunction } | null = null;
   const Probe = () => {

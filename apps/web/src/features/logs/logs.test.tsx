@@ -27,7 +27,7 @@ const logFixture = (overrides: Partial<LogEntry> & Pick<LogEntry, 'job_id' | 'jo
     endtime: '2026-11-20T09:05:00+00:00',
     notes: 'Ward cleaned',
     has_trajectory: false,
-    attributes: { rooms: [] },
+    attributes: { rooms: [], prompts: [] },
     ...overrides,
   });
 
@@ -42,6 +42,7 @@ const withRooms = logFixture({
       { order: 0, room_id: ROOM_1, room_name: 'Room 101', dose: 20, state: 'done' },
       { order: 2, room_id: ROOM_3, room_name: 'Room 103', dose: 40, state: 'not_reached' },
     ],
+    prompts: [],
   },
 });
 const empty = logFixture({ job_id: LOG_B, job_name: 'Evening round', robot_id: BRAVO, robot_name: 'Bravo' });
@@ -229,7 +230,7 @@ describe('log detail', () => {
     const reached = logFixture({
       job_id: LOG_A,
       job_name: 'Morning round',
-      attributes: { rooms: [{ order: 0, room_id: ROOM_1, room_name: 'Room 101', dose: 20, state: 'not_reached' }] },
+      attributes: { rooms: [{ order: 0, room_id: ROOM_1, room_name: 'Room 101', dose: 20, state: 'not_reached' }], prompts: [] },
     });
     const network = signedIn([reached, empty]);
     await openLogs(network);
@@ -274,5 +275,49 @@ describe('log detail', () => {
     await userEvent.click(within(detail).getByRole('button', { name: 'Save notes' }));
     expect(await screen.findByText('Notes could not be saved')).toBeInTheDocument();
     expect(notes).toHaveValue('Ward cleaned again');
+  });
+});
+
+describe('log detail prompts', () => {
+  it("lists the robot's prompts with the answer, who gave it, when, and from where", async () => {
+    const prompted = logFixture({
+      job_id: LOG_A,
+      job_name: 'Morning round',
+      attributes: {
+        rooms: [{ order: 0, room_id: ROOM_1, room_name: 'Room 101', dose: 20, state: 'done' }],
+        prompts: [
+          {
+            action_id: ROOM_2,
+            button: 'wait_to_enter',
+            room_name: 'Room 101',
+            asked_at: '2026-11-20T08:40:00+00:00',
+            answered_at: '2026-11-20T08:41:00+00:00',
+            answered_by: 'olivia',
+            confirm: true,
+            source: 'notification',
+          },
+          {
+            action_id: ROOM_3,
+            button: 'go_home',
+            room_name: null,
+            asked_at: '2026-11-20T09:00:00+00:00',
+            answered_at: null,
+            answered_by: null,
+            confirm: null,
+            source: null,
+          },
+        ],
+      },
+    });
+    const network = signedIn([prompted, empty]);
+    await openLogs(network);
+    const detail = await expand('Morning round');
+    const prompts = within(detail).getAllByTestId('logged-prompt').map((row) => Array.from(row.querySelectorAll('td'), (cell) => cell.textContent));
+    expect(prompts).toEqual([
+      ['Confirm the room is empty to enter', 'Room 101', 'Confirm (from a notification)', 'olivia', '20.11.2026 10:41 AM'],
+      ['Confirm to go home', '–', 'Not answered', '–', '–'],
+    ]);
+    await userEvent.click(within(rowOf('Morning round')).getByRole('button', { name: 'Hide log details: Morning round' }));
+    expect(within(await expand('Evening round')).queryAllByTestId('logged-prompt')).toEqual([]);
   });
 });

@@ -1,12 +1,15 @@
 /**
- * Spec §3: "a per-user notification on/off flag" in local storage. A browser has no native push token, so the
- * device token is a random id made once per browser and kept in local storage (spec §3: "The device token lives
- * in native preferences", which a browser's local storage stands in for).
+ * Spec §3: "a per-user notification on/off flag" in local storage, and (spec §9 "push token refresh after 7
+ * days") when this device last registered. The device token itself belongs to the push device
+ * (lib/push/web-push-device.ts in a browser, native preferences in the mobile shell).
  */
 import { LOCAL_KEYS } from '../../lib/storage.ts';
 
 export const NOTIFICATIONS_KEY = LOCAL_KEYS.notifications;
-export const DEVICE_TOKEN_KEY = LOCAL_KEYS.deviceToken;
+export const REGISTERED_AT_KEY = LOCAL_KEYS.pushRegisteredAt;
+
+/** Spec §9: a device token older than this is renewed when the console starts. */
+export const PUSH_TOKEN_MAX_AGE_MS = 7 * 24 * 60 * 60 * 1000;
 
 const read = (key: string): string | null => {
   try {
@@ -15,9 +18,10 @@ const read = (key: string): string | null => {
     return null;
   }
 };
-const write = (key: string, value: string): void => {
+const write = (key: string, value: string | null): void => {
   try {
-    window.localStorage.setItem(key, value);
+    if (value === null) window.localStorage.removeItem(key);
+    else window.localStorage.setItem(key, value);
   } catch {
     // Without storage the choice lasts as long as the page.
   }
@@ -41,10 +45,12 @@ export const saveNotificationsEnabled = (userId: string, enabled: boolean): void
   write(NOTIFICATIONS_KEY, JSON.stringify({ ...readFlags(), [userId]: enabled }));
 };
 
-export const deviceToken = (): string => {
-  const stored = read(DEVICE_TOKEN_KEY);
-  if (stored) return stored;
-  const token = `web-${crypto.randomUUID()}`;
-  write(DEVICE_TOKEN_KEY, token);
-  return token;
+/** Epoch ms of this device's last registration, or null. */
+export const readRegisteredAt = (): number | null => {
+  const value = Number(read(REGISTERED_AT_KEY) ?? Number.NaN);
+  return Number.isFinite(value) ? value : null;
+};
+
+export const saveRegisteredAt = (at: number | null): void => {
+  write(REGISTERED_AT_KEY, at === null ? null : String(at));
 };

@@ -1,13 +1,16 @@
-import { getMyProfile, listLanguages, listTimezones, saveSettings, subscribe, unsubscribe } from '@uvd/contracts';
+import { getMyProfile, listLanguages, listTimezones, parseDeviceToken, removeDevice, saveSettings, subscribe, unsubscribe } from '@uvd/contracts';
 import type { TimezoneOption } from '@uvd/contracts';
 import { screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
+import { createWebPushDevice } from '../../lib/push/web-push-device.ts';
+import { LOCAL_KEYS } from '../../lib/storage.ts';
+import { FakePushBrowser } from '../../testing/fake-push-browser.ts';
 import { FakeNetwork } from '../../testing/fake-network.ts';
 import type { RecordedRequest } from '../../testing/fake-network.ts';
-import { fakeIdentity, sessionUser, storeSession } from '../../testing/fixtures.ts';
+import { VAPID_PUBLIC_KEY, fakeIdentity, sessionUser, storeSession } from '../../testing/fixtures.ts';
 import { renderApp } from '../../testing/render-app.tsx';
-import { DEVICE_TOKEN_KEY, NOTIFICATIONS_KEY } from './notifications.ts';
+import { NOTIFICATIONS_KEY, PUSH_TOKEN_MAX_AGE_MS, REGISTERED_AT_KEY } from './notifications.ts';
 
 const USER_ID = sessionUser().sub;
 
@@ -28,8 +31,9 @@ const signedIn = () => {
 
 const bodyOf = (request: RecordedRequest | undefined): unknown => JSON.parse(request?.body ?? 'null');
 
-const openSettings = async (network: FakeNetwork) => {
-  const view = await renderApp({ path: '/settings', network });
+const openSettings = async (network: FakeNetwork, push?: FakePushBrowser) => {
+  const pushDevice = push && createWebPushDevice({ vapidPublicKey: VAPID_PUBLIC_KEY, browser: push.browser() });
+  const view = await renderApp({ path: '/settings', network, pushDevice });
   await screen.findByRole('heading', { level: 1, name: 'Settings' });
   await screen.findByRole('combobox', { name: 'Language' });
   return view;
@@ -119,32 +123,53 @@ describe('settings (spec §2)', () => {
   });
 });
 
-describe('notifications switch (spec §3, §4)', () => {
-  it('on subscribes this device to the user and realm topics, off unsubscribes both, and the per-user flag persists', async () => {
+describe('notifications switch (spec §3, §4, §9)', () => {
+  const SWITCH = 'Push notifications on this device';
+  const withSubscriptions = () =>
+    signedIn()
+      .on(subscribe, { status: 200, body: { data: true } })
+      .on(unsubscribe, { status: 200, body: { data: true } })
+      .on(removeDevice, { status: 200, body: { data: true } });
+  const storedToken = () => window.localStorage.getItem(LOCAL_KEYS.deviceToken);
+
+  it('on asks permission, subscribes with the VAPID key and sends the subscription JSON to the user and realm topics; off unsubscribes both and ends the subscription', async () => {
     const user = userEvent.setup();
-    const network = signedIn().on(subscribe, { status: 200, body: { data: true } }).on(unsubscribe, { status: 200, body: { data: true } });
-    const { unmount } = await openSettings(network);
-    const toggle = screen.getByRole('switch', { name: 'Push notifications on this device' });
+    const network = withSubscriptions();
+    const browser = new FakePushBrowser();
+    const before = Date.now();
+    const { unmount } = await openSettings(network, browser);
+    const toggle = screen.getByRole('switch', { name: SWITCH });
     expect(toggle).not.toBeChecked();
 
     await user.click(toggle);
     await waitFor(() => {
       expect(toggle).toBeChecked();
     });
-    const token = window.localStorage.getItem(DEVICE_TOKEN_KEY);
-    expect(token).toBeTruthy();
+    expect(browser.permissionRequests).toBe(1);
+    const [options] = browser.subscribeOptions;
+    expect(options?.userVisibleOnly).toBe(true);
+    const key = options?.applicationServerKey;
+    if (!(key instanceof Uint8Array)) throw new Error('applicationServerKey is not the key bytes');
+    expect(Buffer.from(key).toString('base64url')).toBe(VAPID_PUBLIC_KEY);
+    const subscription = browser.current;
+    if (!subscription) throw new Error('no subscription was made');
+    const token = JSON.stringify(subscription.toJSON());
+    // The server's own check of a device token: the JSON of a Web Push subscription.
+    expect(parseDeviceToken(token)).toEqual({ kind: 'webpush', subscription: subscription.toJSON() });
     expect(network.callsTo(subscribe).map(bodyOf)).toEqual([
       { token, topic: USER_ID },
       { token, topic: 'demo' },
     ]);
+    expect(storedToken()).toBe(token);
     expect(JSON.parse(window.localStorage.getItem(NOTIFICATIONS_KEY) ?? '{}')).toEqual({ [USER_ID]: true });
+    expect(Number(window.localStorage.getItem(REGISTERED_AT_KEY))).toBeGreaterThanOrEqual(before);
     expect(await screen.findByText('Notifications on')).toBeInTheDocument();
 
     // The flag is read back on the next visit.
     unmount();
     storeSession();
-    await openSettings(network);
-    const again = screen.getByRole('switch', { name: 'Push notifications on this device' });
+    await openSettings(network, browser);
+    const again = screen.getByRole('switch', { name: SWITCH });
     expect(again).toBeChecked();
 
     await user.click(again);
@@ -155,18 +180,112 @@ describe('notifications switch (spec §3, §4)', () => {
       { token, topic: USER_ID },
       { token, topic: 'demo' },
     ]);
+    expect(subscription.active).toBe(false);
+    expect(storedToken()).toBeNull();
     expect(JSON.parse(window.localStorage.getItem(NOTIFICATIONS_KEY) ?? '{}')).toEqual({ [USER_ID]: false });
-    expect(window.localStorage.getItem(DEVICE_TOKEN_KEY)).toBe(token);
+  });
+
+  it('says why and stays off when the permission is refused, and does not ask again once it is denied', async () => {
+    const user = userEvent.setup();
+    const network = withSubscriptions();
+    const browser = new FakePushBrowser();
+    browser.answer = 'denied';
+    await openSettings(network, browser);
+    const toggle = screen.getByRole('switch', { name: SWITCH });
+
+    await user.click(toggle);
+    const alert = await screen.findByRole('alert');
+    expect(alert).toHaveTextContent("Notifications are blocked for this site. Allow them in your browser's site settings, then turn them on again.");
+    expect(toggle).toHaveAccessibleDescription(/Notifications are blocked for this site/);
+    expect(toggle).not.toBeChecked();
+    expect(browser.permissionRequests).toBe(1);
+
+    await user.click(toggle);
+    await waitFor(() => {
+      expect(toggle).toBeEnabled();
+    });
+    expect(toggle).not.toBeChecked();
+    expect(browser.permissionRequests).toBe(1);
+    expect(browser.subscribeOptions).toHaveLength(0);
+    expect(network.callsTo(subscribe)).toHaveLength(0);
+    expect(window.localStorage.getItem(NOTIFICATIONS_KEY)).toBeNull();
+  });
+
+  it('says so in Finnish when this browser has no Web Push', async () => {
+    const user = userEvent.setup();
+    const network = withSubscriptions();
+    await renderApp({
+      path: '/settings',
+      network,
+      language: 'fi',
+      pushDevice: createWebPushDevice({ vapidPublicKey: VAPID_PUBLIC_KEY, browser: new FakePushBrowser({ supported: false }).browser() }),
+    });
+    const toggle = await screen.findByRole('switch', { name: 'Push-ilmoitukset tällä laitteella' });
+    await user.click(toggle);
+    expect(await screen.findByRole('alert')).toHaveTextContent('Tämä selain ei voi vastaanottaa push-ilmoituksia.');
+    expect(toggle).not.toBeChecked();
+    expect(network.callsTo(subscribe)).toHaveLength(0);
   });
 
   it('keeps the switch and the flag as they were when subscribing fails (falsy data is a failure)', async () => {
     const user = userEvent.setup();
     const network = signedIn().on(subscribe, { status: 200, body: { data: false } });
-    await openSettings(network);
-    const toggle = screen.getByRole('switch', { name: 'Push notifications on this device' });
+    await openSettings(network, new FakePushBrowser());
+    const toggle = screen.getByRole('switch', { name: SWITCH });
     await user.click(toggle);
     expect(await screen.findByText('Notifications could not be changed')).toBeInTheDocument();
     expect(toggle).not.toBeChecked();
     expect(window.localStorage.getItem(NOTIFICATIONS_KEY)).toBeNull();
+  });
+
+  it('renews a registration older than 7 days when the console starts: a new subscription on both topics, the old token removed', async () => {
+    const network = withSubscriptions();
+    const browser = new FakePushBrowser();
+    browser.permission = 'granted';
+    const oldToken = browser.subscribeEarlier();
+    const oldSubscription = browser.current;
+    window.localStorage.setItem(LOCAL_KEYS.deviceToken, oldToken);
+    window.localStorage.setItem(NOTIFICATIONS_KEY, JSON.stringify({ [USER_ID]: true }));
+    const weekAgo = Date.now() - PUSH_TOKEN_MAX_AGE_MS - 60_000;
+    window.localStorage.setItem(REGISTERED_AT_KEY, String(weekAgo));
+
+    await openSettings(network, browser);
+
+    await waitFor(() => {
+      expect(network.callsTo(removeDevice)).toHaveLength(1);
+    });
+    const newToken = storedToken();
+    expect(newToken).not.toBe(oldToken);
+    expect(newToken).toBe(JSON.stringify(browser.current?.toJSON()));
+    expect(network.callsTo(subscribe).map(bodyOf)).toEqual([
+      { token: newToken, topic: USER_ID },
+      { token: newToken, topic: 'demo' },
+    ]);
+    expect(bodyOf(network.callsTo(removeDevice)[0])).toEqual({ deviceToken: oldToken, userId: USER_ID });
+    // The new token is subscribed before the old one goes, so no push falls between.
+    const order = network.requests.map((request) => request.url.pathname.split('/').pop());
+    expect(order.lastIndexOf('subscribe')).toBeLessThan(order.indexOf('remove'));
+    expect(oldSubscription?.active).toBe(false);
+    expect(browser.permissionRequests).toBe(0);
+    expect(Number(window.localStorage.getItem(REGISTERED_AT_KEY))).toBeGreaterThan(weekAgo);
+    expect(screen.getByRole('switch', { name: SWITCH })).toBeChecked();
+  });
+
+  it('logout removes this device with its current subscription (DELETE /remove) and ends the subscription', async () => {
+    const user = userEvent.setup();
+    const network = withSubscriptions();
+    const browser = new FakePushBrowser();
+    await openSettings(network, browser);
+    await user.click(screen.getByRole('switch', { name: SWITCH }));
+    await screen.findByText('Notifications on');
+    const token = storedToken();
+    const subscription = browser.current;
+
+    await user.click(screen.getByRole('button', { name: 'Log out' }));
+
+    await screen.findByRole('heading', { level: 1, name: 'Sign in' });
+    expect(network.callsTo(removeDevice).map(bodyOf)).toEqual([{ deviceToken: token, userId: USER_ID }]);
+    expect(subscription?.active).toBe(false);
+    expect(storedToken()).toBeNull();
   });
 });

@@ -5,14 +5,38 @@ import { fakeIdentity, storeSession, testConfig, tokenReply } from '../../testin
 import { createApiClient, createHttpInstance } from '../api-client.ts';
 import type { ApiRequestError } from '../api-error.ts';
 import { LOCAL_KEYS, SESSION_KEYS, createTokenStore } from '../storage.ts';
+import { MemorySessionMirror } from '../../testing/memory-session-mirror.ts';
+import { removePushDevice } from '../push/remove-push-device.ts';
 import { AuthClient } from './auth-client.ts';
+import type { AuthClientOptions } from './auth-client.ts';
+import { accessTokenExpiry } from './token-expiry.ts';
 
 const REFRESH_MS = 890_000;
 
-const setup = (network: FakeNetwork, onRefreshError?: (error: ApiRequestError) => void, onDeviceRemovalError?: () => void) => {
+/** A push device that registered earlier with `token` (or never did). */
+class FakeDevice {
+  unregistered = 0;
+  constructor(public token: string | null) {}
+  currentToken() {
+    return Promise.resolve(this.token);
+  }
+  unregister() {
+    this.unregistered += 1;
+    this.token = null;
+    return Promise.resolve();
+  }
+}
+
+const setup = (
+  network: FakeNetwork,
+  onRefreshError?: (error: ApiRequestError) => void,
+  onDeviceRemovalError?: () => void,
+  extra: Pick<AuthClientOptions, 'sessionMirror'> & { device?: FakeDevice } = {},
+) => {
   const config = testConfig();
   const tokens = createTokenStore(window.sessionStorage);
   const api = createApiClient(config, { fetch: network.fetch, getAccessToken: () => tokens.readAccessToken() });
+  const { device, sessionMirror } = extra;
   const auth = new AuthClient({
     config,
     api,
@@ -21,6 +45,8 @@ const setup = (network: FakeNetwork, onRefreshError?: (error: ApiRequestError) =
     localStorage: window.localStorage,
     onRefreshError,
     onDeviceRemovalError,
+    sessionMirror,
+    removePushDevice: device && ((userId) => removePushDevice(api, device, userId)),
   });
   clients.push(auth);
   return auth;
@@ -29,6 +55,12 @@ const clients: AuthClient[] = [];
 afterEach(() => {
   for (const client of clients.splice(0)) client.dispose();
   vi.useRealTimers();
+});
+
+const WEB_PUSH_TOKEN = JSON.stringify({
+  endpoint: 'https://push.example.test/send/1',
+  expirationTime: null,
+  keys: { p256dh: Buffer.alloc(65, 4).toString('base64url'), auth: Buffer.alloc(16, 7).toString('base64url') },
 });
 
 const stored = () => ({
@@ -203,35 +235,42 @@ describe('auth client (spec §4)', () => {
     expect(window.localStorage.getItem(LOCAL_KEYS.organization)).toBe('demo');
   });
 
-  it('logout first unregisters this device from pushes (DELETE /remove), while the token still works', async () => {
+  it('logout first removes this device from pushes (DELETE /remove with its current token), while the token still works, then ends its registration', async () => {
     const network = fakeIdentity(new FakeNetwork()).on(removeDevice, { status: 200, body: { data: true } });
-    const auth = setup(network);
+    const device = new FakeDevice(WEB_PUSH_TOKEN);
+    const auth = setup(network, undefined, undefined, { device });
     const user = await auth.login({ organization: 'demo', username: 'olivia', password: 'secret' });
-    window.localStorage.setItem(LOCAL_KEYS.deviceToken, 'web-device-1');
     const { access } = stored();
 
     await auth.logout();
 
     const removal = network.callsTo(removeDevice)[0];
-    expect(JSON.parse(removal?.body ?? 'null')).toEqual({ deviceToken: 'web-device-1', userId: user.sub });
+    expect(JSON.parse(removal?.body ?? 'null')).toEqual({ deviceToken: WEB_PUSH_TOKEN, userId: user.sub });
     expect(removal?.headers.get('authorization')).toBe(`Bearer ${access ?? ''}`);
     expect(network.requests.slice(-3).map((request) => request.url.pathname.split('/').pop())).toEqual(['remove', 'revoke', 'logout']);
-    window.localStorage.removeItem(LOCAL_KEYS.deviceToken);
+    expect(device.unregistered).toBe(1);
+  });
+
+  it('logout calls no DELETE /remove for a device that never registered', async () => {
+    const network = fakeIdentity(new FakeNetwork()).on(removeDevice, { status: 200, body: { data: true } });
+    const auth = setup(network, undefined, undefined, { device: new FakeDevice(null) });
+    await auth.login({ organization: 'demo', username: 'olivia', password: 'secret' });
+    await auth.logout();
+    expect(network.callsTo(removeDevice)).toHaveLength(0);
+    expect(network.callsTo(postLogout)).toHaveLength(1);
   });
 
   it('logout proceeds with an error callback when the device cannot be unregistered (spec §7)', async () => {
     const network = fakeIdentity(new FakeNetwork()).on(removeDevice, { networkError: true });
     const onDeviceRemovalError = vi.fn();
-    const auth = setup(network, undefined, onDeviceRemovalError);
+    const auth = setup(network, undefined, onDeviceRemovalError, { device: new FakeDevice(WEB_PUSH_TOKEN) });
     await auth.login({ organization: 'demo', username: 'olivia', password: 'secret' });
-    window.localStorage.setItem(LOCAL_KEYS.deviceToken, 'web-device-2');
 
     await auth.logout();
 
     expect(onDeviceRemovalError).toHaveBeenCalledTimes(1);
     expect(network.callsTo(postLogout)).toHaveLength(1);
     expect(auth.getSnapshot().status).toBe('unauthenticated');
-    window.localStorage.removeItem(LOCAL_KEYS.deviceToken);
   });
 
   it('logout signs out on this device even when the identity provider cannot be reached', async () => {
@@ -249,5 +288,66 @@ describe('auth client (spec §4)', () => {
     const auth = setup(network);
     await expect(auth.login({ organization: ' ', username: 'a', password: 'b' })).rejects.toThrow();
     expect(network.requests).toHaveLength(0);
+  });
+});
+
+describe('the session mirror for the service worker', () => {
+  it('is written on sign-in and on every refresh (access token, expiry, realm, action backend), never with the refresh token', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    const mirror = new MemorySessionMirror();
+    const network = fakeIdentity(new FakeNetwork());
+    const auth = setup(network, undefined, undefined, { sessionMirror: mirror });
+    const before = Date.now();
+
+    await auth.login({ organization: 'demo', username: 'olivia', password: 'secret' });
+
+    expect(mirror.current).toEqual({
+      accessToken: stored().access,
+      expiresAt: expect.any(Number) as number,
+      realm: 'demo',
+      actionBackend: testConfig().backends.action,
+    });
+    // tokenReply's tokens are opaque: 900 s (expires_in) from now.
+    expect(mirror.current?.expiresAt).toBeGreaterThanOrEqual(before + 900_000);
+    expect(mirror.current?.expiresAt).toBeLessThanOrEqual(Date.now() + 900_000);
+    expect(JSON.stringify(mirror.writes)).not.toContain('refresh-');
+
+    await vi.advanceTimersByTimeAsync(REFRESH_MS);
+    await vi.waitFor(() => {
+      expect(mirror.writes).toHaveLength(2);
+    });
+    expect(mirror.current?.accessToken).toBe(stored().access);
+    expect(mirror.writes[0]?.accessToken).not.toBe(mirror.writes[1]?.accessToken);
+  });
+
+  it('is deleted on logout, on a refused refresh and on a failed restore', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    const mirror = new MemorySessionMirror();
+    const network = fakeIdentity(new FakeNetwork());
+    const auth = setup(network, undefined, undefined, { sessionMirror: mirror });
+    await auth.login({ organization: 'demo', username: 'olivia', password: 'secret' });
+    await auth.logout();
+    expect(mirror.current).toBeNull();
+
+    await auth.login({ organization: 'demo', username: 'olivia', password: 'secret' });
+    expect(mirror.current).not.toBeNull();
+    network.on(postToken, { status: 400, body: { error: 'invalid_grant', error_description: 'Token is not active' } });
+    await vi.advanceTimersByTimeAsync(REFRESH_MS);
+    await vi.waitFor(() => {
+      expect(auth.getSnapshot().status).toBe('unauthenticated');
+    });
+    expect(mirror.current).toBeNull();
+
+    storeSession();
+    const restoring = setup(network, undefined, undefined, { sessionMirror: mirror });
+    await mirror.write({ accessToken: 'left-over', expiresAt: Date.now() + 60_000, realm: 'demo', actionBackend: '/api' });
+    await restoring.initialize();
+    expect(mirror.current).toBeNull();
+  });
+
+  it('takes the expiry from the JWT exp claim when the access token is a JWT', () => {
+    const claims = Buffer.from(JSON.stringify({ sub: 'u', exp: 1_900_000_000 })).toString('base64url');
+    expect(accessTokenExpiry(`eyJhbGciOiJSUzI1NiJ9.${claims}.signature`, 900, 0)).toBe(1_900_000_000_000);
+    expect(accessTokenExpiry('opaque-token', 900, 1_000)).toBe(901_000);
   });
 });

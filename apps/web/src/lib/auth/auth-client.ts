@@ -1,4 +1,4 @@
-import { getMyProfile, postLogout, postRevoke, postToken, removeDevice } from '@uvd/contracts';
+import { getMyProfile, postLogout, postRevoke, postToken } from '@uvd/contracts';
 import type { SessionUser, TokenResponse } from '@uvd/contracts';
 import { z } from 'zod';
 import type { RuntimeConfig } from '../../config/runtime-config.ts';
@@ -6,8 +6,10 @@ import type { ApiClient, HttpInstance } from '../api-client.ts';
 import { sendRequest } from '../api-client.ts';
 import { toApiRequestError } from '../api-error.ts';
 import type { ApiRequestError } from '../api-error.ts';
-import { readDeviceToken, saveOrganization } from '../storage.ts';
+import { saveOrganization } from '../storage.ts';
 import type { TokenStore } from '../storage.ts';
+import type { SessionMirror } from './session-mirror.ts';
+import { accessTokenExpiry } from './token-expiry.ts';
 
 /**
  * Spec §4 "Auth: initializing and fetching, then authenticated or not". `initializing` restores a stored session
@@ -38,6 +40,13 @@ export interface AuthClientOptions {
   onRefreshError?: (error: ApiRequestError) => void;
   /** Spec §7: when unregistering the device fails at logout, a generic error shows and logout proceeds. */
   onDeviceRemovalError?: () => void;
+  /**
+   * Spec §7: this device stops receiving the user's pushes (DELETE /remove, lib/push/remove-push-device.ts) while
+   * the session's token still works; rejects when the server could not be told.
+   */
+  removePushDevice?: (userId: string) => Promise<void>;
+  /** The session as the service worker sees it (lib/auth/session-mirror.ts). */
+  sessionMirror?: SessionMirror;
 }
 
 const quietly = (promise: Promise<unknown>): Promise<void> => promise.then(
@@ -85,7 +94,7 @@ export class AuthClient {
       this.startTimer();
       return user;
     } catch (error) {
-      this.options.tokens.clear();
+      this.forget();
       this.set({ status: 'unauthenticated', user: null });
       throw toApiRequestError(error);
     }
@@ -97,10 +106,8 @@ export class AuthClient {
     const stored = this.options.tokens.read();
     const user = this.state.user;
     try {
-      // Spec §7: the device stops receiving this user's pushes (DELETE /remove) while the token still works.
-      const deviceToken = readDeviceToken(this.options.localStorage);
-      if (stored && user && deviceToken) {
-        await this.options.api.request(removeDevice, { body: { deviceToken, userId: user.sub } }).catch(() => {
+      if (stored && user && this.options.removePushDevice) {
+        await this.options.removePushDevice(user.sub).catch(() => {
           this.options.onDeviceRemovalError?.();
         });
       }
@@ -125,7 +132,7 @@ export class AuthClient {
         );
       }
     } finally {
-      this.options.tokens.clear();
+      this.forget();
       this.set({ status: 'unauthenticated', user: null });
     }
   }
@@ -145,7 +152,7 @@ export class AuthClient {
       this.options.onRefreshError?.(failure);
       // 400 is the provider saying the refresh token is dead (invalid_grant); a network failure is retried next tick.
       if (failure.status === 400) {
-        this.options.tokens.clear();
+        this.forget();
         this.stopTimer();
         this.set({ status: 'unauthenticated', user: null });
       }
@@ -177,7 +184,7 @@ export class AuthClient {
       this.set({ status: 'authenticated', user });
       this.startTimer();
     } catch {
-      this.options.tokens.clear();
+      this.forget();
       this.set({ status: 'unauthenticated', user: null });
     }
   }
@@ -193,6 +200,21 @@ export class AuthClient {
 
   private store(realm: string, tokens: TokenResponse): void {
     this.options.tokens.write({ accessToken: tokens.access_token, refreshToken: tokens.refresh_token, realm });
+    // Best effort: without the mirror a notification's button opens the console instead of answering.
+    void this.options.sessionMirror
+      ?.write({
+        accessToken: tokens.access_token,
+        expiresAt: accessTokenExpiry(tokens.access_token, tokens.expires_in),
+        realm,
+        actionBackend: this.options.config.backends.action,
+      })
+      .catch(() => undefined);
+  }
+
+  /** The session ends on this device: the tab's tokens and the service worker's mirror. */
+  private forget(): void {
+    this.options.tokens.clear();
+    void this.options.sessionMirror?.clear().catch(() => undefined);
   }
 
   private fetchUser(): Promise<SessionUser> {

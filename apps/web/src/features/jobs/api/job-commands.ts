@@ -53,16 +53,26 @@ export const useRoomReadiness = () => {
   });
 };
 
-/** POST /action/action/confirm; once sent, the cached action is disabled (and so hidden, spec §4). */
+export interface ActionDecisionInput {
+  actionId: string;
+  jobId: string;
+  confirm: boolean;
+}
+
+/**
+ * POST /action/action/confirm, from a job's row or a push's toast; once sent, the job's cached action is disabled
+ * (and so hidden, spec §4).
+ */
 export const useActionDecision = () => {
   const api = useApi();
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: async ({ action, confirm }: { action: Action; confirm: boolean }): Promise<boolean> =>
-      (await api.request(confirmAction, { body: { action_id: action.action_id, confirm } })).data,
-    onSuccess: (_ok, { action }) => {
-      const sent: Action = { ...action, button: { ...action.button, disabled: true } };
-      queryClient.setQueryData<Action | null>(actionKey(action.job_id), sent);
+    mutationFn: async ({ actionId, confirm }: ActionDecisionInput): Promise<boolean> =>
+      (await api.request(confirmAction, { body: { action_id: actionId, confirm } })).data,
+    onSuccess: (_ok, { actionId, jobId }) => {
+      queryClient.setQueryData<Action | null>(actionKey(jobId), (cached) =>
+        cached?.action_id === actionId ? { ...cached, button: { ...cached.button, disabled: true } } : cached,
+      );
     },
   });
 };

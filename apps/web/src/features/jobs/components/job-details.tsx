@@ -225,7 +225,7 @@ const ActionPrompt = ({ jobId }: { jobId: string }) => {
   const send = (confirm: boolean) => {
     setSent(current.action_id);
     decision.mutate(
-      { action: current, confirm },
+      { actionId: current.action_id, jobId: current.job_id, confirm },
       {
         onSuccess: (ok) => {
           if (!ok) toast.error(t('common.genericError'));

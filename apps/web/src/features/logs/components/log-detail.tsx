@@ -1,4 +1,4 @@
-import type { LogEntry, LoggedRoom } from '@uvd/contracts';
+import type { LogEntry, LoggedPrompt, LoggedRoom } from '@uvd/contracts';
 import { useState } from 'react';
 import { Button, Form, Table } from 'react-bootstrap';
 import { useTranslation } from 'react-i18next';
@@ -63,6 +63,47 @@ const NotesEditor = ({ entry }: { entry: LogEntry }) => {
   );
 };
 
+/** The robot's questions during the job and their answers: who, when, and from where (console or notification). */
+const PromptsTable = ({ prompts, timezone }: { prompts: readonly LoggedPrompt[]; timezone: string }) => {
+  const { t } = useTranslation();
+  if (prompts.length === 0) return null;
+  return (
+    <>
+      <h2 className="h6">{t('logDetail.prompts')}</h2>
+      <div className="table-responsive">
+        <Table size="sm" className="mb-2">
+          <thead>
+            <tr>
+              <th scope="col">{t('logDetail.prompt')}</th>
+              <th scope="col">{t('logDetail.room')}</th>
+              <th scope="col">{t('logDetail.answer')}</th>
+              <th scope="col">{t('logDetail.answeredBy')}</th>
+              <th scope="col">{t('logDetail.answeredAt')}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {prompts.map((prompt) => (
+              <tr key={prompt.action_id} data-testid="logged-prompt">
+                <td>{t(`actions.${prompt.button}`)}</td>
+                <td>{prompt.room_name ?? '–'}</td>
+                <td>
+                  {prompt.confirm === null
+                    ? t('logDetail.unanswered')
+                    : `${t(prompt.confirm ? 'actions.confirm' : 'actions.skip')}${
+                        prompt.source ? ` (${t(`logDetail.source.${prompt.source}`)})` : ''
+                      }`}
+                </td>
+                <td>{prompt.answered_by ?? '–'}</td>
+                <td>{prompt.answered_at === null ? '–' : formatDateTime(prompt.answered_at, timezone)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </Table>
+      </div>
+    </>
+  );
+};
+
 /** The expanded row (spec §2 "Logs list"): robot, creator, times, notes, logged rooms and the trajectory link. */
 export const LogDetail = ({ id }: { id: string }) => {
   const { t } = useTranslation();
@@ -118,6 +159,7 @@ export const LogDetail = ({ id }: { id: string }) => {
           </Table>
         </div>
       )}
+      <PromptsTable prompts={entry.attributes.prompts} timezone={timezone} />
       {entry.has_trajectory && entry.robot_id !== null ? (
         <Link
           className="btn btn-outline-primary btn-sm"

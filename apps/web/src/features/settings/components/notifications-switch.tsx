@@ -2,26 +2,40 @@ import { useState } from 'react';
 import { Form } from 'react-bootstrap';
 import { useTranslation } from 'react-i18next';
 import { useSessionUser } from '../../../lib/auth/auth-context.tsx';
+import { registrationFailureOf } from '../../../lib/push/push-errors.ts';
+import type { PushRegistrationFailure } from '../../../lib/push/push-errors.ts';
 import { toast } from '../../../lib/toast.ts';
-import { useSetSubscriptions } from '../api/notifications.ts';
-import { readNotificationsEnabled, saveNotificationsEnabled } from '../notifications.ts';
+import { useSwitchNotifications } from '../api/notifications.ts';
+import { readNotificationsEnabled } from '../notifications.ts';
 
-/** Spec §4: on subscribes this device to the user's and the organization's topics; off unsubscribes from both. */
+/** What the switch says when this device cannot register; other failures are a toast (spec §8 style). */
+const REFUSAL_KEYS = {
+  denied: 'settings.notificationsDenied',
+  unsupported: 'settings.notificationsUnsupported',
+} as const;
+
+/**
+ * Spec §4: on registers this device for pushes (the browser's permission, a Web Push subscription) and subscribes
+ * it to the user's and the organization's topics; off unsubscribes from both and ends the subscription.
+ */
 export const NotificationsSwitch = () => {
   const { t } = useTranslation();
   const user = useSessionUser();
   const [enabled, setEnabled] = useState(() => readNotificationsEnabled(user.sub));
-  const subscriptions = useSetSubscriptions([user.sub, user.realm]);
+  const [refusal, setRefusal] = useState<Exclude<PushRegistrationFailure, 'failed'> | null>(null);
+  const notifications = useSwitchNotifications(user);
 
   const onChange = (next: boolean) => {
-    subscriptions.mutate(next, {
+    setRefusal(null);
+    notifications.mutate(next, {
       onSuccess: () => {
-        saveNotificationsEnabled(user.sub, next);
         setEnabled(next);
         toast.success(t(next ? 'notifications.enabled' : 'notifications.disabled'));
       },
-      onError: () => {
-        toast.error(t('settings.notificationsFailed'));
+      onError: (error) => {
+        const failure = registrationFailureOf(error);
+        if (failure === 'failed') toast.error(t('settings.notificationsFailed'));
+        else setRefusal(failure);
       },
     });
   };
@@ -37,13 +51,18 @@ export const NotificationsSwitch = () => {
         role="switch"
         label={t('settings.notificationsSwitch')}
         checked={enabled}
-        disabled={subscriptions.isPending}
-        aria-describedby="settings-notifications-help"
+        disabled={notifications.isPending}
+        aria-describedby={refusal ? 'settings-notifications-help settings-notifications-refusal' : 'settings-notifications-help'}
         onChange={(event) => {
           onChange(event.target.checked);
         }}
       />
       <Form.Text id="settings-notifications-help">{t('settings.notificationsHelp')}</Form.Text>
+      {refusal ? (
+        <div id="settings-notifications-refusal" role="alert" className="invalid-feedback d-block">
+          {t(REFUSAL_KEYS[refusal])}
+        </div>
+      ) : null}
     </section>
   );
 };
