@@ -312,10 +312,10 @@ describe('log detail prompts', () => {
     const network = signedIn([prompted, empty]);
     await openLogs(network);
     const detail = await expand('Morning round');
-    const prompts = within(detail).getAllByTestId('logged-prompt').map((row) => Array.from(row.querySelectorAll('td'), (cell) => cell.textContent));
+    const prompts = within(detail).getAllByTestId('logged-prompt').map((item) => Array.from(item.children, (line) => line.textContent));
     expect(prompts).toEqual([
-      ['Confirm the room is empty to enter', 'Room 101', 'Confirm (from a notification)', 'olivia', '20.11.2026 10:41 AM'],
-      ['Confirm to go home', '–', 'Not answered', '–', '–'],
+      ['Confirm the room is empty to enter · Room 101', 'Confirm by olivia, 20.11.2026 10:41 AM, from a notification'],
+      ['Confirm to go home', 'Not answered'],
     ]);
     await userEvent.click(within(rowOf('Morning round')).getByRole('button', { name: 'Hide log details: Morning round' }));
     expect(within(await expand('Evening round')).queryAllByTestId('logged-prompt')).toEqual([]);

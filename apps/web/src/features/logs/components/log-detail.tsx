@@ -63,43 +63,36 @@ const NotesEditor = ({ entry }: { entry: LogEntry }) => {
   );
 };
 
-/** The robot's questions during the job and their answers: who, when, and from where (console or notification). */
-const PromptsTable = ({ prompts, timezone }: { prompts: readonly LoggedPrompt[]; timezone: string }) => {
+/**
+ * The robot's questions during the job and their answers: who, when, and from where (console or notification).
+ * A list, not a table: five columns do not fit a phone.
+ */
+const PromptList = ({ prompts, timezone }: { prompts: readonly LoggedPrompt[]; timezone: string }) => {
   const { t } = useTranslation();
   if (prompts.length === 0) return null;
   return (
     <>
       <h2 className="h6">{t('logDetail.prompts')}</h2>
-      <div className="table-responsive">
-        <Table size="sm" className="mb-2">
-          <thead>
-            <tr>
-              <th scope="col">{t('logDetail.prompt')}</th>
-              <th scope="col">{t('logDetail.room')}</th>
-              <th scope="col">{t('logDetail.answer')}</th>
-              <th scope="col">{t('logDetail.answeredBy')}</th>
-              <th scope="col">{t('logDetail.answeredAt')}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {prompts.map((prompt) => (
-              <tr key={prompt.action_id} data-testid="logged-prompt">
-                <td>{t(`actions.${prompt.button}`)}</td>
-                <td>{prompt.room_name ?? '–'}</td>
-                <td>
-                  {prompt.confirm === null
-                    ? t('logDetail.unanswered')
-                    : `${t(prompt.confirm ? 'actions.confirm' : 'actions.skip')}${
-                        prompt.source ? ` (${t(`logDetail.source.${prompt.source}`)})` : ''
-                      }`}
-                </td>
-                <td>{prompt.answered_by ?? '–'}</td>
-                <td>{prompt.answered_at === null ? '–' : formatDateTime(prompt.answered_at, timezone)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </Table>
-      </div>
+      <ul className="list-unstyled mb-2">
+        {prompts.map((prompt) => (
+          <li key={prompt.action_id} className="mb-2" data-testid="logged-prompt">
+            <div>
+              <span className="fw-bold">{t(`actions.${prompt.button}`)}</span>
+              {prompt.room_name ? ` · ${prompt.room_name}` : null}
+            </div>
+            <div className="text-body-secondary">
+              {prompt.confirm === null
+                ? t('logDetail.unanswered')
+                : t('logDetail.answered', {
+                    answer: t(prompt.confirm ? 'actions.confirm' : 'actions.skip'),
+                    by: prompt.answered_by ?? '–',
+                    at: prompt.answered_at === null ? '–' : formatDateTime(prompt.answered_at, timezone),
+                    source: t(`logDetail.source.${prompt.source ?? 'console'}`),
+                  })}
+            </div>
+          </li>
+        ))}
+      </ul>
     </>
   );
 };
@@ -159,7 +152,7 @@ export const LogDetail = ({ id }: { id: string }) => {
           </Table>
         </div>
       )}
-      <PromptsTable prompts={entry.attributes.prompts} timezone={timezone} />
+      <PromptList prompts={entry.attributes.prompts} timezone={timezone} />
       {entry.has_trajectory && entry.robot_id !== null ? (
         <Link
           className="btn btn-outline-primary btn-sm"
