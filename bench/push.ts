@@ -58,10 +58,7 @@ for (let u = 0; u < USERS; u += 1) {
   const mine = subscriptions.filter((_, index) => index % USERS === u);
   if (mine.length > 0) {
     await db.insert(deviceSubscriptions).values(
-      mine.map((subscription) => {
-        const parsed = WebPushSubscription.parse(JSON.parse(subscription.token));
-        return { orgId, userId: user?.id ?? '', token: JSON.stringify({ endpoint: parsed.endpoint, keys: parsed.keys }), topic: orgId };
-      }),
+      mine.map((subscription) => ({ orgId, userId: user?.id ?? '', token: subscription.storedToken, topic: orgId })),
     );
   }
 }

@@ -100,15 +100,17 @@ function messageFor(event: PushEventRow, facts: PushEventFacts, subject: Subject
   const language = languageOf(recipient.language);
   const texts = pushTexts(pushFacts, language, recipient.timezone);
   const isPrompt = (kind === 'prompt' || kind === 'prompt_escalation') && event.actionId !== null;
+  // Spec §3: a job push is about its job (opens /job/{id}); a battery push about its robot (its place on the map).
+  const jobId = kind === 'battery_low' ? null : event.jobId;
   return {
     title: texts.title,
     body: texts.body,
     icon: PUSH_ICON,
     type: kind === 'battery_low' ? 'battery' : 'job',
-    related_id: kind === 'battery_low' || !event.jobId ? event.robotId : event.jobId,
+    related_id: jobId ?? event.robotId,
     kind,
     push_id: event.id,
-    url: kind === 'battery_low' || !event.jobId ? `/map?robot=${event.robotId}` : `/job/${event.jobId}`,
+    url: jobId ? `/job/${jobId}` : `/map?robot=${event.robotId}`,
     realm: event.orgId,
     ...(isPrompt && event.actionId
       ? { action_id: event.actionId, choices: ['confirm', 'skip'] as const, choice_labels: texts.choiceLabels }

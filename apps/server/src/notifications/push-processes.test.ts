@@ -171,13 +171,7 @@ describe(`a server process killed mid-delivery (${testEngine()})`, () => {
         .values({ orgId, username: `admin-${i}`, passwordHash: 'x', roles: ['done-admin'] })
         .returning({ id: users.id });
       const device = pushService.subscribe();
-      const { endpoint, keys } = JSON.parse(device.token) as { endpoint: string; keys: { p256dh: string; auth: string } };
-      await database.db.insert(deviceSubscriptions).values({
-        orgId,
-        userId: user?.id ?? '',
-        token: JSON.stringify({ endpoint, keys: { p256dh: keys.p256dh, auth: keys.auth } }),
-        topic: orgId,
-      });
+      await database.db.insert(deviceSubscriptions).values({ orgId, userId: user?.id ?? '', token: device.storedToken, topic: orgId });
       devices.push(device);
     }
     const now = new Date().toISOString();

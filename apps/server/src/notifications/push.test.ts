@@ -168,7 +168,7 @@ describe('delivery', () => {
     });
     expect(pushesTo(kept)[0]?.message.body).toContain('17 %');
     await waitUntil(async () => {
-      const rows = await server.context.db.select().from(deviceSubscriptions).where(eq(deviceSubscriptions.token, canonical(expired)));
+      const rows = await server.context.db.select().from(deviceSubscriptions).where(eq(deviceSubscriptions.token, expired.storedToken));
       return rows.length === 0 ? true : undefined;
     }, 5000, 'the expired subscription deleted');
     expect(pushService.rejected.filter((r) => r.subscriptionId === expired.id).map((r) => r.status)).toEqual([410]);
@@ -203,7 +203,7 @@ describe('delivery', () => {
     expect(failed.attempts).toBeGreaterThan(1);
     expect(failed.attempts).toBeLessThan(12);
     expect(pushesTo(device)).toEqual([]);
-    const rows = await server.context.db.select().from(deviceSubscriptions).where(eq(deviceSubscriptions.token, canonical(device)));
+    const rows = await server.context.db.select().from(deviceSubscriptions).where(eq(deviceSubscriptions.token, device.storedToken));
     expect(rows).toHaveLength(1);
   });
 });
@@ -309,11 +309,6 @@ describe('escalation', () => {
   });
 });
 
-function canonical(subscription: TestSubscription): string {
-  const { endpoint, keys } = JSON.parse(subscription.token) as { endpoint: string; keys: { p256dh: string; auth: string } };
-  return JSON.stringify({ endpoint, keys: { p256dh: keys.p256dh, auth: keys.auth } });
-}
-
 function deliveriesTo(subscription: TestSubscription) {
-  return server.context.db.select().from(pushDeliveries).where(eq(pushDeliveries.token, canonical(subscription)));
+  return server.context.db.select().from(pushDeliveries).where(eq(pushDeliveries.token, subscription.storedToken));
 }

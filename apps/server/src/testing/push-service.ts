@@ -11,6 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { importJWK, jwtVerify } from 'jose';
 import { PushMessage } from '@uvd/contracts';
 import { loadConfig, type PushConfig } from '../config.ts';
+import { checkDeviceToken } from '../notifications/device-token.ts';
 
 /** Push settings for tests: the local push service's host allowed, fast retries, short give-up. */
 export const testPushConfig = (overrides: Partial<PushConfig> = {}): PushConfig => ({
@@ -27,6 +28,8 @@ export interface TestSubscription {
   endpoint: string;
   /** Spec §7's device token: the JSON of the browser's PushSubscription. */
   token: string;
+  /** The token as the server stores it (notifications/device-token.ts), for tests that read or write rows. */
+  storedToken: string;
 }
 
 export interface ReceivedPush {
@@ -202,7 +205,9 @@ export async function startLocalPushService(): Promise<LocalPushService> {
         expirationTime: null,
         keys: { p256dh: publicKey.toString('base64url'), auth: auth.toString('base64url') },
       });
-      return { id, endpoint, token };
+      const stored = checkDeviceToken(token, 'any');
+      if ('error' in stored) throw new Error(stored.error);
+      return { id, endpoint, token, storedToken: stored.token };
     },
     answer(subscriptionId, status) {
       if (status === undefined) answers.delete(subscriptionId);
