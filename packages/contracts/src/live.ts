@@ -8,6 +8,18 @@ export const LiveEventType = z.enum(['job_change', 'action_change', 'robot_updat
 export type LiveEventType = z.infer<typeof LiveEventType>;
 
 /**
+ * Sent on any of the three streams when the server cannot replay what the client missed: the client's
+ * Last-Event-ID is older than the replay horizon, or this server process lost its database notifications for a
+ * while (events and telemetry in between may be gone). The client refetches what it shows (lists, robots), then
+ * keeps reading the same stream; the frame carries an `id:` so a later reconnect resumes after it.
+ */
+export const RESYNC_EVENT = 'resync';
+export const ResyncPayload = z.object({
+  reason: z.enum(['horizon', 'database']),
+});
+export type ResyncPayload = z.infer<typeof ResyncPayload>;
+
+/**
  * An id list of a stream query: repeated (`job_list=a&job_list=b`), comma-separated (`job_list=a,b`) or both.
  * An empty list means every item the caller may see.
  */
