@@ -16,13 +16,21 @@ const USAGE = `Usage:
                  [--time-factor F] [--fault-rate R]
   npm run sim -- --broker URL --from-db DATABASE_URL --org ORG_ID [--time-factor F] [--fault-rate R]`;
 
+/**
+ * An organization id is its realm name (`demo`, `northwind`): lowercase letters, digits, `-` and `_`, as the
+ * server's token issuer paths allow (apps/server/src/identity/verifier.ts). It also goes into the printed SQL.
+ */
+const OrganizationId = z
+  .string()
+  .regex(/^[a-z0-9][a-z0-9_-]*$/, '--org must be an organization id (its realm name in lowercase, such as demo)');
+
 export const CliOptions = z.object({
   broker: z.string().min(1, '--broker is required'),
   robots: z.coerce.number().int().min(1).default(3),
   password: z.string().default('sim'),
   manufacturer: z.string().default('uvd'),
   map: z.string().optional(),
-  org: z.uuid('--org must be an organization id').optional(),
+  org: OrganizationId.optional(),
   timeFactor: z.coerce.number().positive().default(1),
   faultRate: z.coerce.number().min(0).max(1).default(0),
   fromDb: z.string().optional(),
