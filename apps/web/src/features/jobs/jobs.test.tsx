@@ -424,6 +424,47 @@ describe('live updates and focus', () => {
     });
   });
 
+  it('refetches the jobs list after its stream reconnects, so changes beyond the replay horizon heal without a reload', async () => {
+    let list = listOf([jobFixture(1), jobFixture(2)]);
+    const network = signedIn(() => list);
+    await openJobs(network);
+    await screen.findByText('Job 2');
+    await waitFor(() => {
+      expect(streams).toHaveLength(2);
+    });
+    const jobStream = streams.find((entry) => entry.url.pathname === '/api/jobs/v2/jobs/stream');
+    const fetchedBefore = network.callsTo(listJobs).length;
+
+    // While the stream is down job 1 is renamed and job 2 is performed (the server's replay no longer has them).
+    list = listOf([jobFixture(1, { name: 'Renamed while away' })]);
+    jobStream?.stream.end();
+    expect(await screen.findByText('Renamed while away', undefined, { timeout: 10_000 })).toBeInTheDocument();
+    expect(screen.queryByText('Job 2')).not.toBeInTheDocument();
+    expect(network.callsTo(listJobs)).toHaveLength(fetchedBefore + 1);
+  });
+
+  it("refetches an expanded job's action after the action stream reconnects, and on a resync frame", async () => {
+    let action: { status: 200; body: { action_id: string; job_id: string; button: { text: string; disabled: boolean } } } | { status: 204 } = { status: 204 };
+    const network = signedIn(listOf([jobFixture(1, { status: 'Running', active_state: 'disinfecting' })])).on(getAction, () => action);
+    await openJobs(network);
+    const details = await expand('Job 1');
+    await waitFor(() => {
+      expect(streams).toHaveLength(2);
+    });
+    const actionStream = streams.find((entry) => entry.url.pathname === '/api/action/action/stream');
+
+    action = { status: 200, body: { action_id: ROOM, job_id: jobId(1), button: { text: 'go_home', disabled: false } } };
+    actionStream?.stream.end();
+    expect(await within(details).findByText('Confirm to go home', undefined, { timeout: 10_000 })).toBeInTheDocument();
+
+    action = { status: 204 };
+    const reopened = streams.filter((entry) => entry.url.pathname === '/api/action/action/stream').at(-1);
+    reopened?.stream.push(`id: 9\nevent: resync\ndata: ${JSON.stringify({ reason: 'database' })}\n\n`);
+    await waitFor(() => {
+      expect(within(details).queryByText('Confirm to go home')).not.toBeInTheDocument();
+    });
+  });
+
   it('/job/:id expands that job and scrolls it into view', async () => {
     const scrolled = vi.fn();
     Element.prototype.scrollIntoView = scrolled;

@@ -243,6 +243,56 @@ describe('live robot updates (spec §4)', () => {
     expect(streams).toHaveLength(1);
   });
 
+  it('refetches the robot list after the stream reconnects: a battery changed while it was down shows without a reload', async () => {
+    let list = robots();
+    const network = signedIn().on(getRobots, () => ({ status: 200, body: { count: list.length, payload: list } }));
+    await openRobots(network);
+    await waitFor(() => {
+      expect(streams).toHaveLength(1);
+    });
+    expect(within(rowOf('Alpha')).getByTestId('battery')).toHaveTextContent('55 %');
+    const fetchedBefore = network.callsTo(getRobots).length;
+
+    // The robot reports 31 % while the stream is down; the server replays events, not telemetry it never logged.
+    list = list.map((robot) => (robot.robot_id === ALPHA ? { ...robot, battery: 31, charging_status: 0 } : robot));
+    streams[0]?.stream.end();
+    await waitFor(() => {
+      expect(streams).toHaveLength(2);
+    });
+    await waitFor(() => {
+      expect(within(rowOf('Alpha')).getByTestId('battery')).toHaveTextContent('31 %');
+    });
+    expect(within(rowOf('Alpha')).queryByTestId('charging')).toBeNull();
+    expect(network.callsTo(getRobots)).toHaveLength(fetchedBefore + 1);
+    // The reopened stream stays live.
+    streams[1]?.stream.event('robot_update', { robot_id: ALPHA, field: 'battery', value: 30, charging_status: 0 });
+    await waitFor(() => {
+      expect(within(rowOf('Alpha')).getByTestId('battery')).toHaveTextContent('30 %');
+    });
+  });
+
+  it('refetches the robot list on a resync frame and keeps reading the same stream', async () => {
+    let list = robots();
+    const network = signedIn().on(getRobots, () => ({ status: 200, body: { count: list.length, payload: list } }));
+    await openRobots(network);
+    await waitFor(() => {
+      expect(streams).toHaveLength(1);
+    });
+    const fetchedBefore = network.callsTo(getRobots).length;
+
+    list = list.map((robot) => (robot.robot_id === ALPHA ? { ...robot, battery: 31 } : robot));
+    streams[0]?.stream.push(`id: 42\nevent: resync\ndata: ${JSON.stringify({ reason: 'horizon' })}\n\n`);
+    await waitFor(() => {
+      expect(within(rowOf('Alpha')).getByTestId('battery')).toHaveTextContent('31 %');
+    });
+    expect(network.callsTo(getRobots)).toHaveLength(fetchedBefore + 1);
+    streams[0]?.stream.event('robot_update', { robot_id: CHARLIE, field: 'battery', value: 12, charging_status: 0 });
+    await waitFor(() => {
+      expect(within(rowOf('charlie')).getByTestId('battery')).toHaveTextContent('12 %');
+    });
+    expect(streams).toHaveLength(1);
+  });
+
   it('closes the stream when the screen is left', async () => {
     const { router } = await openRobots(signedIn());
     await waitFor(() => {

@@ -125,4 +125,48 @@ describe('RobotStreamHub (one reference-counted connection per stream)', () => {
     release();
     expect(transport.opened[2]?.signal.aborted).toBe(true);
   });
+
+  it('asks for a resync after every reconnect but not on the first connection, and on a resync frame without dropping the stream', async () => {
+    const transport = fakeTransport();
+    const updates: RobotUpdate[] = [];
+    const resyncs: (readonly string[])[] = [];
+    const hub = new RobotStreamHub({
+      connect: transport.connect,
+      onUpdate: (update) => updates.push(update),
+      onResync: (ids) => resyncs.push(ids),
+      initialDelayMs: 5,
+      maxDelayMs: 20,
+    });
+    const release = hub.subscribe([B, A]);
+    await until(() => transport.opened.length === 1);
+    transport.opened[0]?.stream.event('robot_update', { robot_id: A, field: 'mode', value: 1 });
+    await until(() => updates.length === 1);
+    expect(resyncs).toEqual([]);
+
+    transport.opened[0]?.stream.push('id: 12\nevent: resync\ndata: {"reason":"horizon"}\n\n');
+    await until(() => resyncs.length === 1);
+    expect(resyncs[0]).toEqual([A, B]);
+    transport.opened[0]?.stream.event('robot_update', { robot_id: A, field: 'mode', value: 2 });
+    await until(() => updates.length === 2);
+    expect(transport.opened).toHaveLength(1);
+
+    // A drop, then a refusal: one resync, once a connection opens again (none for the refused attempt).
+    transport.refuse.next = 1;
+    transport.opened[0]?.stream.end();
+    await until(() => transport.opened.length === 3 && resyncs.length === 2);
+    expect(transport.opened[2]?.lastEventId).toBe('12');
+    release();
+    expect(resyncs).toHaveLength(2);
+  });
+
+  it('asks for a resync when the first connection opens only after a refused attempt', async () => {
+    const transport = fakeTransport();
+    const resyncs: (readonly string[])[] = [];
+    transport.refuse.next = 1;
+    const hub = new RobotStreamHub({ connect: transport.connect, onUpdate: () => undefined, onResync: (ids) => resyncs.push(ids), initialDelayMs: 5 });
+    const release = hub.subscribe([A]);
+    await until(() => resyncs.length === 1);
+    expect(transport.opened).toHaveLength(2);
+    release();
+  });
 });

@@ -12,6 +12,8 @@ export interface RobotStreamHubOptions {
   connect: RobotStreamConnect;
   /** Receives every robot_update that parses with the contract, once per event whatever the number of subscribers. */
   onUpdate: (update: RobotUpdate) => void;
+  /** After a reconnect or a resync frame: robot_update events are telemetry the server does not replay. */
+  onResync?: (robotIds: readonly string[]) => void;
   initialDelayMs?: number;
   maxDelayMs?: number;
 }

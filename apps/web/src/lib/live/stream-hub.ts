@@ -1,3 +1,4 @@
+import { RESYNC_EVENT } from '@uvd/contracts';
 import { readSseStream } from './sse-reader.ts';
 
 /** Opens one stream for these ids; resolves with the response whose body is the event stream. */
@@ -11,6 +12,13 @@ export interface StreamHubOptions<T> {
   parse: (data: string) => T | null;
   /** Receives every payload that parses, once per event whatever the number of subscribers. */
   onEvent: (payload: T) => void;
+  /**
+   * Called with the stream's ids when the client may have missed what the stream does not replay: after every
+   * reconnect (any connection but the first attempt's) and on every `resync` frame. The server replays events
+   * after Last-Event-ID only within its horizon and never replays telemetry (battery, mode, status), so the
+   * subscriber refetches what it shows. Once per stream, whatever the number of subscribers.
+   */
+  onResync?: (ids: readonly string[]) => void;
   /** First reconnect delay; doubled after each failed attempt up to maxDelayMs, reset once a connection opens. */
   initialDelayMs?: number;
   maxDelayMs?: number;
@@ -55,7 +63,8 @@ export const jsonParser =
 /**
  * One connection per stream (keyed by its id list), shared by every subscriber (reference-counted): the first
  * subscription opens it, the last release closes it. A dropped or refused connection is reopened with exponential
- * backoff.
+ * backoff, and what it may have missed is refetched through onResync (also on the server's `resync` frame, after
+ * which the same connection is read on).
  */
 export class StreamHub<T> {
   private readonly connections = new Map<string, Connection>();
@@ -100,13 +109,27 @@ export class StreamHub<T> {
     // A function, so the checks after each await read the live flag (the release may happen meanwhile).
     const stopped = () => signal.aborted;
     let attempt = 0;
+    // The first attempt follows the subscriber's own fetch; any later one may follow a gap, even if the first
+    // attempt was refused and this is the first connection that opens.
+    let reconnecting = false;
+    const resync = () => {
+      this.options.onResync?.(connection.ids);
+    };
     while (!signal.aborted) {
       try {
         const response = await this.options.connect(connection.ids, connection.lastEventId, signal);
         if (!response.ok || !response.body) throw new Error(`stream answered ${response.status}`);
         attempt = 0;
+        // Refetched once the stream is open, so whatever changes after the refetch's read arrives as an event.
+        if (reconnecting && !stopped()) resync();
         await readSseStream(response.body, signal, (frame) => {
           if (frame.id !== undefined && frame.id !== '') connection.lastEventId = frame.id;
+          // The frame's name is the whole message (its reason is for the server's logs): a malformed payload
+          // still means the server could not replay, and a refetch too many costs one request.
+          if (frame.event === RESYNC_EVENT) {
+            resync();
+            return;
+          }
           if (frame.event !== this.options.event) return;
           const payload = this.options.parse(frame.data);
           if (payload !== null) this.options.onEvent(payload);
@@ -114,6 +137,7 @@ export class StreamHub<T> {
       } catch {
         // A refused or broken connection is retried below like one that ended.
       }
+      reconnecting = true;
       if (stopped()) return;
       const delay = Math.min(this.maxDelayMs, this.initialDelayMs * 2 ** attempt);
       attempt += 1;

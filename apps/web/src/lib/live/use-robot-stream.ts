@@ -29,6 +29,10 @@ const liveRobotsFor = (queryClient: QueryClient, api: ApiClient): LiveRobots => 
       onUpdate: (update) => {
         for (const { key } of lists.values()) queryClient.setQueryData<RobotList>(key, (list) => applyRobotUpdate(list, update));
       },
+      // Battery, mode, status and pose are not replayed after a gap: the lists the stream keeps live are read again.
+      onResync: () => {
+        for (const { key } of lists.values()) void queryClient.invalidateQueries({ queryKey: key, exact: true });
+      },
     });
     feed = { hub, lists };
     feeds.set(queryClient, feed);

@@ -28,6 +28,11 @@ export const jobHubsFor = (queryClient: QueryClient, api: ApiClient): JobHubs =>
           queryClient.setQueriesData<JobList>({ queryKey: jobListsKey }, (list) => applyJobChange(list, change));
           queryClient.setQueryData<Job>(focusedJobKey(change.job_id), (job) => (job ? change : job));
         },
+        // A gap beyond the server's replay horizon: the list pages and the pinned jobs are read again.
+        onResync: (jobIds) => {
+          void queryClient.invalidateQueries({ queryKey: jobListsKey });
+          for (const jobId of jobIds) void queryClient.invalidateQueries({ queryKey: focusedJobKey(jobId), exact: true });
+        },
       }),
       actions: new StreamHub<ActionChange>({
         connect: fetchStream(api, () => api.baseUrl('action'), streamActions.path, 'job_list'),
@@ -39,6 +44,9 @@ export const jobHubsFor = (queryClient: QueryClient, api: ApiClient): JobHubs =>
             ? null
             : { action_id: change.action_id, job_id: change.job_id, button: change.button };
           queryClient.setQueryData<Action | null>(actionKey(change.job_id), action);
+        },
+        onResync: (jobIds) => {
+          for (const jobId of jobIds) void queryClient.invalidateQueries({ queryKey: actionKey(jobId), exact: true });
         },
       }),
     };
