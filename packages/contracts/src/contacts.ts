@@ -1,6 +1,6 @@
 // Contracts of the contacts backend (spec §3, §7).
 import { z } from 'zod';
-import { Id } from './common.ts';
+import { Id, Text } from './common.ts';
 import { DeletedIds } from './groups.ts';
 import { RESTRICTED_ROLES } from './roles.ts';
 import { defineRoute } from './route.ts';
@@ -27,14 +27,13 @@ export const CONTACT_MESSAGES = {
   email: 'Invalid email format',
 } as const;
 
-const required = (message: string) => z.string({ error: message }).trim().min(1, message).max(200);
+const required = (message: string) => Text({ error: message }).trim().min(1, message).max(200);
 
 export const CreateContactInput = z.object({
   title: required(CONTACT_MESSAGES.title),
   name: required(CONTACT_MESSAGES.name),
   phone: required(CONTACT_MESSAGES.phone),
-  email: z
-    .string({ error: CONTACT_MESSAGES.email })
+  email: Text({ error: CONTACT_MESSAGES.email })
     .trim()
     .pipe(z.email(CONTACT_MESSAGES.email).max(254, CONTACT_MESSAGES.email)),
 });

@@ -1,6 +1,6 @@
 // Robot commands and the robot stream (spec §7 "Robots", "Live streams").
 import { z } from 'zod';
-import { DataFlag, Id } from './common.ts';
+import { DataFlag, Id, Text } from './common.ts';
 import { commaIdListQuery, EventStreamReply, LastEventId } from './live.ts';
 import { MapPose } from './rooms.ts';
 import { defineRoute } from './route.ts';
@@ -17,7 +17,7 @@ export const RobotCommandQuery = z.object({ command: RobotCommand });
  * reply and reaches the robot only once.
  */
 export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
-export const IdempotencyKey = z.string().trim().min(1).max(200);
+export const IdempotencyKey = Text().trim().min(1).max(200);
 
 /** Error codes of a refused robot command (409). */
 export const RobotCommandRefusal = {
@@ -81,4 +81,5 @@ export const streamRobots = defineRoute({
   tags: ['robots', 'live'],
   querystring: RobotStreamQuery,
   response: { 200: EventStreamReply },
+  produces: 'text/event-stream',
 });

@@ -1,6 +1,6 @@
 // Contracts of the groups backend (spec §3, §7).
 import { z } from 'zod';
-import { Id } from './common.ts';
+import { Id, Text } from './common.ts';
 import { RESTRICTED_ROLES } from './roles.ts';
 import { defineRoute } from './route.ts';
 
@@ -14,7 +14,7 @@ export type GroupUser = z.infer<typeof GroupUser>;
 
 const GROUP_NAME_REQUIRED = 'Group name is required.'; // spec §5, key addGroup.nameError
 export const CreateGroupInput = z.object({
-  name: z.string({ error: GROUP_NAME_REQUIRED }).trim().min(1, GROUP_NAME_REQUIRED).max(200),
+  name: Text({ error: GROUP_NAME_REQUIRED }).trim().min(1, GROUP_NAME_REQUIRED).max(200),
 });
 export type CreateGroupInput = z.infer<typeof CreateGroupInput>;
 

@@ -4,6 +4,7 @@
  * so any standard client (keycloak-js, openid-client) talks to it, and the console talks to a real Keycloak alike.
  */
 import { z } from 'zod';
+import { Text } from './common.ts';
 import { defineRoute } from './route.ts';
 
 /** Scopes the provider grants; `offline_access` starts an offline session (long-lived refresh token). */
@@ -11,7 +12,7 @@ export const Scope = z.enum(['openid', 'profile', 'email', 'offline_access']);
 export type Scope = z.infer<typeof Scope>;
 
 export const RealmParams = z.object({
-  organization: z.string().min(1).describe('The realm: the organization name, lowercase'),
+  organization: Text().min(1).describe('The realm: the organization name, lowercase'),
 });
 export type RealmParams = z.infer<typeof RealmParams>;
 
@@ -70,17 +71,17 @@ export type Jwks = z.infer<typeof Jwks>;
  * missing one is answered the RFC 6749 way (`invalid_request` naming it) rather than with the API's error shape.
  */
 export const TokenRequest = z.object({
-  grant_type: z.string().optional(),
-  client_id: z.string().optional(),
-  username: z.string().optional(),
-  password: z.string().optional(),
-  scope: z.string().optional(),
-  refresh_token: z.string().optional(),
+  grant_type: Text().optional(),
+  client_id: Text().optional(),
+  username: Text().optional(),
+  password: Text().optional(),
+  scope: Text().optional(),
+  refresh_token: Text().optional(),
 });
 export type TokenRequest = z.infer<typeof TokenRequest>;
 
 /** Spec §7: the console adds `?scope=offline_access` to the password grant's address. */
-export const TokenQuery = z.object({ scope: z.string().optional() });
+export const TokenQuery = z.object({ scope: Text().optional() });
 export type TokenQuery = z.infer<typeof TokenQuery>;
 
 export const TokenResponse = z.object({
@@ -98,16 +99,16 @@ export type TokenResponse = z.infer<typeof TokenResponse>;
 
 /** RFC 7009 form. */
 export const RevokeRequest = z.object({
-  client_id: z.string().optional(),
-  token: z.string().optional(),
-  token_type_hint: z.string().optional(),
+  client_id: Text().optional(),
+  token: Text().optional(),
+  token_type_hint: Text().optional(),
 });
 export type RevokeRequest = z.infer<typeof RevokeRequest>;
 
 /** Spec §7: logout with the bearer header and form client_id, refresh_token. */
 export const LogoutRequest = z.object({
-  client_id: z.string().optional(),
-  refresh_token: z.string().optional(),
+  client_id: Text().optional(),
+  refresh_token: Text().optional(),
 });
 export type LogoutRequest = z.infer<typeof LogoutRequest>;
 

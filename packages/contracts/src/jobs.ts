@@ -1,6 +1,6 @@
 // Contracts of the jobs backend (spec §3, §7): jobs, their rooms, doses and notes.
 import { z } from 'zod';
-import { BooleanQuery, DataFlag, DateOrDateTime, Id, idListQuery, pagination, Timestamp } from './common.ts';
+import { BooleanQuery, DataFlag, DateOrDateTime, Id, idListQuery, pagination, Text, Timestamp, TimestampInput } from './common.ts';
 import { defineRoute } from './route.ts';
 
 /** Spec §4 job statuses. */
@@ -69,9 +69,9 @@ export type JobInputRoom = z.infer<typeof JobInputRoom>;
 
 /** Spec §3 job input, submitted with a robot id. The server forces the seconds of `start_time` to 0. */
 export const JobInput = z.object({
-  name: z.string().trim().min(1, 'Required').max(JOB_NAME_MAX),
-  notes: z.string().max(JOB_NOTES_MAX).default(''),
-  start_time: Timestamp,
+  name: Text().trim().min(1, 'Required').max(JOB_NAME_MAX),
+  notes: Text().max(JOB_NOTES_MAX).default(''),
+  start_time: TimestampInput,
   rooms: z.array(JobInputRoom).min(1, AT_LEAST_ONE_ROOM).max(500),
   start_now: z.boolean().default(false),
 });
@@ -100,7 +100,7 @@ export const Doses = z.object({
 });
 export type Doses = z.infer<typeof Doses>;
 
-export const JobNotesInput = z.object({ notes: z.string().max(JOB_NOTES_MAX) });
+export const JobNotesInput = z.object({ notes: Text().max(JOB_NOTES_MAX) });
 export type JobNotesInput = z.infer<typeof JobNotesInput>;
 
 const jobIdParams = z.object({ id: Id });

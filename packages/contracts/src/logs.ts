@@ -1,7 +1,7 @@
 // Contracts of the logs backend (spec §3, §7): the record of what each finished job disinfected.
 import { z } from 'zod';
 import { ActionButtonText, DecisionSource } from './actions.ts';
-import { Id, Timestamp } from './common.ts';
+import { Id, Text, Timestamp } from './common.ts';
 import { JOB_NOTES_MAX, JobListQuery } from './jobs.ts';
 import { defineRoute } from './route.ts';
 
@@ -57,7 +57,7 @@ export type LogList = z.infer<typeof LogList>;
 export const LogStatus = z.object({ data: z.object({ status: z.string() }) });
 export type LogStatus = z.infer<typeof LogStatus>;
 
-export const LogNotesInput = z.object({ notes: z.string().max(JOB_NOTES_MAX) });
+export const LogNotesInput = z.object({ notes: Text().max(JOB_NOTES_MAX) });
 export type LogNotesInput = z.infer<typeof LogNotesInput>;
 
 /** The same filters as the jobs list, on `starttime`. */

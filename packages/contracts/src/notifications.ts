@@ -1,6 +1,6 @@
 // Contracts of the notifications backend (spec §3, §7).
 import { z } from 'zod';
-import { DataFlag, Id } from './common.ts';
+import { DataFlag, Id, Text, utf8Length } from './common.ts';
 import { defineRoute } from './route.ts';
 
 /** Base64url without padding, as the Push API's `PushSubscription.toJSON()` writes keys. */
@@ -23,8 +23,16 @@ export const WebPushSubscription = z.object({
 });
 export type WebPushSubscription = z.infer<typeof WebPushSubscription>;
 
+/**
+ * Subscriptions are keyed by (token, topic) in a btree index, whose rows hold at most 2704 bytes: a token of
+ * DEVICE_TOKEN_MAX_BYTES and a topic of TOPIC_MAX characters (4 bytes each at most) fit with room for the row
+ * header. Real tokens are far shorter (FCM about 160 characters, a Web Push subscription's JSON a few hundred).
+ */
+export const DEVICE_TOKEN_MAX_BYTES = 2048;
+export const TOPIC_MAX = 100;
+
 /** A native device token (FCM registration token, or an APNs token as hex): no spaces, no JSON. */
-export const NATIVE_TOKEN_PATTERN = /^[A-Za-z0-9_:.-]{32,4096}$/;
+export const NATIVE_TOKEN_PATTERN = /^[A-Za-z0-9_:.-]{32,2048}$/;
 
 export type DeviceTokenKind = 'webpush' | 'fcm';
 
@@ -55,11 +63,10 @@ export const parseDeviceToken = (
   return { kind: 'fcm', token };
 };
 
-const token = z
-  .string({ error: 'A device token is required' })
+const token = Text({ error: 'A device token is required' })
   .trim()
   .min(1, 'A device token is required')
-  .max(4096, 'The device token is too long')
+  .refine((value) => utf8Length(value) <= DEVICE_TOKEN_MAX_BYTES, `The device token is longer than ${DEVICE_TOKEN_MAX_BYTES} bytes`)
   .superRefine((value, context) => {
     const parsed = parseDeviceToken(value);
     if ('error' in parsed) context.addIssue({ code: 'custom', message: parsed.error });
@@ -71,7 +78,7 @@ const token = z
  */
 export const SubscriptionInput = z.object({
   token,
-  topic: z.string({ error: 'A topic is required' }).trim().min(1, 'A topic is required').max(200),
+  topic: Text({ error: 'A topic is required' }).trim().min(1, 'A topic is required').max(TOPIC_MAX),
 });
 export type SubscriptionInput = z.infer<typeof SubscriptionInput>;
 

@@ -1,5 +1,6 @@
 // Contracts of the settings backend (spec §3, §7).
 import { z } from 'zod';
+import { Text } from './common.ts';
 import { defineRoute } from './route.ts';
 
 /** Spec §3 "languages as [name, id] pairs"; the interface languages of spec §1 (en is the fallback). */
@@ -37,13 +38,11 @@ export const StoredLanguage = z.enum(['EN', 'FI', 'SE']);
 export type StoredLanguage = z.infer<typeof StoredLanguage>;
 
 export const SaveSettingsInput = z.object({
-  language: z
-    .string({ error: SETTINGS_MESSAGES.language })
+  language: Text({ error: SETTINGS_MESSAGES.language })
     .trim()
     .toUpperCase()
     .pipe(z.enum(StoredLanguage.options, { error: SETTINGS_MESSAGES.language })),
-  timezone: z
-    .string({ error: SETTINGS_MESSAGES.timezone })
+  timezone: Text({ error: SETTINGS_MESSAGES.timezone })
     .trim()
     .min(1, SETTINGS_MESSAGES.timezone)
     .max(100, SETTINGS_MESSAGES.timezone)

@@ -1,6 +1,6 @@
 // Contracts of the users backend (spec §3, §7).
 import { z } from 'zod';
-import { Id } from './common.ts';
+import { Id, Text } from './common.ts';
 import { DeletedIds, GroupUser } from './groups.ts';
 import { RESTRICTED_ROLES, Role } from './roles.ts';
 import { defineRoute } from './route.ts';
@@ -59,8 +59,7 @@ export const USER_MESSAGES = {
 export const PASSWORD_MIN_LENGTH = 8;
 
 /** An email, trimmed and lowercased before it is checked (addresses are compared case-insensitively). */
-export const EmailInput = z
-  .string({ error: USER_MESSAGES.email })
+export const EmailInput = Text({ error: USER_MESSAGES.email })
   .trim()
   .toLowerCase()
   .pipe(z.email(USER_MESSAGES.email).max(254, USER_MESSAGES.email));
@@ -70,11 +69,11 @@ export const EmailInput = z
  * done-teleoperator, and joins groups through PATCH /user/update/group/{groupId}.
  */
 export const CreateUserInput = z.object({
-  firstName: z.string({ error: USER_MESSAGES.firstName }).trim().min(1, USER_MESSAGES.firstName).max(200),
-  lastName: z.string({ error: USER_MESSAGES.lastName }).trim().min(1, USER_MESSAGES.lastName).max(200),
+  firstName: Text({ error: USER_MESSAGES.firstName }).trim().min(1, USER_MESSAGES.firstName).max(200),
+  lastName: Text({ error: USER_MESSAGES.lastName }).trim().min(1, USER_MESSAGES.lastName).max(200),
   email: EmailInput,
   // Not trimmed: spaces may be part of a password. 1024 bounds the hashing work an anonymous body can cause.
-  password: z.string({ error: USER_MESSAGES.password }).min(PASSWORD_MIN_LENGTH, USER_MESSAGES.password).max(1024),
+  password: Text({ error: USER_MESSAGES.password }).min(PASSWORD_MIN_LENGTH, USER_MESSAGES.password).max(1024),
 });
 export type CreateUserInput = z.infer<typeof CreateUserInput>;
 

@@ -3,6 +3,7 @@
  */
 import { and, eq, gte, inArray, lt, lte, sql, type SQL } from 'drizzle-orm';
 import type { AnyPgColumn, PgTable } from 'drizzle-orm/pg-core';
+import { LATEST_INSTANT_MS } from '@uvd/contracts';
 import type { Executor } from '../db/client.ts';
 import type { Principal } from '../identity/principal.ts';
 import { seesEverything, visibleRobotIds } from '../lib/visibility.ts';
@@ -24,7 +25,11 @@ export function dateConditions(column: AnyPgColumn, fromDate: string | undefined
   const conditions: SQL[] = [];
   if (fromDate !== undefined) conditions.push(gte(column, new Date(BARE_DATE.test(fromDate) ? `${fromDate}T00:00:00Z` : fromDate)));
   if (toDate !== undefined) {
-    if (BARE_DATE.test(toDate)) conditions.push(lt(column, new Date(Date.parse(`${toDate}T00:00:00Z`) + DAY_MS)));
+    if (BARE_DATE.test(toDate)) {
+      const nextMidnight = Date.parse(`${toDate}T00:00:00Z`) + DAY_MS;
+      // After 9999-12-31 comes year 10000, which no driver sends to PostgreSQL: end at that day's last instant.
+      conditions.push(nextMidnight > LATEST_INSTANT_MS ? lte(column, new Date(LATEST_INSTANT_MS)) : lt(column, new Date(nextMidnight)));
+    }
     else conditions.push(lte(column, new Date(toDate)));
   }
   return conditions;
