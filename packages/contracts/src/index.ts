@@ -19,3 +19,4 @@ export * from './live.ts';
 export * from './vda5050.ts';
 export * from './fleet.ts';
 export * from './execution.ts';
+export * from './route-table.ts';
