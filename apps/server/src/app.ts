@@ -5,10 +5,8 @@
 import cookie from '@fastify/cookie';
 import cors from '@fastify/cors';
 import formbody from '@fastify/formbody';
-import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance, type FastifyPluginAsync } from 'fastify';
-import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import { getHealth, getRuntimeConfig } from '@uvd/contracts';
 import type { Config } from './config.ts';
 import type { AppContext } from './context.ts';
@@ -34,6 +32,7 @@ import { pushSenders } from './notifications/senders.ts';
 import { startNotifications } from './notifications/worker.ts';
 import { authPlugin } from './plugins/auth.ts';
 import { registerErrorHandlers } from './plugins/errors.ts';
+import { openapiPlugin } from './plugins/openapi.ts';
 import { resolveWebDist, spaPlugin } from './plugins/spa.ts';
 import { xsrfPlugin } from './plugins/xsrf.ts';
 import { robotsRoutes } from './robots/routes.ts';
@@ -105,16 +104,7 @@ export async function buildApp({ config, database }: BuildOptions): Promise<App>
   // The mobile shell's web view runs on its own origin (capacitor://localhost, https://localhost): it may call the
   // API and the identity provider with its bearer token. No cookies cross origins, so the anti-forgery check holds.
   await app.register(cors, { origin: config.corsOrigins, credentials: false, maxAge: 600 });
-  await app.register(swagger, {
-    openapi: {
-      info: { title: 'UV-C disinfection fleet console API', version: '1.0.0' },
-      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
-    },
-    transform: jsonSchemaTransform,
-    // The OpenAPI document covers the API; the identity provider follows OIDC's own documents.
-    hideUntagged: false,
-  });
-  await app.register(swaggerUi, { routePrefix: `${API_PREFIX}/docs` });
+  await app.register(openapiPlugin);
 
   // app-wide
   registerErrorHandlers(app);

@@ -69,4 +69,5 @@ export const streamActions = defineRoute({
   tags: ['actions', 'live'],
   querystring: ActionStreamQuery,
   response: { 200: EventStreamReply },
+  produces: 'text/event-stream',
 });

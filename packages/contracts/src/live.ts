@@ -21,7 +21,8 @@ export type ResyncPayload = z.infer<typeof ResyncPayload>;
 
 /**
  * An id list of a stream query: repeated (`job_list=a&job_list=b`), comma-separated (`job_list=a,b`) or both.
- * An empty list means every item the caller may see.
+ * An empty list means every item the caller may see, and so does a list left out: the default (not only the
+ * preprocess) is what marks the parameter optional in the OpenAPI document.
  */
 export const commaIdListQuery = <T extends z.ZodType>(item: T) =>
   z.preprocess((value: unknown): unknown => {
@@ -35,7 +36,7 @@ export const commaIdListQuery = <T extends z.ZodType>(item: T) =>
             .filter((part) => part !== '')
         : [entry],
     );
-  }, z.array(item));
+  }, z.array(item)).default([]);
 
 /** The last event id a client saw: a non-negative integer (the event log's bigserial id). */
 export const LastEventId = z.coerce.number().int().min(0);
@@ -65,6 +66,7 @@ export const streamJobs = defineRoute({
   tags: ['jobs', 'live'],
   querystring: JobStreamQuery,
   response: { 200: EventStreamReply },
+  produces: 'text/event-stream',
 });
 
 /** One frame of a `text/event-stream`, as the HTML standard's event stream interpretation defines it. */

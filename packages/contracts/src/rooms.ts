@@ -129,7 +129,8 @@ export const getFloorMap = defineRoute({
   summary: 'The floor plan as an SVG document (image/svg+xml); 404 when the floor has none',
   tags: ['rooms'],
   querystring: z.object({ floor_id: Id, image_format: z.enum(['svg']).default('svg') }),
-  response: { 200: z.string().describe('SVG document, sent as image/svg+xml') },
+  response: { 200: z.string().describe('SVG document') },
+  produces: 'image/svg+xml',
 });
 
 export const getFloorMapMetadata = defineRoute({
@@ -155,7 +156,8 @@ export const getRooms = defineRoute({
   path: '/rooms/room',
   summary: 'Rooms, of the listed floors when floor_id_list is given (repeated or comma-separated)',
   tags: ['rooms'],
-  querystring: z.object({ floor_id_list: idCsvListQuery(), ...pagination(ROOMS_PAGE) }),
+  // The default marks the list optional in the OpenAPI document; the preprocess alone would leave it "required".
+  querystring: z.object({ floor_id_list: idCsvListQuery().default([]), ...pagination(ROOMS_PAGE) }),
   response: { 200: RoomList },
 });
 

@@ -16,6 +16,11 @@ export interface RouteContract {
   querystring?: z.ZodType;
   body?: z.ZodType;
   response: Record<number, z.ZodType>;
+  /**
+   * Media type of the success reply when it is not JSON (an SVG plan, an event stream). The server sets it on the
+   * reply and the OpenAPI document declares it, so the two cannot disagree.
+   */
+  produces?: string;
   /** Roles allowed; omitted means any signed-in user. */
   roles?: readonly string[];
   /** False for the identity provider and health routes that need no bearer token. */

@@ -29,6 +29,20 @@ export interface RouteContext<R extends RouteContract> {
 
 export type RouteHandler<R extends RouteContract> = (context: RouteContext<R>) => Promise<Reply<R>>;
 
+/**
+ * The reply schemas of a route as Fastify and @fastify/swagger read them: the success replies of a contract that
+ * `produces` something other than JSON are declared under that media type, error replies stay JSON.
+ */
+export function responseSchemas(contract: RouteContract, needsAuth: boolean): Record<number, unknown> {
+  const success = Object.fromEntries(
+    Object.entries(contract.response).map(([status, schema]) => [
+      status,
+      contract.produces && Number(status) < 300 ? { description: schema.description, content: { [contract.produces]: { schema } } } : schema,
+    ]),
+  );
+  return needsAuth ? { ...errorResponses, ...success } : success;
+}
+
 export function registerRoute<R extends RouteContract>(
   app: FastifyInstance,
   contract: R,
@@ -45,13 +59,15 @@ export function registerRoute<R extends RouteContract>(
       ...(contract.params ? { params: contract.params } : {}),
       ...(contract.querystring ? { querystring: contract.querystring } : {}),
       ...(contract.body ? { body: contract.body } : {}),
-      response: needsAuth ? { ...errorResponses, ...contract.response } : contract.response,
+      response: responseSchemas(contract, needsAuth),
     },
     // Checked by the auth plugin's onRequest hook, before validation: 401, then 403, then 400.
     config: { auth: needsAuth, roles: contract.roles },
     handler: async (request, reply) => {
       const principal = request.principal;
       if (needsAuth && !principal) throw unauthorized();
+      // The handler may refine it (a charset); the contract's type is the default the document promises.
+      if (contract.produces) void reply.type(contract.produces);
       const result = await handler({
         params: request.params as Out<R['params']>,
         query: request.query as Out<R['querystring']>,

@@ -9,10 +9,11 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { decodeJwt } from 'jose';
 import { z } from 'zod';
-import { errorResponses, LastEventId, type RouteContract } from '@uvd/contracts';
+import { LastEventId, type RouteContract } from '@uvd/contracts';
 import type { AppContext } from '../context.ts';
 import type { Principal } from '../identity/principal.ts';
 import { badRequest, unauthorized } from '../lib/http-error.ts';
+import { responseSchemas } from '../lib/route.ts';
 import type { LiveEvent, Stream } from './bus.ts';
 import { liveSettings, type LiveSettings } from './settings.ts';
 import { createViewer, type Viewer } from './viewer.ts';
@@ -79,7 +80,7 @@ export function registerStream<R extends RouteContract>(
       security: [{ bearer: [] }],
       ...(contract.params ? { params: contract.params } : {}),
       ...(contract.querystring ? { querystring: contract.querystring } : {}),
-      response: { ...errorResponses, ...contract.response },
+      response: responseSchemas(contract, true),
     },
     config: { auth: true, roles: contract.roles },
     handler: async (request, reply) => {
