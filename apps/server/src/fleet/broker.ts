@@ -6,12 +6,13 @@
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type AddressInfo, type Server } from 'node:net';
-import { Aedes, type AuthenticateError, type AuthErrorCode, type Client } from 'aedes';
+import { Aedes, type AuthErrorCode, type Client } from 'aedes';
 import { and, eq } from 'drizzle-orm';
 import { VDA_INTERFACE, VDA_MAJOR } from '@uvd/contracts';
 import type { Db } from '../db/client.ts';
 import { robots } from '../db/schema.ts';
 import { verifyPassword } from '../identity/passwords.ts';
+import { DEFAULT_LOGIN_LIMITS, LoginGuard, type LoginLimits } from './login-guard.ts';
 
 export interface EmbeddedBroker {
   url: string;
@@ -19,25 +20,34 @@ export interface EmbeddedBroker {
   gatewayLogin: { username: string; password: string };
   /** Robot clients refused at login since start. */
   refusedLogins(): number;
+  /** Password hashes (argon2) checked for logins since start: the cost a login flood can impose. */
+  passwordVerifications(): number;
   close(): Promise<void>;
 }
 
 type Identity = { kind: 'gateway' } | { kind: 'robot'; manufacturer: string; serialNumber: string };
 
-/** Successful robot logins are remembered this long, so a reconnect storm does not cost an argon2 hash each. */
-const LOGIN_CACHE_MS = 60_000;
 /**
- * MQTT 3.1.1 CONNACK return code 4, bad user name or password. aedes declares its codes as an ambient const
- * enum, which isolated modules cannot read, hence the literal.
+ * Successful robot logins are remembered this long (while the robot's password hash stays the same), so a
+ * reconnect storm does not cost an argon2 hash each, and a robot that logged in lately gets in during a
+ * lockout of its address or name.
  */
-// eslint-disable-next-line @typescript-eslint/no-unsafe-enum-assignment -- see above
-const BAD_USERNAME_OR_PASSWORD = 4 as AuthErrorCode;
+const LOGIN_CACHE_MS = 3_600_000;
+/**
+ * MQTT 3.1.1 CONNACK return codes. aedes declares its codes as an ambient const enum, which isolated modules
+ * cannot read, hence the literals.
+ */
+/* eslint-disable @typescript-eslint/no-unsafe-enum-assignment -- see above */
+const CONNACK = {
+  identifierRejected: 2 as AuthErrorCode,
+  serverUnavailable: 3 as AuthErrorCode,
+  badLogin: 4 as AuthErrorCode,
+  notAuthorized: 5 as AuthErrorCode,
+};
+/* eslint-enable @typescript-eslint/no-unsafe-enum-assignment */
 
 const ROBOT_PUBLISHES = new Set(['state', 'connection', 'factsheet', 'visualization']);
 const ROBOT_SUBSCRIBES = new Set(['order', 'instantActions']);
-
-const loginError = (message: string): AuthenticateError =>
-  Object.assign(new Error(message), { returnCode: BAD_USERNAME_OR_PASSWORD });
 
 /** `uagv/v2/{manufacturer}/{serialNumber}/{topic}` split, or undefined for anything else. */
 export function parseVdaTopic(topic: string): { manufacturer: string; serialNumber: string; name: string } | undefined {
@@ -59,57 +69,129 @@ const ownTopic = (identity: Identity, topic: string, allowed: ReadonlySet<string
   );
 };
 
-export async function startEmbeddedBroker(options: { db: Db; host: string; port: number }): Promise<EmbeddedBroker> {
+/** Client ids starting with this belong to the gateway: no robot may take one (see `bindClientId`). */
+export const GATEWAY_CLIENT_ID_PREFIX = 'uvd-gateway-';
+
+const identityKeyOf = (identity: Identity) =>
+  identity.kind === 'gateway' ? 'gateway' : `robot:${identity.manufacturer}/${identity.serialNumber}`;
+
+/** The source address of a client's TCP connection ('' when the transport does not tell). */
+const addressOf = (client: Client): string => {
+  const { conn } = client;
+  return 'remoteAddress' in conn && typeof conn.remoteAddress === 'string' ? conn.remoteAddress : '';
+};
+
+export async function startEmbeddedBroker(options: {
+  db: Db;
+  host: string;
+  port: number;
+  loginLimits?: LoginLimits;
+}): Promise<EmbeddedBroker> {
   const { db } = options;
   const gatewayLogin = { username: `uvd-gateway-${randomBytes(4).toString('hex')}`, password: randomBytes(24).toString('hex') };
   const gatewaySecret = Buffer.from(gatewayLogin.password);
   const identities = new WeakMap<Client, Identity>();
-  const recentLogins = new Map<string, number>();
+  const recentLogins = new Map<string, { hash: string; at: number }>();
+  const guard = new LoginGuard(options.loginLimits ?? DEFAULT_LOGIN_LIMITS);
   let refused = 0;
+  let verifications = 0;
 
-  const checkRobot = async (username: string, password: Buffer): Promise<Identity | undefined> => {
+  /**
+   * Who holds each client id: a client id belongs to the identity that logged in with it while that client is
+   * connected, or while its persistent session (clean = false) lasts, since a session restored under the same id
+   * brings back its subscriptions without a new authorization.
+   */
+  const holders = new Map<string, { identity: string; client: Client }>();
+  const holds = (holder: { client: Client }) => !holder.client.closed || !holder.client.clean;
+  /** False when the client's id is held by another identity (or is the gateway's and the client is not). */
+  const bindClientId = (client: Client, identity: Identity): boolean => {
+    const key = identityKeyOf(identity);
+    if (client.id.startsWith(GATEWAY_CLIENT_ID_PREFIX) && identity.kind !== 'gateway') return false;
+    const holder = holders.get(client.id);
+    if (holder && holder.identity !== key && holds(holder)) return false;
+    holders.set(client.id, { identity: key, client });
+    return true;
+  };
+
+  type Verdict = { identity: Identity } | { refuse: AuthErrorCode; message: string };
+
+  const checkRobot = async (username: string, password: Buffer, address: string): Promise<Verdict> => {
     const slash = username.indexOf('/');
-    if (slash <= 0 || slash === username.length - 1) return undefined;
+    if (slash <= 0 || slash === username.length - 1) {
+      guard.recordFailure(address);
+      return { refuse: CONNACK.badLogin, message: 'A robot logs in as {manufacturer}/{serialNumber} with its password.' };
+    }
     const manufacturer = username.slice(0, slash);
     const serialNumber = username.slice(slash + 1);
+    const identity: Identity = { kind: 'robot', manufacturer, serialNumber };
     const cacheKey = createHash('sha256').update(username).update('\0').update(password).digest('hex');
-    const cachedAt = recentLogins.get(cacheKey);
-    if (cachedAt !== undefined && Date.now() - cachedAt < LOGIN_CACHE_MS) return { kind: 'robot', manufacturer, serialNumber };
+    const cached = recentLogins.get(cacheKey);
+    const fresh = cached !== undefined && Date.now() - cached.at < LOGIN_CACHE_MS;
+    // A robot that logged in recently with this password is let in whatever its address or name suffers.
+    const lockedOut = () => guard.lockedFor(address, username) > 0;
+    if (!fresh && lockedOut()) return { refuse: CONNACK.notAuthorized, message: 'Too many failed logins: try again later.' };
     const [row] = await db
       .select({ hash: robots.mqttPasswordHash })
       .from(robots)
       .where(and(eq(robots.manufacturer, manufacturer), eq(robots.serialNumber, serialNumber)));
-    if (!row?.hash || !(await verifyPassword(row.hash, password.toString('utf8')))) return undefined;
-    recentLogins.set(cacheKey, Date.now());
+    // A name that is no robot (or one without a login) costs no password check.
+    if (!row?.hash) {
+      guard.recordFailure(address);
+      return { refuse: CONNACK.badLogin, message: 'Bad user name or password.' };
+    }
+    // The cached login holds only while the robot's password is the one it was checked against.
+    if (fresh && cached.hash === row.hash) return { identity };
+    if (lockedOut()) return { refuse: CONNACK.notAuthorized, message: 'Too many failed logins: try again later.' };
+    const release = guard.beginVerification(address);
+    if (!release) return { refuse: CONNACK.serverUnavailable, message: 'Too many logins at once: try again later.' };
+    verifications++;
+    let valid: boolean;
+    try {
+      valid = await verifyPassword(row.hash, password.toString('utf8'));
+    } finally {
+      release();
+    }
+    if (!valid) {
+      guard.recordFailure(address, username);
+      return { refuse: CONNACK.badLogin, message: 'Bad user name or password.' };
+    }
+    guard.recordSuccess(username);
+    recentLogins.set(cacheKey, { hash: row.hash, at: Date.now() });
     if (recentLogins.size > 10_000) recentLogins.clear();
-    return { kind: 'robot', manufacturer, serialNumber };
+    return { identity };
   };
 
   const broker = await Aedes.createBroker({
     authenticate: (client, username, password, done) => {
-      if (username === gatewayLogin.username && password && password.length === gatewaySecret.length && timingSafeEqual(password, gatewaySecret)) {
-        identities.set(client, { kind: 'gateway' });
-        done(null, true);
-        return;
-      }
-      if (!username || !password) {
+      const refuse = (returnCode: AuthErrorCode, message: string) => {
         refused++;
-        done(loginError('A robot logs in as {manufacturer}/{serialNumber} with its password.'), false);
+        done(Object.assign(new Error(message), { returnCode }), false);
+      };
+      const admit = (identity: Identity) => {
+        if (!bindClientId(client, identity)) {
+          refuse(CONNACK.identifierRejected, `Client id ${client.id} belongs to another login.`);
+          return;
+        }
+        identities.set(client, identity);
+        done(null, true);
+      };
+      if (username === gatewayLogin.username && password && password.length === gatewaySecret.length && timingSafeEqual(password, gatewaySecret)) {
+        admit({ kind: 'gateway' });
         return;
       }
-      checkRobot(username, password)
-        .then((identity) => {
-          if (!identity) {
-            refused++;
-            done(loginError('Bad user name or password.'), false);
-            return;
-          }
-          identities.set(client, identity);
-          done(null, true);
+      const address = addressOf(client);
+      if (!username || !password) {
+        guard.recordFailure(address);
+        refuse(CONNACK.badLogin, 'A robot logs in as {manufacturer}/{serialNumber} with its password.');
+        return;
+      }
+      checkRobot(username, password, address)
+        .then((verdict) => {
+          if ('identity' in verdict) admit(verdict.identity);
+          else refuse(verdict.refuse, verdict.message);
         })
         .catch(() => {
-          refused++;
-          done(loginError('Login could not be checked.'), false);
+          refuse(CONNACK.serverUnavailable, 'Login could not be checked.');
         });
     },
     authorizePublish: (client, packet, callback) => {
@@ -125,6 +207,11 @@ export async function startEmbeddedBroker(options: { db: Db; host: string; port:
       // A null subscription refuses this one topic (SUBACK 0x80) and keeps the client connected.
       callback(null, null);
     },
+  });
+
+  broker.on('clientDisconnect', (client) => {
+    const holder = holders.get(client.id);
+    if (holder?.client === client && !holds(holder)) holders.delete(client.id);
   });
 
   const server: Server = createServer((socket) => {
@@ -147,6 +234,7 @@ export async function startEmbeddedBroker(options: { db: Db; host: string; port:
     url: `mqtt://${host}:${port}`,
     gatewayLogin,
     refusedLogins: () => refused,
+    passwordVerifications: () => verifications,
     close: async () => {
       await new Promise<void>((resolve) => {
         broker.close(() => { resolve(); });

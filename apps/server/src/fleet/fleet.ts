@@ -70,6 +70,8 @@ export interface Fleet {
   stats(): FleetStats;
   /** Logins the embedded broker refused (0 with an external broker). */
   refusedLogins(): number;
+  /** Password verifications (argon2) the embedded broker ran for logins (0 with an external broker). */
+  passwordVerifications(): number;
   /** The broker's URL robots connect to (embedded or external). */
   brokerUrl: string;
   close(): Promise<void>;

@@ -24,7 +24,7 @@ import {
   type VdaTopicName,
 } from '@uvd/contracts';
 import { floors, robots } from '../db/schema.ts';
-import { parseVdaTopic, startEmbeddedBroker, type EmbeddedBroker } from './broker.ts';
+import { GATEWAY_CLIENT_ID_PREFIX, parseVdaTopic, startEmbeddedBroker, type EmbeddedBroker } from './broker.ts';
 import type { Fleet, FleetDependencies, FleetLogger, FleetRobot, FleetStats, RobotLink, StateListener } from './fleet.ts';
 import { fieldsOf, needsWrite, POSE_WRITE_MS, updatesBetween, type RobotFields } from './robot-fields.ts';
 
@@ -384,7 +384,7 @@ export async function createFleet(deps: FleetDependencies): Promise<Fleet> {
 
   // ---------------------------------------------------------------- MQTT client
   const client: MqttClient = mqtt.connect(brokerUrl, {
-    clientId: `uvd-gateway-${randomBytes(6).toString('hex')}`,
+    clientId: `${GATEWAY_CLIENT_ID_PREFIX}${randomBytes(6).toString('hex')}`,
     clean: true,
     reconnectPeriod: 1000,
     connectTimeout: 10_000,
@@ -521,6 +521,7 @@ export async function createFleet(deps: FleetDependencies): Promise<Fleet> {
     link: linkOf,
     stats: () => ({ ...stats }),
     refusedLogins: () => broker?.refusedLogins() ?? 0,
+    passwordVerifications: () => broker?.passwordVerifications() ?? 0,
     async close() {
       clearInterval(pingTimer);
       clearInterval(watchdog);

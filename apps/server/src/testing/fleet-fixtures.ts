@@ -3,7 +3,8 @@
  * raw MQTT (state, connection with a last will, answers to pings) for the gateway's tests.
  */
 import { randomBytes } from 'node:crypto';
-import mqtt, { type MqttClient } from 'mqtt';
+import { createConnection } from 'node:net';
+import mqtt, { MqttClient } from 'mqtt';
 import {
   InstantActionsMessage,
   OrderMessage,
@@ -229,3 +230,42 @@ export const connectRobotRow = (brokerUrl: string, row: TestRobotRow, options: P
     password: row.password,
     ...options,
   });
+
+export type LoginOutcome = { connected: true; client: MqttClient } | { connected: false; code: number | undefined };
+
+export interface LoginOptions {
+  username?: string;
+  password?: string;
+  clientId?: string;
+  /** The source address, any of 127.0.0.0/8 on loopback: the broker tells clients apart by it. */
+  localAddress?: string;
+}
+
+/**
+ * One MQTT login, without retries: the broker's CONNACK return code when it refuses (2 identifier rejected,
+ * 3 server unavailable, 4 bad user name or password, 5 not authorized), or the connected client.
+ */
+export function mqttLogin(brokerUrl: string, options: LoginOptions): Promise<LoginOutcome> {
+  const { hostname, port } = new URL(brokerUrl);
+  const client = new MqttClient(
+    () => createConnection({ host: hostname.replace(/^\[|\]$/g, ''), port: Number(port), localAddress: options.localAddress }),
+    {
+      clientId: options.clientId ?? `login-${unique()}`,
+      reconnectPeriod: 0,
+      connectTimeout: 30_000,
+      ...(options.username === undefined ? {} : { username: options.username }),
+      ...(options.password === undefined ? {} : { password: options.password }),
+    },
+  );
+  return new Promise((resolve) => {
+    client.once('connect', () => { resolve({ connected: true, client }); });
+    client.once('error', (error) => {
+      const code = 'code' in error && typeof error.code === 'number' ? error.code : undefined;
+      client.end(true);
+      resolve({ connected: false, code });
+    });
+    client.once('close', () => {
+      if (!client.connected) resolve({ connected: false, code: undefined });
+    });
+  });
+}
