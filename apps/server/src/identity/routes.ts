@@ -49,6 +49,7 @@ import {
   type SubjectRow,
 } from './repository.ts';
 import { signAccessToken, signIdToken, signRefreshToken, verifyRefreshToken, type TokenSubject } from './tokens.ts';
+import { requireActiveUser, watchRevocations } from './revocation.ts';
 
 type Out<T> = T extends z.ZodType ? z.output<T> : undefined;
 
@@ -127,6 +128,18 @@ const REALM_CACHE_MS = 10_000;
 
 export const identityRoutes: FastifyPluginAsync<AppContext> = async (app, ctx) => {
   const { config, keys, db } = ctx;
+
+  // A deleted or disabled user's tokens stop working at once, on every API route and live stream.
+  const revocation = { external: Boolean(config.idpIssuerBase) };
+  app.addPrincipalCheck((principal) => requireActiveUser(db, principal, revocation));
+  const revocations = await watchRevocations(ctx.database, {
+    ...revocation,
+    onError: (error, message) => {
+      app.log.warn({ err: error }, message);
+    },
+  });
+  app.addHook('onClose', () => revocations.close());
+
   const accessKeySet = createLocalJWKSet(keys.jwks);
   // Unknown users are checked against this hash so that they take as long as a wrong password.
   const dummyHash = hashPassword(randomBytes(16).toString('base64url'));

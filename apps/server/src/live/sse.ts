@@ -12,6 +12,7 @@ import { z } from 'zod';
 import { LastEventId, type RouteContract } from '@uvd/contracts';
 import type { AppContext } from '../context.ts';
 import type { Principal } from '../identity/principal.ts';
+import { userStreams } from '../identity/revocation.ts';
 import { badRequest, unauthorized } from '../lib/http-error.ts';
 import { responseSchemas } from '../lib/route.ts';
 import type { LiveEvent, Stream } from './bus.ts';
@@ -103,6 +104,8 @@ export function registerStream<R extends RouteContract>(
       });
       open.add(connection.close);
       connection.closed.finally(() => open.delete(connection.close)).catch(() => undefined);
+      // A deleted or disabled user's streams end at once (identity/revocation.ts); the reconnect gets 401.
+      connection.closed.finally(userStreams(context.database).watch(principal.sub, connection.close)).catch(() => undefined);
       return reply;
     },
   });

@@ -17,6 +17,7 @@ import type { AppContext } from '../context.ts';
 import { findGroup } from '../groups/repository.ts';
 import { hashPassword } from '../identity/passwords.ts';
 import type { Principal } from '../identity/principal.ts';
+import { announceRevocation } from '../identity/revocation.ts';
 import { HttpError, conflict, forbidden, notFound, unauthorized } from '../lib/http-error.ts';
 import { registerRoute } from '../lib/route.ts';
 import * as repo from './repository.ts';
@@ -120,6 +121,8 @@ export const usersRoutes: FastifyPluginAsync<AppContext> = async (app, ctx) => {
         throw forbidden('Only a done-superadmin may delete a done-superadmin.');
       }
       await repo.deleteUser(tx, principal.orgId, user.id);
+      // Their open live streams, on every server process, end when this commits.
+      await announceRevocation(tx, { userId: user.id, orgId: principal.orgId });
     });
     return { data: { [params.id]: true as const } };
   });
