@@ -221,6 +221,32 @@ describe('job editor: building → floor → robot (spec §4)', () => {
     });
   });
 
+  it('names a robot on the floor that has not reported, or is offline, as offline', async () => {
+    const robots = [
+      ...ROBOTS,
+      robotFixture({ robot_id: fixtureId(405), name: 'Echo', mode: 0, battery: null, signal: null, floor_id: fixtureId(201) }),
+      robotFixture({ robot_id: fixtureId(406), name: 'Foxtrot', mode: 0, battery: 40, signal: null, floor_id: fixtureId(201) }),
+    ];
+    const network = editorNetwork()
+      .on(getRobots, { status: 200, body: { count: robots.length, payload: robots } })
+      .on(getFloorRobots, (request) => ({
+        status: 200,
+        body: { robot_list: robots.filter((robot) => robot.floor_id === request.url.searchParams.get('floor_id')).map((robot) => robot.robot_id) },
+      }));
+    await openEditor(network);
+    await choose('Building', 'North wing');
+    await choose('Floor', 'Ground floor');
+    await waitFor(() => {
+      expect(within(select('Robot')).getAllByRole('option').map((option) => option.textContent)).toEqual([
+        'Choose…',
+        'Alpha',
+        'Bravo',
+        'Echo (offline)',
+        'Foxtrot (offline)',
+      ]);
+    });
+  });
+
   it('chooses a sole building for the user', async () => {
     await openEditor(editorNetwork({ buildings: [NORTH] }));
     await waitFor(() => {

@@ -137,6 +137,26 @@ describe('map screen (spec §2)', () => {
     expect(screen.getByTestId('map-robot-list')).not.toHaveTextContent('Bravo');
   });
 
+  it('draws a robot that is offline or has not reported since a restart grey where it last was, and says so in the list', async () => {
+    const network = signedIn({
+      buildings: [building(B1, 'Main')],
+      floors: [floor(F1, 'Ground', B1)],
+      robots: [
+        robotFixture({ robot_id: ALPHA, name: 'Alpha', floor_id: F1, building_id: B1, pose: { x: 4, y: 3, theta: 0 } }),
+        robotFixture({ robot_id: BRAVO, name: 'Bravo', mode: 0, battery: 70, signal: null, floor_id: F1, building_id: B1, pose: { x: 1, y: 1, theta: 0 } }),
+      ],
+    });
+    await renderApp({ path: '/map', network });
+    await screen.findByRole('img', { name: 'Floor plan of Ground' });
+    const marker = (id: string) => screen.getAllByTestId('robot-marker').find((candidate) => candidate.getAttribute('data-robot-id') === id);
+    expect(marker(BRAVO)).toHaveAttribute('data-offline', 'true');
+    expect(marker(BRAVO)?.querySelector('circle')).toHaveAttribute('fill', '#6c757d');
+    expect(marker(ALPHA)).toHaveAttribute('data-offline', 'false');
+    expect(marker(ALPHA)?.querySelector('circle')).toHaveAttribute('fill', '#198754');
+    const items = within(screen.getByTestId('map-robot-list')).getAllByRole('listitem');
+    expect(items.map((item) => item.textContent)).toEqual(['Alpha: x 4.0 m, y 3.0 m', 'Bravo: x 1.0 m, y 1.0 m (Offline)']);
+  });
+
   it('moves the robot markers live with the robot stream: a new pose, then another floor', async () => {
     const network = signedIn({
       buildings: [building(B1, 'Main')],

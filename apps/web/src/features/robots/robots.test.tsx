@@ -304,3 +304,69 @@ describe('live robot updates (spec §4)', () => {
     });
   });
 });
+
+describe('robots that are not reporting (issue 9)', () => {
+  const DELTA = '3e9f3a52-51d4-4e0c-9d0f-2a6c7d8e9f04';
+  const ECHO = '4f9f3a52-51d4-4e0c-9d0f-2a6c7d8e9f05';
+  // As the server sends a registered robot it has not heard from: Offline, no battery, no signal, a placeholder status.
+  const unheard = () => robotFixture({ robot_id: DELTA, name: 'Delta', status: 'idle', mode: 0, battery: null, signal: null, last_seen: null });
+  // And one that reported, then disconnected (or the server restarted): its last battery and status, no signal.
+  const disconnected = () =>
+    robotFixture({ robot_id: ECHO, name: 'Echo', status: 'disinfecting', mode: 0, battery: 64, signal: null, last_seen: '2026-11-24T08:00:00.000Z' });
+
+  it('shows them offline with a dash for what they never reported, not 0 % or full bars', async () => {
+    await openRobots(signedIn(['done-teleoperator'], [...robots(), unheard(), disconnected()]));
+    const delta = rowOf('Delta');
+    expect(within(delta).getByTestId('robot-offline')).toHaveTextContent('Offline');
+    expect(within(delta).getByTestId('robot-status')).toHaveTextContent('—');
+    expect(within(delta).queryByText('Idle')).toBeNull();
+    expect(within(delta).getByTestId('battery')).toHaveTextContent('—');
+    expect(within(delta).getByTestId('battery')).not.toHaveTextContent('%');
+    expect(within(delta).queryByRole('progressbar')).toBeNull();
+    expect(within(delta).getByText('Battery not reported')).toHaveClass('visually-hidden');
+    expect(within(delta).getByTestId('signal')).toHaveTextContent('—');
+    expect(within(delta).getByTestId('signal')).not.toHaveTextContent('Full');
+    expect(within(delta).getByText('Signal not reported')).toHaveClass('visually-hidden');
+
+    // What a disconnected robot last reported stays, marked offline; there is no signal to show.
+    const echo = rowOf('Echo');
+    expect(within(echo).getByTestId('robot-offline')).toHaveTextContent('Offline');
+    expect(within(echo).getByText('Disinfecting')).toBeInTheDocument();
+    expect(within(echo).getByTestId('battery')).toHaveTextContent('64 %');
+    expect(within(echo).getByTestId('signal')).toHaveTextContent('—');
+
+    // Robots that report keep their readings and show no offline mark.
+    expect(within(rowOf('Alpha')).getByTestId('battery')).toHaveTextContent('55 %');
+    expect(within(rowOf('Alpha')).queryByTestId('robot-offline')).toBeNull();
+  });
+
+  it('disables their pause, resume, home and stop controls with the reason as description, until they report Autonomous', async () => {
+    const user = userEvent.setup();
+    await openRobots(signedIn(['done-admin'], [...robots(), unheard()]));
+    await waitFor(() => {
+      expect(streams).toHaveLength(1);
+    });
+    await user.click(within(rowOf('Delta')).getByRole('button', { name: 'Delta' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Delta' });
+    expect(within(dialog).getByTestId('robot-mode')).toHaveTextContent('Offline');
+    expect(within(dialog).getByTestId('robot-status')).toHaveTextContent('—');
+    expect(within(dialog).getByTestId('battery')).toHaveTextContent('—');
+    expect(within(dialog).getByTestId('signal')).toHaveTextContent('—');
+    const reason = 'This robot is offline (not reporting): controls are available once it is back online in Autonomous mode.';
+    const controls = within(within(dialog).getByRole('group', { name: 'Robot controls' })).getAllByRole('button');
+    expect(controls.map((button) => button.textContent)).toEqual(['Start / resume', 'Pause', 'Stop', 'Home']);
+    for (const button of controls) {
+      expect(button).toBeDisabled();
+      expect(button).toHaveAccessibleDescription(reason);
+    }
+
+    // Once it speaks (the stream reports its mode and ping), the controls are there.
+    streams[0]?.stream.event('robot_update', { robot_id: DELTA, field: 'ping', value: 40, timeout: false });
+    streams[0]?.stream.event('robot_update', { robot_id: DELTA, field: 'mode', value: 2 });
+    await waitFor(() => {
+      expect(within(dialog).getByRole('button', { name: 'Pause' })).toBeEnabled();
+    });
+    expect(within(dialog).queryByText(reason)).toBeNull();
+    expect(within(dialog).getByTestId('signal')).toHaveTextContent('Full');
+  });
+});

@@ -2,6 +2,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { getDoses, getFloorRobots, getJob, getRooms } from '@uvd/contracts';
 import { useApi } from '../../../lib/api-context.tsx';
 import { robotListQueryOptions } from '../../../lib/robot-list.ts';
+import { robotOffline } from '../../../lib/robot-presence.ts';
 import { LIST_PAGE } from '../../../lib/site-queries.ts';
 
 export const editorJobKey = (jobId: string) => ['jobs', 'editor', 'job', jobId] as const;
@@ -19,6 +20,8 @@ export const useEditorJob = (jobId: string) => {
 export interface FloorRobot {
   robot_id: string;
   name: string;
+  /** Offline or never heard from; false for a robot beyond the robots list's first page, of which nothing is known. */
+  offline: boolean;
 }
 
 /**
@@ -35,8 +38,11 @@ export const useEditorFloorRobots = (floorId: string) => {
         api.request(getFloorRobots, { query: { floor_id: floorId }, signal }),
         queryClient.query({ ...robotListQueryOptions(api), staleTime: 'static' }),
       ]);
-      const names = new Map(robots.payload.map((robot) => [robot.robot_id, robot.name]));
-      return onFloor.robot_list.map((robotId) => ({ robot_id: robotId, name: names.get(robotId) ?? robotId }));
+      const known = new Map(robots.payload.map((robot) => [robot.robot_id, robot]));
+      return onFloor.robot_list.map((robotId) => {
+        const robot = known.get(robotId);
+        return { robot_id: robotId, name: robot?.name ?? robotId, offline: robot !== undefined && robotOffline(robot) };
+      });
     },
     enabled: floorId !== '',
   });

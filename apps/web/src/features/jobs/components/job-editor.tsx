@@ -83,7 +83,10 @@ export const JobEditor = ({ jobId, initial }: JobEditorProps) => {
   const floorChoices = buildingId ? floors.data?.map((floor) => ({ value: floor.floor_id, label: floor.floor_name })) : undefined;
   const floorId = values.floorId || soleChoice(floorChoices);
   const robots = useEditorFloorRobots(floorId);
-  const robotChoices = floorId ? robots.data?.map((robot) => ({ value: robot.robot_id, label: robot.name })) : undefined;
+  // An offline robot may still take a job scheduled for later, so it stays a choice, named as offline.
+  const robotChoices = floorId
+    ? robots.data?.map((robot) => ({ value: robot.robot_id, label: robot.offline ? t('jobEditor.robotOffline', { name: robot.name }) : robot.name }))
+    : undefined;
   const robotId = values.robotId || soleChoice(robotChoices);
   const effective: JobEditorValues = { ...values, buildingId, floorId, robotId };
 

@@ -1,6 +1,7 @@
 import { useCallback, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { FloorMapMetadata, MapPoint, Robot } from '@uvd/contracts';
+import { robotOffline } from '../../../lib/robot-presence.ts';
 
 /** Spec §2: the map is 600 px high. */
 export const MAP_HEIGHT_PX = 600;
@@ -116,17 +117,28 @@ export const FloorMap = ({ floorName, svg, metadata, robots, highlightedRobotId,
           if (!robot.pose) return null;
           const at = toPixels(metadata, robot.pose);
           const highlighted = robot.robot_id === highlightedRobotId;
+          // An offline robot is drawn grey where it last reported, so nobody takes it for one that is there.
+          const offline = robotOffline(robot);
+          const tone = offline ? '#6c757d' : '#198754';
           const radius = highlighted ? unit * 1.4 : unit;
           // The plan's y axis points down, so a heading counter-clockwise in metres is clockwise in pixels.
           const head = { x: at.x + Math.cos(robot.pose.theta) * radius * 2, y: at.y - Math.sin(robot.pose.theta) * radius * 2 };
           return (
-            <g key={robot.robot_id} data-testid="robot-marker" data-robot-id={robot.robot_id} data-x={at.x} data-y={at.y} aria-hidden="true">
-              <line x1={at.x} y1={at.y} x2={head.x} y2={head.y} stroke="#198754" strokeWidth={unit / 3} data-testid="robot-heading" />
+            <g
+              key={robot.robot_id}
+              data-testid="robot-marker"
+              data-robot-id={robot.robot_id}
+              data-x={at.x}
+              data-y={at.y}
+              data-offline={offline}
+              aria-hidden="true"
+            >
+              <line x1={at.x} y1={at.y} x2={head.x} y2={head.y} stroke={tone} strokeWidth={unit / 3} data-testid="robot-heading" />
               <circle
                 cx={at.x}
                 cy={at.y}
                 r={radius}
-                fill={highlighted ? '#ffc107' : '#198754'}
+                fill={highlighted ? '#ffc107' : tone}
                 stroke={highlighted ? '#000' : '#fff'}
                 strokeWidth={unit / 4}
               />

@@ -8,6 +8,7 @@ import { Spinner } from '../../../components/spinner.tsx';
 import { useSessionUser } from '../../../lib/auth/auth-context.tsx';
 import { LOCAL_KEYS, readUserChoice, saveUserChoice } from '../../../lib/storage.ts';
 import { useLiveRobotList } from '../../../lib/robot-list.ts';
+import { robotOffline } from '../../../lib/robot-presence.ts';
 import { useBuildings, useFloors } from '../../../lib/site-queries.ts';
 import { useFloorMapImage, useFloorMapMetadata, useTrajectoryJob } from '../api/map-queries.ts';
 import { FloorMap } from '../components/floor-map.tsx';
@@ -190,6 +191,7 @@ export const MapRoute = () => {
                       x: formatMetres(robot.pose?.x ?? 0),
                       y: formatMetres(robot.pose?.y ?? 0),
                     })}
+                    {robotOffline(robot) ? ` (${t('robotModes.0')})` : ''}
                     {robot.robot_id === robotParam ? ` (${t('map.selectedRobot')})` : ''}
                   </li>
                 ))}

@@ -6,10 +6,11 @@ import type { Robot, RobotCommand } from '@uvd/contracts';
 import { useTranslation } from 'react-i18next';
 import { ConfirmDialog } from '../../../components/confirm-dialog.tsx';
 import { paths } from '../../../config/paths.ts';
+import { robotNeverReported, robotNotReporting } from '../../../lib/robot-presence.ts';
 import { toast } from '../../../lib/toast.ts';
 import { useRobotCommand } from '../api/robot-command.ts';
 import { robotStatusLabel } from '../robot-status.ts';
-import { BatteryIndicator, SignalIndicator } from './robot-indicators.tsx';
+import { BatteryIndicator, SignalIndicator, UnknownValue } from './robot-indicators.tsx';
 
 /** Spec §2 controls: play/resume, pause, stop, home (the contract's `play` starts or resumes). */
 type Control = Extract<RobotCommand, 'play' | 'pause' | 'stop' | 'home'>;
@@ -30,6 +31,8 @@ export const RobotDialog = ({ robot, showMode, onClose }: RobotDialogProps) => {
   const [pending, setPending] = useState<Control | null>(null);
   // Spec §4: controls only while the robot is Autonomous; a live mode change enables or disables them at once.
   const controlsEnabled = robot?.mode === RobotMode.autonomous;
+  // A robot that is not reporting at all cannot be switched to Autonomous from here: say that it is offline.
+  const controlsHint = robot && robotNotReporting(robot) ? t('robotControls.notReporting') : t('robotControls.onlyAutonomous');
 
   const send = () => {
     if (!robot || !pending) return;
@@ -63,7 +66,13 @@ export const RobotDialog = ({ robot, showMode, onClose }: RobotDialogProps) => {
             <Modal.Body>
               <dl className="row mb-3">
                 <dt className="col-5">{t('robotTable.status')}</dt>
-                <dd className="col-7">{robotStatusLabel(t, robot.status)}</dd>
+                <dd className="col-7">
+                  {robotNeverReported(robot) ? (
+                    <UnknownValue testId="robot-status" label={t('robotTable.statusUnknown')} />
+                  ) : (
+                    robotStatusLabel(t, robot.status)
+                  )}
+                </dd>
                 {showMode ? (
                   <>
                     <dt className="col-5">{t('robotTable.mode')}</dt>
@@ -98,7 +107,7 @@ export const RobotDialog = ({ robot, showMode, onClose }: RobotDialogProps) => {
               </div>
               {controlsEnabled ? null : (
                 <p id="robot-controls-hint" className="form-text mb-0 mt-2">
-                  {t('robotControls.onlyAutonomous')}
+                  {controlsHint}
                 </p>
               )}
             </Modal.Body>

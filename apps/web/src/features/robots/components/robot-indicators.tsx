@@ -2,11 +2,23 @@ import { useTranslation } from 'react-i18next';
 import { SIGNAL_BARS, signalLevel, signalPercent } from '../signal.ts';
 
 /**
+ * A value the robot has not reported (it has not spoken since it was registered): a dash, not 0 % or empty bars,
+ * which would be readings; screen readers hear the label instead.
+ */
+export const UnknownValue = ({ testId, label }: { testId: string; label: string }) => (
+  <span data-testid={testId} data-unknown="true" title={label}>
+    <span aria-hidden="true">—</span>
+    <span className="visually-hidden">{label}</span>
+  </span>
+);
+
+/**
  * Battery percent with a charging mark (charging_status 1, spec §3). Below 576 px the bar is left out (the percent
  * says the same) and the mark may wrap under the percent, so the robots table fits a 375 px screen.
  */
-export const BatteryIndicator = ({ battery, charging }: { battery: number; charging: boolean }) => {
+export const BatteryIndicator = ({ battery, charging }: { battery: number | null; charging: boolean }) => {
   const { t } = useTranslation();
+  if (battery === null) return <UnknownValue testId="battery" label={t('robotTable.batteryUnknown')} />;
   const percent = Math.round(Math.min(100, Math.max(0, battery)));
   const tone = percent < 20 ? 'bg-danger' : percent < 50 ? 'bg-warning' : 'bg-success';
   return (
@@ -33,8 +45,9 @@ export const BatteryIndicator = ({ battery, charging }: { battery: number; charg
 };
 
 /** Signal bars and level word of spec §9 from the robot's ping in ms; the word may wrap under the bars. */
-export const SignalIndicator = ({ ping }: { ping: number }) => {
+export const SignalIndicator = ({ ping }: { ping: number | null }) => {
   const { t } = useTranslation();
+  if (ping === null) return <UnknownValue testId="signal" label={t('robotTable.signalUnknown')} />;
   const level = signalLevel(ping);
   const percent = signalPercent(ping);
   const lit = SIGNAL_BARS[level];

@@ -1,8 +1,9 @@
 import type { Robot } from '@uvd/contracts';
 import { useTranslation } from 'react-i18next';
 import { SkeletonRows } from '../../../components/skeleton.tsx';
+import { robotNeverReported, robotOffline } from '../../../lib/robot-presence.ts';
 import { robotStatusLabel } from '../robot-status.ts';
-import { BatteryIndicator, SignalIndicator } from './robot-indicators.tsx';
+import { BatteryIndicator, SignalIndicator, UnknownValue } from './robot-indicators.tsx';
 
 const COLUMNS = 4;
 const LOADING_ROWS = 5;
@@ -64,13 +65,24 @@ export const RobotTable = ({ robots, loading, onOpen }: RobotTableProps) => {
                 >
                   {robot.name}
                 </button>
+                {robotOffline(robot) ? (
+                  <span className="badge text-bg-secondary ms-2" data-testid="robot-offline">
+                    {t('robotModes.0')}
+                  </span>
+                ) : null}
                 {robot.stale ? (
                   <span className="badge text-bg-warning ms-2" title={t('robotTable.staleHint')}>
                     {t('robotTable.stale')}
                   </span>
                 ) : null}
               </th>
-              <td>{robotStatusLabel(t, robot.status)}</td>
+              <td>
+                {robotNeverReported(robot) ? (
+                  <UnknownValue testId="robot-status" label={t('robotTable.statusUnknown')} />
+                ) : (
+                  robotStatusLabel(t, robot.status)
+                )}
+              </td>
               <td>
                 <BatteryIndicator battery={robot.battery} charging={robot.charging_status === 1} />
               </td>

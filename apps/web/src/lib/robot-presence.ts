@@ -1,0 +1,27 @@
+import { RobotMode } from '@uvd/contracts';
+
+/**
+ * What the console needs of a robot to tell whether it is there. `signal` is written nullable: the server has no
+ * signal for a robot that is not online (never heard from, not since the server started, or disconnected).
+ */
+export interface RobotPresenceFields {
+  mode: number;
+  battery: number | null;
+  signal: number | null;
+}
+
+/**
+ * Offline for the operator: mode 0 (spec §3 Offline), which is also what the server reports for a robot that has
+ * not spoken since it started. The table, map and job editor say so; its controls stay disabled (spec §4 allows
+ * them in Autonomous mode only).
+ */
+export const robotOffline = (robot: RobotPresenceFields): boolean => robot.mode === RobotMode.offline;
+
+/** Offline and silent (no signal to measure): the console has nothing live of it, only what it last reported. */
+export const robotNotReporting = (robot: RobotPresenceFields): boolean => robotOffline(robot) && robot.signal === null;
+
+/**
+ * Never heard from: not reporting and no battery ever reported (every VDA 5050 state carries one). Its status is
+ * the server's placeholder, not a report, so the console shows none.
+ */
+export const robotNeverReported = (robot: RobotPresenceFields): boolean => robotNotReporting(robot) && robot.battery === null;
