@@ -115,7 +115,7 @@ export async function startEmbeddedBroker(options: {
 
   type Verdict = { identity: Identity } | { refuse: AuthErrorCode; message: string };
 
-  const checkRobot = async (username: string, password: Buffer, address: string): Promise<Verdict> => {
+  const checkRobot = async (username: string, password: Buffer, address: string, gone: () => boolean): Promise<Verdict> => {
     const slash = username.indexOf('/');
     if (slash <= 0 || slash === username.length - 1) {
       guard.recordFailure(address);
@@ -142,14 +142,17 @@ export async function startEmbeddedBroker(options: {
     // The cached login holds only while the robot's password is the one it was checked against.
     if (fresh && cached.hash === row.hash) return { identity };
     if (lockedOut()) return { refuse: CONNACK.notAuthorized, message: 'Too many failed logins: try again later.' };
-    const release = guard.beginVerification(address);
-    if (!release) return { refuse: CONNACK.serverUnavailable, message: 'Too many logins at once: try again later.' };
-    verifications++;
+    const endTurn = await guard.acquire();
+    if (!endTurn) return { refuse: CONNACK.serverUnavailable, message: 'Too many logins at once: try again later.' };
     let valid: boolean;
     try {
+      // While this login waited, its address or name may have been locked out, or its client gone.
+      if (lockedOut()) return { refuse: CONNACK.notAuthorized, message: 'Too many failed logins: try again later.' };
+      if (gone()) return { refuse: CONNACK.serverUnavailable, message: 'The client went away.' };
+      verifications++;
       valid = await verifyPassword(row.hash, password.toString('utf8'));
     } finally {
-      release();
+      endTurn();
     }
     if (!valid) {
       guard.recordFailure(address, username);
@@ -185,7 +188,7 @@ export async function startEmbeddedBroker(options: {
         refuse(CONNACK.badLogin, 'A robot logs in as {manufacturer}/{serialNumber} with its password.');
         return;
       }
-      checkRobot(username, password, address)
+      checkRobot(username, password, address, () => client.closed)
         .then((verdict) => {
           if ('identity' in verdict) admit(verdict.identity);
           else refuse(verdict.refuse, verdict.message);

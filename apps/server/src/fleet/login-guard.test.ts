@@ -3,7 +3,8 @@ import { LoginGuard, type LoginLimits } from './login-guard.ts';
 
 const limits: LoginLimits = {
   maxVerifications: 2,
-  maxVerificationsPerAddress: 1,
+  maxWaiting: 10,
+  maxWaitMs: 10_000,
   failuresBeforeLockout: 3,
   lockoutBaseMs: 1000,
   lockoutMaxMs: 5000,
@@ -49,17 +50,28 @@ describe('LoginGuard', () => {
     expect(guard.lockedFor('10.0.0.1', 'uvd/1')).toBe(0);
   });
 
-  it('bounds password checks in flight, overall and per address', () => {
-    const { guard } = guardAt();
-    const first = guard.beginVerification('10.0.0.1');
+  it('runs a bounded number of password checks, lines up a bounded number more, and refuses the rest', async () => {
+    const guard = new LoginGuard({ ...limits, maxVerifications: 2, maxWaiting: 2, maxWaitMs: 60_000 });
+    const first = await guard.acquire();
+    const second = await guard.acquire();
     expect(first).toBeDefined();
-    expect(guard.beginVerification('10.0.0.1')).toBeUndefined();
-    const second = guard.beginVerification('10.0.0.2');
     expect(second).toBeDefined();
-    expect(guard.beginVerification('10.0.0.3')).toBeUndefined();
+    const third = guard.acquire();
+    const fourth = guard.acquire();
+    expect(await guard.acquire()).toBeUndefined();
     first?.();
     first?.();
-    expect(guard.beginVerification('10.0.0.3')).toBeDefined();
-    expect(guard.beginVerification('10.0.0.1')).toBeUndefined();
+    const thirdTurn = await third;
+    expect(thirdTurn).toBeDefined();
+    second?.();
+    expect(await fourth).toBeDefined();
+  });
+
+  it('refuses a login that waited too long', async () => {
+    const guard = new LoginGuard({ ...limits, maxVerifications: 1, maxWaiting: 5, maxWaitMs: 20 });
+    const first = await guard.acquire();
+    expect(await guard.acquire()).toBeUndefined();
+    first?.();
+    expect(await guard.acquire()).toBeDefined();
   });
 });

@@ -3,14 +3,17 @@
  * the pool the API's own logins, file reads and DNS need: 50 wrong logins in parallel took the API's p50 from
  * 6 ms to 410–681 ms. So failures lock out their source address and the robot name they tried (Keycloak's
  * model: from the Nth consecutive failure on, a wait that doubles up to a maximum), and only a few password
- * checks run at once (one per address); a login beyond that is refused at once, not queued.
+ * checks run at once: the others wait their turn here, in a bounded line, not on the thread pool, and a login
+ * that finds the line full, or waits too long, is refused.
  */
 
 export interface LoginLimits {
-  /** Password checks of MQTT logins running at once, over all addresses. */
+  /** Password checks of MQTT logins running at once. */
   maxVerifications: number;
-  /** Password checks running at once for logins from one source address. */
-  maxVerificationsPerAddress: number;
+  /** Logins waiting for a password check; one more is refused at once. */
+  maxWaiting: number;
+  /** A login that waited this long for a password check is refused. */
+  maxWaitMs: number;
   /** Failed logins in a row (per address, per robot name) before logins are refused for a while. */
   failuresBeforeLockout: number;
   /** The first lockout; each further failure doubles it, up to `lockoutMaxMs`. */
@@ -22,7 +25,9 @@ export interface LoginLimits {
 
 export const DEFAULT_LOGIN_LIMITS: LoginLimits = {
   maxVerifications: 2,
-  maxVerificationsPerAddress: 1,
+  // A whole fleet behind one address reconnecting after a restart (the telemetry bench logs in 50 at a time).
+  maxWaiting: 100,
+  maxWaitMs: 10_000,
   failuresBeforeLockout: 5,
   lockoutBaseMs: 2000,
   lockoutMaxMs: 300_000,
@@ -40,7 +45,7 @@ const MAX_TRACKED = 50_000;
 
 export class LoginGuard {
   private readonly failures = new Map<string, Failures>();
-  private readonly inFlight = new Map<string, number>();
+  private readonly waiting: { resolve: (end: (() => void) | undefined) => void; timer: NodeJS.Timeout }[] = [];
   private running = 0;
 
   constructor(
@@ -56,22 +61,39 @@ export class LoginGuard {
   }
 
   /**
-   * A slot for one password check from `address`, or undefined when the checks running are at their bound.
-   * The returned function gives the slot back.
+   * A turn for one password check: at once while fewer than the maximum run, else after waiting in line;
+   * undefined when the line is full or the wait too long. The returned function ends the turn.
    */
-  beginVerification(address: string): (() => void) | undefined {
-    const fromAddress = this.inFlight.get(address) ?? 0;
-    if (this.running >= this.limits.maxVerifications || fromAddress >= this.limits.maxVerificationsPerAddress) return undefined;
-    this.running++;
-    this.inFlight.set(address, fromAddress + 1);
-    let released = false;
+  acquire(): Promise<(() => void) | undefined> {
+    if (this.running < this.limits.maxVerifications) {
+      this.running++;
+      return Promise.resolve(this.turn());
+    }
+    if (this.waiting.length >= this.limits.maxWaiting) return Promise.resolve(undefined);
+    return new Promise((resolve) => {
+      const waiter = {
+        resolve,
+        timer: setTimeout(() => {
+          this.waiting.splice(this.waiting.indexOf(waiter), 1);
+          resolve(undefined);
+        }, this.limits.maxWaitMs).unref(),
+      };
+      this.waiting.push(waiter);
+    });
+  }
+
+  private turn(): () => void {
+    let ended = false;
     return () => {
-      if (released) return;
-      released = true;
-      this.running--;
-      const left = (this.inFlight.get(address) ?? 1) - 1;
-      if (left > 0) this.inFlight.set(address, left);
-      else this.inFlight.delete(address);
+      if (ended) return;
+      ended = true;
+      const next = this.waiting.shift();
+      if (!next) {
+        this.running--;
+        return;
+      }
+      clearTimeout(next.timer);
+      next.resolve(this.turn());
     };
   }
 
