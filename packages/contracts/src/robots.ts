@@ -21,19 +21,29 @@ export const LOW_BATTERY_PERCENT = 20;
 /**
  * Spec §3 robot, plus where it is (floor, building, pose in metres on the floor's map frame) and when it last
  * reported: the map draws robots from these.
+ *
+ * A robot is online only once it speaks: a VDA 5050 state or connection ONLINE message since the server (its
+ * embedded broker) started. Until then, and after it disconnects, it is mode 0 (Offline) with signal null,
+ * whatever it was registered with; its commands are refused (409 robot_offline). Battery is null until the
+ * robot has ever reported one; after a disconnect or a server restart the last reported battery is shown, as
+ * old as `last_seen` says. Status and pose are likewise the last reported ones.
  */
 export const Robot = z.object({
   robot_id: Id,
   name: z.string(),
+  /** The last reported activity (idle, driving, disinfecting, paused, charging, error); 'idle' if it never reported. */
   status: z.string(),
-  /** 0 Offline, 1 Manual, 2 Autonomous, 3 Semi-autonomous, 4 Maintenance. */
+  /** 0 Offline (also: never heard from, or not since the server started), 1 Manual, 2 Autonomous, 3 Semi-autonomous, 4 Maintenance. */
   mode: z.number().int().min(0).max(4),
-  /** Percent, 0 to 100. */
-  battery: z.number(),
+  /** Percent, 0 to 100, as last reported; null when the robot never reported one. */
+  battery: z.number().nullable(),
   /** 1 means charging. */
   charging_status: z.union([z.literal(0), z.literal(1)]),
-  /** Round-trip ping in ms, -1 when the robot does not answer (the console maps it to percent of 800 ms, spec §9). */
-  signal: z.number().int(),
+  /**
+   * Round-trip ping in ms, -1 when the online robot does not answer (the console maps it to percent of 800 ms,
+   * spec §9); null when the robot is not online (nothing to measure).
+   */
+  signal: z.number().int().nullable(),
   floor_id: Id.nullable(),
   building_id: Id.nullable(),
   pose: MapPose.nullable(),
@@ -52,8 +62,9 @@ export const FloorRobots = z.object({ robot_list: z.array(Id) });
 export type FloorRobots = z.infer<typeof FloorRobots>;
 
 /**
- * What the caller's fleet is doing, for a dashboard line: robots they may see, how many in each mode, how many
- * charging, how many under LOW_BATTERY_PERCENT.
+ * What the caller's fleet is doing, for a dashboard line: robots they may see, how many in each mode (a robot
+ * not online counts as offline, as in `Robot.mode`), how many charging, how many under LOW_BATTERY_PERCENT (of
+ * those that ever reported a battery).
  */
 export const RobotSummary = z.object({
   total: z.number().int().min(0),

@@ -33,7 +33,7 @@ interface Tracked {
   connection: ConnectionState;
   /** headerId of the last state applied in this connection session; reset when the robot reconnects. */
   lastHeaderId: number | undefined;
-  /** When the last state (or ONLINE) arrived, ms since epoch. */
+  /** When the last state (or ONLINE) arrived, ms since epoch; 0 if the robot was never heard from. */
   lastHeardAt: number;
   stale: boolean;
   operatingMode: OperatingMode | undefined;
@@ -90,7 +90,15 @@ export async function createFleet(deps: FleetDependencies): Promise<Fleet> {
   const timing = config.fleet;
 
   let broker: EmbeddedBroker | undefined;
-  if (!config.mqttUrl) broker = await startEmbeddedBroker({ db, host: config.mqttHost, port: config.mqttPort });
+  if (!config.mqttUrl) {
+    // No robot is connected to a broker that is only starting: rows the previous run left ONLINE are not true
+    // any more, and a robot is online again once it speaks (its last battery, status and pose stay shown).
+    await db
+      .update(robots)
+      .set({ connectionState: 'OFFLINE', mode: ROBOT_MODE.offline, signal: -1 })
+      .where(eq(robots.connectionState, 'ONLINE'));
+    broker = await startEmbeddedBroker({ db, host: config.mqttHost, port: config.mqttPort });
+  }
   const brokerUrl = config.mqttUrl ?? broker?.url ?? '';
 
   const stats: FleetStats = { accepted: 0, malformed: 0, invalid: 0, unknownRobot: 0, spoofed: 0, duplicate: 0 };
@@ -119,22 +127,26 @@ export async function createFleet(deps: FleetDependencies): Promise<Fleet> {
   const track = (row: RobotRow): Tracked => {
     const existing = byId.get(row.id);
     if (existing) return existing;
+    // What the robots list shows of the row (robots/repository.ts), so the first message's events are the
+    // changes a client sees: a robot not online has mode 0 and no signal, one never heard from no battery.
+    const online = row.connectionState === 'ONLINE';
     const fields: RobotFields = {
-      battery: row.battery,
+      battery: row.lastSeenAt ? row.battery : null,
       chargingStatus: row.chargingStatus === 1 ? 1 : 0,
-      mode: row.mode,
+      mode: online ? row.mode : ROBOT_MODE.offline,
       status: row.status,
       pose: row.pose ?? null,
       floorId: row.floorId,
       errors: [],
-      signal: row.signal,
+      signal: online ? row.signal : -1,
       connectionState: row.connectionState,
     };
     const tracked: Tracked = {
       robot: { robotId: row.id, orgId: row.orgId, manufacturer: row.manufacturer, serialNumber: row.serialNumber },
-      connection: row.connectionState === 'ONLINE' ? 'ONLINE' : row.connectionState === 'CONNECTIONBROKEN' ? 'CONNECTIONBROKEN' : 'OFFLINE',
+      connection: online ? 'ONLINE' : row.connectionState === 'CONNECTIONBROKEN' ? 'CONNECTIONBROKEN' : 'OFFLINE',
       lastHeaderId: row.lastStateHeaderId ?? undefined,
-      lastHeardAt: Date.now(),
+      // Silence is counted from when the robot was last heard by any process, not from when this one looked.
+      lastHeardAt: row.lastSeenAt?.getTime() ?? 0,
       stale: false,
       operatingMode: undefined,
       current: { ...fields },
@@ -211,7 +223,8 @@ export async function createFleet(deps: FleetDependencies): Promise<Fleet> {
     await db
       .update(robots)
       .set({
-        battery: next.battery,
+        // undefined leaves the column as it is: a robot that never reported a battery has none to write.
+        battery: next.battery ?? undefined,
         chargingStatus: next.chargingStatus,
         mode: next.mode,
         status: next.status,
@@ -221,7 +234,7 @@ export async function createFleet(deps: FleetDependencies): Promise<Fleet> {
         errors: next.errors,
         connectionState: next.connectionState,
         lastStateHeaderId: tracked.lastHeaderId ?? null,
-        lastSeenAt: new Date(tracked.lastHeardAt),
+        lastSeenAt: tracked.lastHeardAt > 0 ? new Date(tracked.lastHeardAt) : null,
       })
       .where(eq(robots.id, tracked.robot.robotId));
     tracked.written = { ...next, pose };
@@ -415,8 +428,9 @@ export async function createFleet(deps: FleetDependencies): Promise<Fleet> {
   const startTimeout = new Promise<void>((resolve) => setTimeout(resolve, 10_000).unref());
   await Promise.race([subscribed, startTimeout]);
 
-  // Robots the table says are online are watched from now on, so those that went away while no gateway
-  // ran are marked offline by the watchdog.
+  // With an external broker, robots the table says are online (heard by this or another process) are watched
+  // from now on, so those that went away while no gateway ran are marked offline by the watchdog once silent
+  // for the offline interval since they were last heard.
   for (const row of await db.select().from(robots).where(eq(robots.connectionState, 'ONLINE'))) track(row);
 
   const publish = async (tracked: Tracked, topic: VdaTopicName, body: Record<string, unknown>) => {

@@ -16,7 +16,8 @@ export interface RobotError {
 
 /** The robot columns the gateway keeps current. */
 export interface RobotFields {
-  battery: number;
+  /** null until the robot has ever reported a state. */
+  battery: number | null;
   chargingStatus: 0 | 1;
   mode: number;
   status: string;
@@ -72,7 +73,10 @@ const sameErrors = (a: readonly RobotError[], b: readonly RobotError[]) => JSON.
 /** One robot_update per field that changed from `before` to `after` (spec §4: one named field per event). */
 export function updatesBetween(robotId: string, before: RobotFields, after: RobotFields): RobotUpdate[] {
   const updates: RobotUpdate[] = [];
-  if (Math.round(before.battery) !== Math.round(after.battery) || before.chargingStatus !== after.chargingStatus) {
+  if (
+    after.battery !== null &&
+    (before.battery === null || Math.round(before.battery) !== Math.round(after.battery) || before.chargingStatus !== after.chargingStatus)
+  ) {
     updates.push({ robot_id: robotId, field: 'battery', value: after.battery, charging_status: after.chargingStatus });
   }
   if (before.mode !== after.mode) updates.push({ robot_id: robotId, field: 'mode', value: after.mode });
@@ -96,7 +100,8 @@ const SIGNAL_WRITE_DELTA_MS = 50;
 
 export function needsWrite(written: RobotFields, now: RobotFields, since: { poseMs: number; seenMs: number }): boolean {
   return (
-    Math.abs(written.battery - now.battery) >= 1 ||
+    (written.battery === null) !== (now.battery === null) ||
+    Math.abs((written.battery ?? 0) - (now.battery ?? 0)) >= 1 ||
     written.chargingStatus !== now.chargingStatus ||
     written.mode !== now.mode ||
     written.status !== now.status ||

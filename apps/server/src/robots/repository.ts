@@ -2,7 +2,7 @@
  * SQL of the robots backend. Every query filters on the caller's organization; a teleoperator further sees
  * only the robots of their groups (lib/visibility.ts).
  */
-import { and, asc, count, eq, inArray, lt, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, eq, inArray, isNotNull, lt, sql, type SQL } from 'drizzle-orm';
 import { LOW_BATTERY_PERCENT, RobotMode, type Robot, type RobotSummary } from '@uvd/contracts';
 import type { Executor } from '../db/client.ts';
 import { floors, robotGroups, robots, type Pose } from '../db/schema.ts';
@@ -28,6 +28,7 @@ const robotColumns = {
   buildingId: floors.buildingId,
   pose: robots.pose,
   lastSeenAt: robots.lastSeenAt,
+  connectionState: robots.connectionState,
 };
 
 interface RobotRow {
@@ -42,19 +43,27 @@ interface RobotRow {
   buildingId: string | null;
   pose: Pose | null;
   lastSeenAt: Date | null;
+  connectionState: string;
 }
 
 /** A robot as stored; whether it is stale is the gateway's live knowledge, added by the routes. */
 export type StoredRobot = Omit<Robot, 'stale'>;
 
+/**
+ * The gateway writes connection_state ONLINE when a robot speaks and resets it when the robot goes away or the
+ * embedded broker starts (fleet/README.md); mode and signal of a robot that is not online are those of an
+ * offline robot, whatever the row was registered with, and a battery it never reported is none.
+ */
+const isOnline = (row: { connectionState: string }) => row.connectionState === 'ONLINE';
+
 const toRobot = (row: RobotRow): StoredRobot => ({
   robot_id: row.id,
   name: row.name,
   status: row.status,
-  mode: row.mode,
-  battery: row.battery,
+  mode: isOnline(row) ? row.mode : RobotMode.offline,
+  battery: row.lastSeenAt ? row.battery : null,
   charging_status: row.chargingStatus === 1 ? 1 : 0,
-  signal: row.signal,
+  signal: isOnline(row) ? row.signal : null,
   floor_id: row.floorId,
   building_id: row.buildingId,
   pose: row.pose ? { x: row.pose.x, y: row.pose.y, theta: row.pose.theta } : null,
@@ -112,17 +121,22 @@ export async function robotsOnFloor(db: Executor, principal: Principal, floorId:
 }
 
 export async function robotSummary(db: Executor, principal: Principal): Promise<RobotSummary> {
+  // The same rules as toRobot: a robot not online is offline, a battery never reported is not low. The mode is
+  // inlined, not a parameter, so the grouped expression is the selected one.
+  const mode = sql<number>`case when ${robots.connectionState} = 'ONLINE' then ${robots.mode} else ${sql.raw(String(RobotMode.offline))} end`.mapWith(Number);
   const rows = await db
     .select({
-      mode: robots.mode,
+      mode,
       status: robots.status,
       total: count(),
       charging: sql<number>`count(*) filter (where ${robots.chargingStatus} = 1)`.mapWith(Number),
-      lowBattery: sql<number>`count(*) filter (where ${lt(robots.battery, LOW_BATTERY_PERCENT)})`.mapWith(Number),
+      lowBattery: sql<number>`count(*) filter (where ${and(lt(robots.battery, LOW_BATTERY_PERCENT), isNotNull(robots.lastSeenAt))})`.mapWith(
+        Number,
+      ),
     })
     .from(robots)
     .where(and(...visibleToCaller(db, principal)))
-    .groupBy(robots.mode, robots.status);
+    .groupBy(mode, robots.status);
   const summary: RobotSummary = {
     total: 0,
     by_mode: { offline: 0, manual: 0, autonomous: 0, semi_autonomous: 0, maintenance: 0 },

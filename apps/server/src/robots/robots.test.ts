@@ -34,6 +34,8 @@ async function addRobots(orgId: string, seeds: RobotSeed[]): Promise<string[]> {
         serialNumber: `SN-${crypto.randomUUID()}`,
         floorId: seed.floorId ?? null,
         mode: seed.mode ?? 0,
+        // As the gateway writes a robot that speaks: its mode and signal count only while it is online.
+        connectionState: (seed.mode ?? 0) === 0 ? 'OFFLINE' : 'ONLINE',
         status: seed.status ?? 'idle',
         battery: seed.battery ?? 80,
         chargingStatus: seed.chargingStatus ?? 0,
