@@ -32,7 +32,9 @@ import { pushSenders } from './notifications/senders.ts';
 import { startNotifications } from './notifications/worker.ts';
 import { authPlugin } from './plugins/auth.ts';
 import { registerErrorHandlers } from './plugins/errors.ts';
+import { loadSheddingPlugin } from './plugins/load-shedding.ts';
 import { openapiPlugin } from './plugins/openapi.ts';
+import { originOf, securityHeadersPlugin } from './plugins/security-headers.ts';
 import { resolveWebDist, spaPlugin } from './plugins/spa.ts';
 import { xsrfPlugin } from './plugins/xsrf.ts';
 import { robotsRoutes } from './robots/routes.ts';
@@ -71,13 +73,33 @@ export interface App {
   context: AppContext;
 }
 
+/**
+ * Slowloris defence: Node cuts (408) a request whose headers or whole request have not arrived in time. It checks
+ * on an interval (30 s by default, far beyond a 10 s timeout), so the interval follows the headers timeout. The
+ * request timeout ends once the request is in: a live stream's long response is not cut.
+ */
+function httpServerOptions(http: Config['http']) {
+  return {
+    requestTimeout: http.requestTimeoutMs,
+    keepAliveTimeout: http.keepAliveTimeoutMs,
+    http: {
+      headersTimeout: http.headersTimeoutMs,
+      requestTimeout: http.requestTimeoutMs,
+      connectionsCheckingInterval: Math.min(1000, Math.max(100, http.headersTimeoutMs / 4)),
+    },
+  };
+}
+
 export async function buildApp({ config, database }: BuildOptions): Promise<App> {
   const app = Fastify({
     logger: config.logLevel === 'silent' ? false : { level: config.logLevel },
     trustProxy: config.trustProxy,
     // Ids in paths are UUIDs; anything longer is not ours.
     routerOptions: { maxParamLength: 200 },
+    ...httpServerOptions(config.http),
   });
+  // Each open connection costs a socket and memory whether or not it ever sends a request.
+  if (config.http.maxConnections > 0) app.server.maxConnections = config.http.maxConnections;
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
 
@@ -99,6 +121,9 @@ export async function buildApp({ config, database }: BuildOptions): Promise<App>
   });
 
   // external
+  await app.register(securityHeadersPlugin, { connectOrigins: [...originOf(config.idpIssuerBase), ...originOf(config.publicUrl)] });
+  // Before the rest: a request that is shed costs no cookie parsing, no token check, no database.
+  await app.register(loadSheddingPlugin, config.loadShedding);
   await app.register(cookie);
   await app.register(formbody);
   // The mobile shell's web view runs on its own origin (capacitor://localhost, https://localhost): it may call the

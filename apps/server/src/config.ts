@@ -92,6 +92,24 @@ const EnvSchema = z.object({
   PUSH_RETRY_BASE_MS: z.coerce.number().int().min(10).default(2000),
   /** A push service slower than this counts as unreachable (retried); a send is presumed dead after twice this. */
   PUSH_SEND_TIMEOUT_SECONDS: z.coerce.number().positive().default(10),
+  /**
+   * Load shedding (plugins/load-shedding.ts): beyond this many requests being handled at once, or when the event
+   * loop's delay averages this much over a second (the mean of 10 ms samples: the loop is busy for most of each
+   * turn), a request is answered 503 with Retry-After at once instead of queueing behind the others. Health
+   * checks and open live streams do not count. 0 switches a check off.
+   */
+  LOAD_MAX_IN_FLIGHT: z.coerce.number().int().min(0).default(128),
+  LOAD_MAX_EVENT_LOOP_DELAY_MS: z.coerce.number().int().min(0).default(200),
+  LOAD_RETRY_AFTER_SECONDS: z.coerce.number().int().min(1).default(5),
+  /**
+   * Slow clients: a request whose headers (or whole request, body included) have not arrived in this time is cut
+   * with 408, an idle keep-alive connection is closed after its timeout, and connections beyond the limit are
+   * refused (0: no limit). A response may last longer: live streams are long responses, not long requests.
+   */
+  HTTP_HEADERS_TIMEOUT_SECONDS: z.coerce.number().positive().default(10),
+  HTTP_REQUEST_TIMEOUT_SECONDS: z.coerce.number().positive().default(30),
+  HTTP_KEEP_ALIVE_TIMEOUT_SECONDS: z.coerce.number().positive().default(10),
+  HTTP_MAX_CONNECTIONS: z.coerce.number().int().min(0).default(10000),
   /** Origins of the mobile shell's web view allowed to call the API cross-origin (comma-separated). */
   CORS_ORIGINS: z.string().default('capacitor://localhost,https://localhost'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -130,6 +148,25 @@ export interface Config {
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   push: PushConfig;
   corsOrigins: string[];
+  loadShedding: LoadSheddingConfig;
+  http: HttpConfig;
+}
+
+export interface LoadSheddingConfig {
+  /** Requests handled at once beyond which a new one is refused with 503; 0: no limit. */
+  maxInFlight: number;
+  /** Mean event loop delay over a sample (one second) beyond which requests are refused with 503; 0: off. */
+  maxEventLoopDelayMs: number;
+  retryAfterSeconds: number;
+}
+
+export interface HttpConfig {
+  headersTimeoutMs: number;
+  /** At least headersTimeoutMs (Node refuses a shorter one). */
+  requestTimeoutMs: number;
+  keepAliveTimeoutMs: number;
+  /** 0: no limit. */
+  maxConnections: number;
 }
 
 export interface PushConfig {
@@ -201,5 +238,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       sendTimeoutMs: e.PUSH_SEND_TIMEOUT_SECONDS * 1000,
     },
     corsOrigins: list(e.CORS_ORIGINS),
+    loadShedding: {
+      maxInFlight: e.LOAD_MAX_IN_FLIGHT,
+      maxEventLoopDelayMs: e.LOAD_MAX_EVENT_LOOP_DELAY_MS,
+      retryAfterSeconds: e.LOAD_RETRY_AFTER_SECONDS,
+    },
+    http: {
+      headersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_SECONDS * 1000,
+      requestTimeoutMs: Math.max(e.HTTP_REQUEST_TIMEOUT_SECONDS, e.HTTP_HEADERS_TIMEOUT_SECONDS) * 1000,
+      keepAliveTimeoutMs: e.HTTP_KEEP_ALIVE_TIMEOUT_SECONDS * 1000,
+      maxConnections: e.HTTP_MAX_CONNECTIONS,
+    },
   };
 }

@@ -20,6 +20,8 @@ export const ErrorCode = {
   jobRunning: 'jobControls.errorJobRunning',
   duplicateRoom: 'duplicate_room',
   internal: 'internal_error',
+  /** 503 with Retry-After: the server sheds load rather than queue a request it cannot answer in time. */
+  overloaded: 'overloaded',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 

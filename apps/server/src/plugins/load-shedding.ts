@@ -1,0 +1,86 @@
+/**
+ * Load shedding: a request the server cannot start on soon is answered 503 with Retry-After at once, instead of
+ * queueing behind thousands of others until every caller times out (2 000 concurrent list requests used to wait
+ * 10-19 s at p99; bench/overload.ts). Two signals: requests in flight beyond a limit, and a lagging event loop
+ * (@fastify/under-pressure). Health checks are never shed (a probe failing under load would restart a busy but
+ * healthy server), and a live stream counts only until its handler opens it: it is a long response, not work.
+ */
+import underPressure from '@fastify/under-pressure';
+import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import fp from 'fastify-plugin';
+import { ErrorCode } from '@uvd/contracts';
+import type { LoadSheddingConfig } from '../config.ts';
+import { HttpError } from '../lib/http-error.ts';
+
+export const HEALTH_PATH = '/healthz';
+const EVENT_STREAM = 'text/event-stream';
+/** Two of under-pressure's one-second samples. */
+const STARTUP_GRACE_MS = 2000;
+
+/** Whether a route's success reply is an event stream, as its contract declares (lib/route.ts responseSchemas). */
+function isEventStream(route: RouteOptions): boolean {
+  const response: unknown = route.schema?.response;
+  if (typeof response !== 'object' || response === null) return false;
+  return Object.values(response).some(
+    (reply: unknown) =>
+      typeof reply === 'object' && reply !== null && 'content' in reply && typeof reply.content === 'object' && reply.content !== null && EVENT_STREAM in reply.content,
+  );
+}
+
+export const loadSheddingPlugin = fp<LoadSheddingConfig>(
+  async (app, { maxInFlight, maxEventLoopDelayMs, retryAfterSeconds }) => {
+    const streams = new Set<string>();
+    app.addHook('onRoute', (route) => {
+      if (!isEventStream(route)) return;
+      for (const method of [route.method].flat()) streams.add(`${method} ${route.url}`);
+    });
+    const routeKey = (request: FastifyRequest) => `${request.method} ${request.routeOptions.url ?? ''}`;
+    const exempt = (request: FastifyRequest) => request.routeOptions.url === HEALTH_PATH;
+
+    const shed = (reply: FastifyReply, why: string): HttpError => {
+      void reply.header('retry-after', String(retryAfterSeconds));
+      return new HttpError(503, ErrorCode.overloaded, `The server is overloaded (${why}); retry in ${retryAfterSeconds} s.`);
+    };
+
+    if (maxEventLoopDelayMs > 0) {
+      // The first samples measure our own start (routes, schemas, migrations), not load.
+      let steadyAfter = Number.POSITIVE_INFINITY;
+      app.addHook('onReady', async () => {
+        steadyAfter = Date.now() + STARTUP_GRACE_MS;
+      });
+      await app.register(underPressure, {
+        maxEventLoopDelay: maxEventLoopDelayMs,
+        retryAfter: retryAfterSeconds,
+        // Our own reply: the API's one error shape, and health checks pass.
+        pressureHandler: (request, reply) => {
+          if (exempt(request) || Date.now() < steadyAfter) return;
+          throw shed(reply, 'event loop delay');
+        },
+      });
+    }
+
+    if (maxInFlight > 0) {
+      let inFlight = 0;
+      const releases = new WeakMap<FastifyRequest, () => void>();
+      app.addHook('onRequest', async (request, reply) => {
+        if (exempt(request)) return;
+        if (inFlight >= maxInFlight) throw shed(reply, 'too many requests in flight');
+        inFlight += 1;
+        let released = false;
+        const release = () => {
+          if (released) return;
+          released = true;
+          inFlight -= 1;
+        };
+        releases.set(request, release);
+        // 'close' comes when the reply is finished or the client went away, whichever is first.
+        reply.raw.once('close', release);
+      });
+      // A stream's reply stays open for hours: it stops counting once checked (auth, query) and about to open.
+      app.addHook('preHandler', async (request) => {
+        if (streams.has(routeKey(request))) releases.get(request)?.();
+      });
+    }
+  },
+  { name: 'load-shedding' },
+);
