@@ -293,7 +293,13 @@ export class SimRobot {
         navigationTypes: ['AUTONOMOUS'],
       },
       physicalParameters: { speedMin: 0, speedMax: speed, accelerationMax: 0.5, decelerationMax: 0.5, heightMin: 1.2, heightMax: 1.2, width: 0.6, length: 0.6 },
-      protocolLimits: {},
+      // VDA 5050 2.0's factsheet schema requires the three objects; a limit left out (or 0) means none. States
+      // go out on every change (at most once a tick) and at least every stateIntervalMs.
+      protocolLimits: {
+        maxStringLens: {},
+        maxArrayLens: {},
+        timing: { minOrderInterval: 0, minStateInterval: this.tickMs / 1000, defaultStateInterval: this.stateIntervalMs / 1000 },
+      },
       protocolFeatures: {
         optionalParameters: [],
         agvActions: [
