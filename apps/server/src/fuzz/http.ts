@@ -1,0 +1,146 @@
+/**
+ * Sends a generated request for a route of the route table over real HTTP and checks the reply against the
+ * route's contract; shared by the fuzz suite and the tenancy matrix.
+ */
+import { sql } from 'drizzle-orm';
+import { ApiError, errorResponses, isStreamRoute, OAuthError, routeUrl, type RouteTableEntry } from '@uvd/contracts';
+import type { z } from 'zod';
+import type { Database } from '../db/client.ts';
+
+export type BodyEncoding = 'json' | 'form' | 'invalid-json' | 'text' | 'none';
+
+export interface RouteRequest {
+  entry: RouteTableEntry;
+  params: Record<string, unknown>;
+  query: unknown;
+  body: unknown;
+  encoding: BodyEncoding;
+  token?: string | undefined;
+  headers?: Record<string, string>;
+}
+
+export interface RouteReply {
+  status: number;
+  contentType: string;
+  /** Parsed JSON, or the text of a non-JSON reply; undefined for a stream that answered 200 (not read). */
+  body: unknown;
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const asText = (value: unknown): string => (typeof value === 'string' ? value : value === undefined ? '' : JSON.stringify(value));
+
+/**
+ * encodeURIComponent throws on a lone surrogate; a client can still send its would-be UTF-8 bytes (CESU-8),
+ * which is exactly what a server must survive.
+ */
+export function encodeSegment(value: string): string {
+  return value.replace(/[\uD800-\uDFFF]|[^\uD800-\uDFFF]+/g, (part) => {
+    if (part.length === 1 && /[\uD800-\uDFFF]/.test(part)) {
+      const code = part.charCodeAt(0);
+      return [0xe0 | (code >> 12), 0x80 | ((code >> 6) & 0x3f), 0x80 | (code & 0x3f)].map((byte) => `%${byte.toString(16).toUpperCase()}`).join('');
+    }
+    return encodeURIComponent(part);
+  });
+}
+
+export function requestUrl(baseUrl: string, request: RouteRequest): URL {
+  const path = routeUrl(request.entry).replace(/:([A-Za-z_]+)/g, (_, name: string) => encodeSegment(asText(request.params[name] ?? '')));
+  const url = new URL(path, baseUrl);
+  const query = isRecord(request.query) ? request.query : request.query === undefined ? {} : { q: request.query };
+  for (const [key, value] of Object.entries(query)) {
+    if (value === undefined) continue;
+    if (Array.isArray(value)) for (const item of value) url.searchParams.append(key, asText(item));
+    else url.searchParams.append(key, asText(value));
+  }
+  return url;
+}
+
+function encodeBody(request: RouteRequest): { body?: string; contentType?: string } {
+  if (request.entry.contract.method === 'GET' || request.encoding === 'none' || request.body === undefined) return {};
+  switch (request.encoding) {
+    case 'json':
+      return { body: JSON.stringify(request.body), contentType: 'application/json' };
+    case 'form': {
+      const form = new URLSearchParams();
+      const fields = isRecord(request.body) ? request.body : { value: request.body };
+      for (const [key, value] of Object.entries(fields)) if (value !== undefined) form.append(key, asText(value));
+      return { body: form.toString(), contentType: 'application/x-www-form-urlencoded' };
+    }
+    case 'invalid-json':
+      return { body: `${JSON.stringify(request.body).slice(0, -1)},}`, contentType: 'application/json' };
+    case 'text':
+      return { body: asText(request.body), contentType: 'text/plain' };
+  }
+}
+
+/** Sends the request; a stream that answers 200 is closed once its headers arrive. */
+export async function sendRoute(baseUrl: string, request: RouteRequest, timeoutMs = 20_000): Promise<RouteReply> {
+  const { body, contentType } = encodeBody(request);
+  const headers: Record<string, string> = { ...request.headers };
+  if (contentType) headers['content-type'] = contentType;
+  if (request.token) headers.authorization = `Bearer ${request.token}`;
+  const abort = new AbortController();
+  const timer = setTimeout(() => {
+    abort.abort(new Error(`no reply within ${timeoutMs} ms`));
+  }, timeoutMs);
+  try {
+    const response = await fetch(requestUrl(baseUrl, request), { method: request.entry.contract.method, headers, body, signal: abort.signal });
+    const type = response.headers.get('content-type') ?? '';
+    if (isStreamRoute(request.entry.contract) && response.status === 200) {
+      abort.abort();
+      return { status: 200, contentType: type, body: undefined };
+    }
+    const text = await response.text();
+    return { status: response.status, contentType: type, body: type.includes('json') && text !== '' ? (JSON.parse(text) as unknown) : text };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The reply schemas a route declares: its own, and for a bearer route the standard error replies. */
+export function declaredReplies(entry: RouteTableEntry): Record<number, z.ZodType> {
+  return entry.contract.auth === false ? entry.contract.response : { ...errorResponses, ...entry.contract.response };
+}
+
+/**
+ * What is wrong with a reply, or undefined: a 5xx; a body that does not match the schema declared for its
+ * status; an undeclared status whose body is not the mount's error shape (`{ error, message }` for the API,
+ * OAuth's `{ error, error_description }` for the identity provider).
+ */
+export function replyProblem(entry: RouteTableEntry, reply: RouteReply): string | undefined {
+  if (reply.status >= 500) return `status ${reply.status}: ${asText(reply.body).slice(0, 300)}`;
+  if (isStreamRoute(entry.contract) && reply.status === 200) {
+    return reply.contentType.includes('text/event-stream') ? undefined : `stream answered ${reply.contentType}`;
+  }
+  if (reply.status === 204) return reply.body === '' ? undefined : 'a 204 with a body';
+  const schema = declaredReplies(entry)[reply.status];
+  if (schema) {
+    const parsed = schema.safeParse(reply.body);
+    return parsed.success ? undefined : `status ${reply.status} does not match its schema: ${parsed.error.message.slice(0, 300)}`;
+  }
+  const errorShape = entry.mount === 'identity' ? OAuthError : ApiError;
+  if (reply.status >= 400 && errorShape.safeParse(reply.body).success) return undefined;
+  return `undeclared status ${reply.status} with ${reply.contentType || 'no content type'}: ${asText(reply.body).slice(0, 200)}`;
+}
+
+/** The rows of a raw query; both drivers (node-postgres and PGlite) answer `{ rows }`. */
+function rowsOf(result: unknown): Record<string, unknown>[] {
+  if (!isRecord(result) || !Array.isArray(result.rows)) return [];
+  return result.rows.filter(isRecord);
+}
+
+/** A checksum per table of the database, to prove that a refused request wrote nothing. */
+export async function tableChecksums(database: Database): Promise<Map<string, string>> {
+  const tables = await database.db.execute(sql`SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename`);
+  const names = rowsOf(tables).map((row) => String(row.tablename));
+  if (names.length === 0) return new Map();
+  const parts = names.map(
+    (name) => `SELECT '${name}' AS name, md5(coalesce(string_agg(x::text, '|' ORDER BY x::text), '')) AS sum FROM "${name}" x`,
+  );
+  const result = await database.db.execute(sql.raw(parts.join(' UNION ALL ')));
+  return new Map(rowsOf(result).map((row) => [String(row.name), String(row.sum)]));
+}
+
+/** Tables whose checksum differs. */
+export const changedTables = (before: Map<string, string>, after: Map<string, string>, ignore: readonly string[] = []): string[] =>
+  [...after.keys()].filter((name) => !ignore.includes(name) && before.get(name) !== after.get(name));

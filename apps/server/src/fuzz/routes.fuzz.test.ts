@@ -1,0 +1,169 @@
+/**
+ * Property-based fuzzing of every route of the contracts' route table over real HTTP: bodies, queries and path
+ * parameters derived from the route's own schemas and mutated (NUL, lone surrogates, RTL and emoji, huge
+ * strings and numbers, wrong types, extra and missing fields, arrays for scalars, invalid JSON, wrong content
+ * types), sent by an admin of the fuzzed organization or by nobody. Never a 5xx; every reply matches the schema
+ * declared for its status; a refused request (4xx) leaves every table as it was.
+ *
+ * Fixed seed by default; FUZZ_SEED and FUZZ_RUNS (runs per route) for longer local runs. FUZZ_TALLY=1 counts the
+ * problems of every request instead of stopping a route at its first (to measure a defect's extent); FUZZ_VERBOSE=1
+ * prints every reply.
+ */
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { z } from 'zod';
+import { Contact, Group, isStreamRoute, Job, ROUTE_TABLE, routeUrl, type RouteTableEntry } from '@uvd/contracts';
+import { startTestServer, type TestServer, type TestUser } from '../testing/harness.ts';
+import { createSite } from '../testing/site-fixtures.ts';
+import { fuzzed, jsonSchemaOf, nastyText, validOf, type IdPool } from './arbitraries.ts';
+import { changedTables, replyProblem, sendRoute, tableChecksums, type BodyEncoding, type RouteRequest } from './http.ts';
+
+const SEED = Number(process.env.FUZZ_SEED ?? 20261124);
+const RUNS = Number(process.env.FUZZ_RUNS ?? 16);
+const TALLY = process.env.FUZZ_TALLY === '1';
+/** FUZZ_VERBOSE=1 prints every reply, to see how far the generated requests get. */
+const VERBOSE = process.env.FUZZ_VERBOSE === '1';
+const problems: string[] = [];
+let requestCount = 0;
+console.info(`fuzz: seed ${SEED}, ${RUNS} runs per route (FUZZ_SEED, FUZZ_RUNS)`);
+
+let server: TestServer;
+let admin: TestUser;
+let operator: TestUser;
+let pool: IdPool;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  const orgId = await server.createOrg('fuzz');
+  const groupId = await server.createGroup(orgId);
+  const site = await createSite(server.context.db, orgId, { floors: 1, roomsPerFloor: 3, robots: 2, groupIds: [groupId] });
+  admin = await server.createUser(orgId, ['done-admin']);
+  operator = await server.createUser(orgId, ['done-teleoperator'], { groupIds: [groupId] });
+  const roomIds = site.floors[0]?.roomIds ?? [];
+  const job = await server.request('POST', `/api/jobs/jobs/${site.robotIds[0] ?? ''}`, {
+    token: admin.token,
+    body: { name: 'Fuzz', start_time: '2099-01-01T00:00:00Z', rooms: roomIds.map((room_id, order_no) => ({ room_id, order_no, dose: 10 })) },
+  });
+  const contact = await server.request('POST', '/api/contact/admin/profile/contacts', {
+    token: admin.token,
+    body: { title: 'Nurse', name: 'Maija', phone: '+358 1', email: 'maija@hospital.test' },
+  });
+  const group = await server.request('POST', '/api/group/create', { token: admin.token, body: { name: 'Second' } });
+  pool = {
+    realm: orgId,
+    ids: {
+      robot: site.robotIds,
+      room: roomIds,
+      floor: site.floors.map((floor) => floor.id),
+      building: [site.buildingId],
+      group: [groupId, Group.parse(group.body).id],
+      job: [Job.parse(job.body).job_id],
+      contact: [Contact.parse(contact.body).id],
+      user: [admin.id, operator.id],
+    },
+    words: { dose: [10, 20, 30, 50], email: ['someone@hospital.test', 'Second.Person@Hospital.test'], topic: [orgId] },
+  };
+});
+
+afterAll(async () => {
+  await server.close();
+});
+
+/** Field values that let a generated request reach past the first check of the identity provider. */
+const identityHints = (): Record<string, fc.Arbitrary<unknown>> => ({
+  client_id: fc.oneof({ weight: 4, arbitrary: fc.constant(server.context.config.clientId) }, nastyText),
+  grant_type: fc.oneof({ weight: 4, arbitrary: fc.constantFrom('password', 'refresh_token', 'client_credentials') }, nastyText),
+  username: fc.oneof(fc.constant(operator.username), nastyText),
+});
+
+/** A generated record whose named fields are drawn from `hints` most of the time. */
+const withHints = (base: fc.Arbitrary<unknown>, hints: Record<string, fc.Arbitrary<unknown>>): fc.Arbitrary<unknown> =>
+  fc.tuple(base, fc.record(hints, { requiredKeys: [] }), fc.boolean()).map(([value, hinted, use]) =>
+    use && typeof value === 'object' && value !== null && !Array.isArray(value) ? { ...value, ...hinted } : value,
+  );
+
+function requestArbitrary(entry: RouteTableEntry): fc.Arbitrary<RouteRequest> {
+  const { contract } = entry;
+  const identity = entry.mount === 'identity';
+  /** One part of the request is fuzzed at a time, the others valid, so the fuzzed part is what gets checked. */
+  const part = (schema: z.ZodType | undefined, io: 'input' | 'output', fuzz: boolean): fc.Arbitrary<unknown> => {
+    if (!schema) return fc.constant(undefined);
+    const json = jsonSchemaOf(schema, io);
+    return fuzz ? fuzzed(json, pool, contract.path) : validOf(json, pool, contract.path);
+  };
+  const params = (fuzz: boolean) =>
+    withHints(part(contract.params, 'output', fuzz), { organization: fc.oneof({ weight: 6, arbitrary: fc.constant(pool.realm) }, nastyText) });
+  const body = (fuzz: boolean) =>
+    contract.body
+      ? withHints(part(contract.body, 'input', fuzz), identity ? identityHints() : {})
+      : fc.option(fc.jsonValue({ maxDepth: 2 }), { nil: undefined });
+  const parts = fc.constantFrom('params', 'query', 'body', 'all').chain((target) =>
+    fc.record({
+      params: params(target === 'params' || target === 'all'),
+      query: part(contract.querystring, 'output', target === 'query' || target === 'all'),
+      body: body(target === 'body' || target === 'all'),
+    }),
+  );
+  const encodings: BodyEncoding[] = identity ? ['form', 'form', 'form', 'json', 'invalid-json', 'text', 'none'] : ['json', 'json', 'json', 'json', 'form', 'invalid-json', 'text', 'none'];
+  const needsToken = contract.auth !== false;
+  return fc.record({
+    entry: fc.constant(entry),
+    parts,
+    encoding: fc.constantFrom(...encodings),
+    // One request in eight without a token; routes without bearer auth sometimes get one they ignore.
+    token: fc.integer({ min: 0, max: 7 }).map((draw) => (draw === 0 ? undefined : needsToken || draw === 1 ? admin.token : undefined)),
+    headers: fc.option(
+      fc.record({ 'last-event-id': fc.oneof(fc.nat().map(String), nastyText.filter((text) => /^[\x20-\x7e]*$/.test(text))) }, { requiredKeys: [] }),
+      { nil: undefined },
+    ),
+  }).map(({ parts: { params, query, body }, ...rest }) => ({
+    ...rest,
+    params: typeof params === 'object' && params !== null && !Array.isArray(params) ? { ...params } : {},
+    query,
+    body,
+  }));
+}
+
+// The token endpoint records failed logins (brute-force protection, DESIGN.md "Identity"): a refused grant
+// writes by design.
+const WRITES_WHEN_REFUSED: Record<string, readonly string[]> = { identity: ['users', 'sessions', 'refresh_tokens'] };
+
+describe('fuzzing every route of the route table', () => {
+  for (const entry of ROUTE_TABLE) {
+    const name = `${entry.contract.method} ${routeUrl(entry)}${isStreamRoute(entry.contract) ? ' (stream: status and headers only)' : ''}`;
+    it(name, async () => {
+      const seen = new Map<number, number>();
+      // The state after a refused request is the state before the next one: one checksum per request.
+      let known: Map<string, string> | undefined;
+      await fc.assert(
+        fc.asyncProperty(requestArbitrary(entry), async (request) => {
+          const before = known ?? (await tableChecksums(server.testDatabase.database));
+          known = undefined;
+          const reply = await sendRoute(server.url, request);
+          seen.set(reply.status, (seen.get(reply.status) ?? 0) + 1);
+          requestCount += 1;
+          if (VERBOSE) console.info(name, reply.status, JSON.stringify(reply.body ?? null).slice(0, 200));
+          let problem = replyProblem(entry, reply);
+          if (!problem && reply.status >= 400 && reply.status < 500) {
+            const after = await tableChecksums(server.testDatabase.database);
+            known = after;
+            const changed = changedTables(before, after, WRITES_WHEN_REFUSED[entry.mount] ?? []);
+            if (changed.length > 0) problem = `a ${reply.status} changed ${changed.join(', ')}`;
+          }
+          if (problem && TALLY) problems.push(`${name}: ${problem}`);
+          else if (problem) throw new Error(problem);
+        }),
+        { seed: SEED, numRuns: RUNS, endOnFailure: true },
+      );
+      statuses.set(name, seen);
+      expect(seen.size).toBeGreaterThan(0);
+    });
+  }
+});
+
+const statuses = new Map<string, Map<number, number>>();
+afterAll(() => {
+  const lines = [...statuses].map(([route, seen]) => `${route}: ${[...seen].sort(([a], [b]) => a - b).map(([status, count]) => `${status}×${count}`).join(' ')}`);
+  console.info(`fuzz replies by status:\n${lines.join('\n')}`);
+  if (TALLY) console.info(`fuzz tally: ${problems.length} problems in ${requestCount} requests\n${problems.join('\n')}`);
+});
