@@ -1,5 +1,5 @@
 import type { RobotList, RobotUpdate } from '@uvd/contracts';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { FakeEventStream } from '../../testing/fake-event-stream.ts';
 import { robotFixture } from '../../testing/robot-fixtures.ts';
 import { applyRobotUpdate, RobotStreamHub, streamKey } from './robot-stream.ts';
@@ -38,6 +38,10 @@ describe('applyRobotUpdate (spec §4 live robot updates)', () => {
     expect(applyRobotUpdate(before, { robot_id: A, field: 'errors', value: [] })).toBe(before);
     expect(applyRobotUpdate(undefined, { robot_id: A, field: 'mode', value: 1 })).toBeUndefined();
   });
+});
+
+afterEach(() => {
+  vi.useRealTimers();
 });
 
 const until = async (check: () => boolean) => {
@@ -169,4 +173,53 @@ describe('RobotStreamHub (one reference-counted connection per stream)', () => {
     expect(transport.opened).toHaveLength(2);
     release();
   });
+
+  it('backs off from a server that accepts the stream and drops it at once, rather than reconnecting and refetching every second', async () => {
+    vi.useFakeTimers();
+    const transport = fakeTransport();
+    const resyncs: (readonly string[])[] = [];
+    const hub = new RobotStreamHub({
+      connect: (ids, lastEventId, signal) => {
+        const response = transport.connect(ids, lastEventId, signal);
+        transport.opened.at(-1)?.stream.end();
+        return response;
+      },
+      onUpdate: () => undefined,
+      onResync: (ids) => resyncs.push(ids),
+      initialDelayMs: 1000,
+      maxDelayMs: 30_000,
+    });
+    const release = hub.subscribe([A]);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(transport.opened).toHaveLength(1);
+    // Waits of 1, 2, 4 and 8 s: five connections in 15 s, not one a second.
+    await vi.advanceTimersByTimeAsync(15_000);
+    expect(transport.opened).toHaveLength(5);
+    expect(resyncs).toHaveLength(4);
+    release();
+  });
+
+  it('starts again from the first delay after a connection that stayed open', async () => {
+    vi.useFakeTimers();
+    const transport = fakeTransport();
+    const hub = new RobotStreamHub({ connect: transport.connect, onUpdate: () => undefined, initialDelayMs: 1000, maxDelayMs: 30_000 });
+    const release = hub.subscribe([A]);
+    await vi.advanceTimersByTimeAsync(0);
+    transport.opened[0]?.stream.end();
+    await vi.advanceTimersByTimeAsync(1000);
+    // The second connection drops after 1 s: the next wait doubles.
+    expect(transport.opened).toHaveLength(2);
+    transport.opened[1]?.stream.end();
+    await vi.advanceTimersByTimeAsync(1999);
+    expect(transport.opened).toHaveLength(2);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(transport.opened).toHaveLength(3);
+    // The third lives a minute: after it the wait is 1 s again.
+    await vi.advanceTimersByTimeAsync(60_000);
+    transport.opened[2]?.stream.end();
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(transport.opened).toHaveLength(4);
+    release();
+  });
 });
+

@@ -19,7 +19,10 @@ export interface StreamHubOptions<T> {
    * subscriber refetches what it shows. Once per stream, whatever the number of subscribers.
    */
   onResync?: (ids: readonly string[]) => void;
-  /** First reconnect delay; doubled after each failed attempt up to maxDelayMs, reset once a connection opens. */
+  /**
+   * First reconnect delay; doubled after each failed attempt up to maxDelayMs. A connection that stays open for
+   * maxDelayMs resets it; one that ends sooner counts as a failed attempt.
+   */
   initialDelayMs?: number;
   maxDelayMs?: number;
 }
@@ -116,10 +119,11 @@ export class StreamHub<T> {
       this.options.onResync?.(connection.ids);
     };
     while (!signal.aborted) {
+      let openedAt: number | null = null;
       try {
         const response = await this.options.connect(connection.ids, connection.lastEventId, signal);
         if (!response.ok || !response.body) throw new Error(`stream answered ${response.status}`);
-        attempt = 0;
+        openedAt = Date.now();
         // Refetched once the stream is open, so whatever changes after the refetch's read arrives as an event.
         if (reconnecting && !stopped()) resync();
         await readSseStream(response.body, signal, (frame) => {
@@ -139,6 +143,9 @@ export class StreamHub<T> {
       }
       reconnecting = true;
       if (stopped()) return;
+      // Only a connection that lasted is a recovery: a server that accepts and drops the stream at once would
+      // otherwise be reconnected to, and every list refetched, each initialDelayMs.
+      if (openedAt !== null && Date.now() - openedAt >= this.maxDelayMs) attempt = 0;
       const delay = Math.min(this.maxDelayMs, this.initialDelayMs * 2 ** attempt);
       attempt += 1;
       await sleep(delay, signal);
