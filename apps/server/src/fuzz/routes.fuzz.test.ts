@@ -97,19 +97,29 @@ function requestArbitrary(entry: RouteTableEntry): fc.Arbitrary<RouteRequest> {
     contract.body
       ? withHints(part(contract.body, 'input', fuzz), identity ? identityHints() : {})
       : fc.option(fc.jsonValue({ maxDepth: 2 }), { nil: undefined });
-  const parts = fc.constantFrom('params', 'query', 'body', 'all').chain((target) =>
+  const target = fc.oneof(
+    { weight: contract.params ? 1 : 0, arbitrary: fc.constant('params') },
+    { weight: contract.querystring ? 1 : 0, arbitrary: fc.constant('query') },
+    { weight: contract.body ? 3 : 0, arbitrary: fc.constant('body') },
+    { weight: 1, arbitrary: fc.constant('all') },
+  );
+  const parts = target.chain((target) =>
     fc.record({
       params: params(target === 'params' || target === 'all'),
       query: part(contract.querystring, 'output', target === 'query' || target === 'all'),
       body: body(target === 'body' || target === 'all'),
     }),
   );
-  const encodings: BodyEncoding[] = identity ? ['form', 'form', 'form', 'json', 'invalid-json', 'text', 'none'] : ['json', 'json', 'json', 'json', 'form', 'invalid-json', 'text', 'none'];
+  const usual: BodyEncoding = identity ? 'form' : 'json';
+  const encoding = fc.oneof(
+    { weight: 6, arbitrary: fc.constant(usual) },
+    { weight: 1, arbitrary: fc.constantFrom<BodyEncoding>(identity ? 'json' : 'form', 'invalid-json', 'text', 'none') },
+  );
   const needsToken = contract.auth !== false;
   return fc.record({
     entry: fc.constant(entry),
     parts,
-    encoding: fc.constantFrom(...encodings),
+    encoding,
     // One request in eight without a token; routes without bearer auth sometimes get one they ignore.
     token: fc.integer({ min: 0, max: 7 }).map((draw) => (draw === 0 ? undefined : needsToken || draw === 1 ? admin.token : undefined)),
     headers: fc.option(
