@@ -149,8 +149,10 @@ describe('with an external identity provider (IDP_ISSUER_BASE), whose users need
   let external: App;
   let externalDatabase: Database;
   let externalUrl = '';
+  let admin: TestUser;
 
   beforeAll(async () => {
+    admin = await server.createUser(await server.createOrg(), ['done-admin']);
     // This test server's own provider plays the Keycloak; the second app trusts it and has its own database.
     externalDatabase = await openDatabase({});
     external = await buildApp({ config: { ...server.context.config, idpIssuerBase: `${server.url}/idp` }, database: externalDatabase });
@@ -163,8 +165,7 @@ describe('with an external identity provider (IDP_ISSUER_BASE), whose users need
   });
 
   it('accepts the token of a subject it has no row for, and refuses it once a local row says disabled', async () => {
-    const org = await server.createOrg();
-    const admin = await server.createUser(org, ['done-admin']);
+    const org = admin.orgId;
     await externalDatabase.db.insert(organizations).values({ id: org, name: org });
     expect(await adminCalls(admin, externalUrl)).toMatchObject({ list: 200, create: 201 });
     const profile = await fetch(`${externalUrl}/api/user/my-profile`, { headers: { authorization: `Bearer ${admin.token}` } });

@@ -1,11 +1,11 @@
 /**
  * Revocation of a deleted or disabled user's access, at once rather than when their access token expires.
  *
- * - Every authenticated request reads the user's row (primary key: one indexed lookup, well under the cost of
- *   the ES256 verify before it) instead of trusting a cache: a cache would have to be invalidated on every
- *   process before the deleting request answers, and `enabled` can be changed by hand in SQL, which nothing
- *   announces. Built-in provider: no row, or `enabled` false, is 401. External provider (IDP_ISSUER_BASE):
- *   Keycloak owns its users and most have no row here, so only a row that says disabled refuses.
+ * - Every authenticated request reads the user's row (by primary key: one database round trip) instead of
+ *   trusting a cache: a cache would have to be invalidated on every process before the deleting request
+ *   answers, and `enabled` can be changed by hand in SQL, which nothing announces. Built-in provider: no row,
+ *   or `enabled` false, is 401. External provider (IDP_ISSUER_BASE): Keycloak owns its users and most have no
+ *   row here, so only a row that says disabled refuses.
  * - Open live streams are checked once, when they open; afterwards a deletion ends them through a NOTIFY sent
  *   in the deleting transaction (delivered at commit to every server process on the database, none on
  *   rollback), and a periodic check of the users with open streams catches what no notification announces (a

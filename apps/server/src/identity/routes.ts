@@ -293,6 +293,11 @@ export const identityRoutes: FastifyPluginAsync<AppContext> = async (app, ctx) =
         .send({ error: OAuthErrorCode.invalidRequest, error_description: `Invalid parameter: ${field}: ${issue?.message ?? 'invalid'}` } satisfies OAuthError);
     }
     const status = 'statusCode' in error && typeof error.statusCode === 'number' ? error.statusCode : 500;
+    // A server shedding load says so (503 with the Retry-After already set), so clients retry instead of failing:
+    // RFC 6749 §4.1.2.1 names that condition temporarily_unavailable.
+    if (status === 503) {
+      return reply.code(503).send({ error: 'temporarily_unavailable', error_description: error.message } satisfies OAuthError);
+    }
     if (status >= 500) {
       request.log.error({ err: error }, 'identity provider error');
       return reply.code(500).send({ error: OAuthErrorCode.serverError, error_description: 'Internal server error.' } satisfies OAuthError);
