@@ -96,10 +96,15 @@ const EnvSchema = z.object({
    * Load shedding (plugins/load-shedding.ts): beyond this many requests being handled at once, or when the event
    * loop's delay averages this much over a second (the mean of 10 ms samples: the loop is busy for most of each
    * turn), a request is answered 503 with Retry-After at once instead of queueing behind the others. Health
-   * checks and open live streams do not count. 0 switches a check off.
+   * checks, the web console's files and open live streams do not count. 0 switches a check off.
    */
-  LOAD_MAX_IN_FLIGHT: z.coerce.number().int().min(0).default(128),
-  LOAD_MAX_EVENT_LOOP_DELAY_MS: z.coerce.number().int().min(0).default(200),
+  LOAD_MAX_IN_FLIGHT: z.coerce.number().int().min(0).default(64),
+  LOAD_MAX_EVENT_LOOP_DELAY_MS: z.coerce.number().int().min(0).default(1000),
+  /**
+   * A server whose event loop is busy all the time (CPU-bound: serialising replies, checking tokens) keeps its
+   * delay samples short while requests wait unread in their sockets; the share of a second it was busy shows it.
+   */
+  LOAD_MAX_EVENT_LOOP_UTILIZATION: z.coerce.number().min(0).max(1).default(0.98),
   LOAD_RETRY_AFTER_SECONDS: z.coerce.number().int().min(1).default(5),
   /**
    * Slow clients: a request whose headers (or whole request, body included) have not arrived in this time is cut
@@ -157,6 +162,8 @@ export interface LoadSheddingConfig {
   maxInFlight: number;
   /** Mean event loop delay over a sample (one second) beyond which requests are refused with 503; 0: off. */
   maxEventLoopDelayMs: number;
+  /** Share of the last second the event loop was busy beyond which requests are refused with 503; 0: off. */
+  maxEventLoopUtilization: number;
   retryAfterSeconds: number;
 }
 
@@ -241,6 +248,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     loadShedding: {
       maxInFlight: e.LOAD_MAX_IN_FLIGHT,
       maxEventLoopDelayMs: e.LOAD_MAX_EVENT_LOOP_DELAY_MS,
+      maxEventLoopUtilization: e.LOAD_MAX_EVENT_LOOP_UTILIZATION,
       retryAfterSeconds: e.LOAD_RETRY_AFTER_SECONDS,
     },
     http: {

@@ -1,8 +1,9 @@
 /**
  * Load shedding: a request the server cannot start on soon is answered 503 with Retry-After at once, instead of
  * queueing behind thousands of others until every caller times out (2 000 concurrent list requests used to wait
- * 10-19 s at p99; bench/overload.ts). Two signals: requests in flight beyond a limit, and a lagging event loop
- * (@fastify/under-pressure). Health checks are never shed (a probe failing under load would restart a busy but
+ * 10-19 s at p99; bench/overload.ts), on the API and the identity provider. Three signals: requests in flight beyond a limit (a server waiting on its
+ * database), and an event loop that lags or is busy all the time (a server short of CPU, whose waiting requests
+ * sit unread in their sockets where no counter sees them; @fastify/under-pressure). Health checks are never shed (a probe failing under load would restart a busy but
  * healthy server), and a live stream counts only until its handler opens it: it is a long response, not work.
  */
 import underPressure from '@fastify/under-pressure';
@@ -12,7 +13,7 @@ import { ErrorCode } from '@uvd/contracts';
 import type { LoadSheddingConfig } from '../config.ts';
 import { HttpError } from '../lib/http-error.ts';
 
-export const HEALTH_PATH = '/healthz';
+const SHED_PREFIXES = ['/api/', '/idp/'];
 const EVENT_STREAM = 'text/event-stream';
 /** Two of under-pressure's one-second samples. */
 const STARTUP_GRACE_MS = 2000;
@@ -28,21 +29,23 @@ function isEventStream(route: RouteOptions): boolean {
 }
 
 export const loadSheddingPlugin = fp<LoadSheddingConfig>(
-  async (app, { maxInFlight, maxEventLoopDelayMs, retryAfterSeconds }) => {
+  async (app, { maxInFlight, maxEventLoopDelayMs, maxEventLoopUtilization, retryAfterSeconds }) => {
     const streams = new Set<string>();
     app.addHook('onRoute', (route) => {
       if (!isEventStream(route)) return;
       for (const method of [route.method].flat()) streams.add(`${method} ${route.url}`);
     });
     const routeKey = (request: FastifyRequest) => `${request.method} ${request.routeOptions.url ?? ''}`;
-    const exempt = (request: FastifyRequest) => request.routeOptions.url === HEALTH_PATH;
+    // Only the API and the identity provider are shed. The SPA's files are cheap, and a page missing one of its
+    // chunks is broken rather than slow (a busy second of a loaded machine did that to the browser tests).
+    const exempt = (request: FastifyRequest) => !SHED_PREFIXES.some((prefix) => request.url.startsWith(prefix));
 
     const shed = (reply: FastifyReply, why: string): HttpError => {
       void reply.header('retry-after', String(retryAfterSeconds));
       return new HttpError(503, ErrorCode.overloaded, `The server is overloaded (${why}); retry in ${retryAfterSeconds} s.`);
     };
 
-    if (maxEventLoopDelayMs > 0) {
+    if (maxEventLoopDelayMs > 0 || maxEventLoopUtilization > 0) {
       // The first samples measure our own start (routes, schemas, migrations), not load.
       let steadyAfter = Number.POSITIVE_INFINITY;
       app.addHook('onReady', async () => {
@@ -50,11 +53,14 @@ export const loadSheddingPlugin = fp<LoadSheddingConfig>(
       });
       await app.register(underPressure, {
         maxEventLoopDelay: maxEventLoopDelayMs,
+        maxEventLoopUtilization,
+        // Over the last sample, not since the process started.
+        eventLoopUtilizationMode: 'interval',
         retryAfter: retryAfterSeconds,
         // Our own reply: the API's one error shape, and health checks pass.
-        pressureHandler: (request, reply) => {
+        pressureHandler: (request, reply, type) => {
           if (exempt(request) || Date.now() < steadyAfter) return;
-          throw shed(reply, 'event loop delay');
+          throw shed(reply, type === underPressure.TYPE_EVENT_LOOP_UTILIZATION ? 'event loop busy' : 'event loop delay');
         },
       });
     }

@@ -53,9 +53,15 @@ export async function startTestServer(overrides: Partial<Config> = {}): Promise<
   const testDatabase = await createTestDatabase();
   const config: Config = {
     // No token rate limit unless a test asks for one: createUser logs in through the token endpoint.
-    // No shedding on event loop delay either: test files run several servers in one process, and one server's
-    // start (PGlite's migrations block the loop) would make the others refuse requests.
-    ...loadConfig({ LOG_LEVEL: 'silent', SEED_DEMO: 'false', TOKEN_RATE_LIMIT_PER_MINUTE: '0', LOAD_MAX_EVENT_LOOP_DELAY_MS: '0' }),
+    // No shedding on the event loop's delay or use either: test files run several servers in one process, and one
+    // server's start (PGlite's migrations block the loop) would make the others refuse requests.
+    ...loadConfig({
+      LOG_LEVEL: 'silent',
+      SEED_DEMO: 'false',
+      TOKEN_RATE_LIMIT_PER_MINUTE: '0',
+      LOAD_MAX_EVENT_LOOP_DELAY_MS: '0',
+      LOAD_MAX_EVENT_LOOP_UTILIZATION: '0',
+    }),
     port: 0,
     host: '127.0.0.1',
     // The embedded MQTT broker on a free port of its own, so test servers never clash.
