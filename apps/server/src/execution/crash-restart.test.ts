@@ -9,16 +9,21 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { eq } from 'drizzle-orm';
+import mqtt, { type MqttClient } from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Job, LogEntry, LogList, RobotList, TokenResponse } from '@uvd/contracts';
+import { SimRobot } from '@uvd/robot-sim';
+import { Job, LogEntry, LogList, OrderMessage, RobotList, TokenResponse } from '@uvd/contracts';
 import { loadConfig } from '../config.ts';
 import { openDatabase } from '../db/client.ts';
-import { organizations, users } from '../db/schema.ts';
+import { organizations, robots, users } from '../db/schema.ts';
 import { hashPassword } from '../identity/passwords.ts';
+import { brokerAnswers } from '../testing/execution-fixtures.ts';
 import { createSite } from '../testing/site-fixtures.ts';
 import { createTestDatabase, testEngine, type TestDatabase } from '../testing/test-database.ts';
 
 const serverEntry = fileURLToPath(new URL('../server.ts', import.meta.url));
+const MOSQUITTO = 'mqtt://127.0.0.1:1883';
 const ROOMS = 3;
 /** Simulated time runs 5× faster: a room's 10 J/m² (20 s at 0.5 W/m²) takes 4 s, long enough to be caught in. */
 const TIME_FACTOR = 5;
@@ -40,12 +45,21 @@ async function waitUntil<T>(check: () => Promise<T | undefined>, timeoutMs: numb
   }
 }
 
-describe(`a server killed with SIGKILL mid-job and started again (${testEngine()})`, () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'uvd-crash-'));
+/**
+ * `inProcess`: the demo fleet (SIM_FLEET) on the embedded broker, so the robot dies with the server and comes
+ * back without its order. Otherwise the robot runs in this test process on Mosquitto (MQTT_URL), as a real robot
+ * would, and keeps disinfecting while the server is down.
+ */
+function crashSuite(fleet: 'inProcess' | 'mosquitto') {
   let scratch: TestDatabase | undefined;
+  const dataDir = mkdtempSync(join(tmpdir(), 'uvd-crash-'));
   const runs: ServerRun[] = [];
   /** Every HTTP status the test saw, to check that none was a 5xx. */
   const statuses: { path: string; status: number }[] = [];
+  let sim: SimRobot | undefined;
+  /** Orders for each job id seen on the wire (Mosquitto only). */
+  const orders = new Map<string, number>();
+  let observer: MqttClient | undefined;
 
   const startServer = (): ServerRun => {
     const child = spawn(process.execPath, ['--import', 'tsx', serverEntry], {
@@ -55,9 +69,9 @@ describe(`a server killed with SIGKILL mid-job and started again (${testEngine()
         DATABASE_URL: scratch?.url ?? '',
         PORT: '0',
         HOST: '127.0.0.1',
-        MQTT_URL: '',
+        MQTT_URL: fleet === 'mosquitto' ? MOSQUITTO : '',
         MQTT_PORT: '0',
-        SIM_FLEET: 'true',
+        SIM_FLEET: fleet === 'inProcess' ? 'true' : 'false',
         SIM_TIME_FACTOR: String(TIME_FACTOR),
         DEMO_ACTIVITY: 'false',
         SEED_DEMO: 'false',
@@ -118,17 +132,38 @@ describe(`a server killed with SIGKILL mid-job and started again (${testEngine()
     } else {
       database = await openDatabase({ dataDir });
     }
-    orgId = 'crash-org';
+    orgId = `crash-${fleet.toLowerCase()}`;
     await database.db.insert(organizations).values({ id: orgId, name: orgId, uvcDoses: [10], defaultDose: 10 });
     const site = await createSite(database.db, orgId, { roomsPerFloor: ROOMS, robots: 1 });
     robotId = site.robotIds[0] ?? '';
     roomIds = site.floors[0]?.roomIds ?? [];
+    const [robot] = await database.db.select().from(robots).where(eq(robots.id, robotId));
+    if (!robot) throw new Error('no robot');
+    if (fleet === 'mosquitto') {
+      sim = new SimRobot({
+        brokerUrl: MOSQUITTO,
+        manufacturer: robot.manufacturer,
+        serialNumber: robot.serialNumber,
+        mapId: site.floors[0]?.id ?? '',
+        home: { x: 0, y: 0, theta: 0 },
+        timeFactor: TIME_FACTOR,
+      });
+      await sim.start();
+      observer = mqtt.connect(MOSQUITTO);
+      observer.on('message', (_topic, payload) => {
+        const order = OrderMessage.safeParse(JSON.parse(payload.toString()));
+        if (order.success) orders.set(order.data.orderId, (orders.get(order.data.orderId) ?? 0) + 1);
+      });
+      await observer.subscribeAsync(`uagv/v2/${robot.manufacturer}/${robot.serialNumber}/order`, { qos: 1 });
+    }
     await database.db.insert(users).values({ orgId, username, passwordHash: await hashPassword(password), roles: ['done-admin'] });
     // PGlite is one process's: the server opens the folder itself.
     if (testEngine() === 'pglite') await database.close();
   });
 
   afterAll(async () => {
+    await sim?.stop();
+    await observer?.endAsync();
     for (const run of runs) {
       if (run.child.exitCode === null && run.child.signalCode === null) run.child.kill('SIGKILL');
       await run.exited;
@@ -137,7 +172,11 @@ describe(`a server killed with SIGKILL mid-job and started again (${testEngine()
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('comes back, ends the job once as failed with the rooms it finished, and does not send the job again', async () => {
+  const what =
+    fleet === 'inProcess'
+      ? 'comes back, ends the job once as failed with the room it finished done, and does not send the job again'
+      : 'comes back, follows the robot that kept working to the end: the job completed once, every room done, one order';
+  it(what, async () => {
     const first = startServer();
     const firstUrl = await listening(first);
 
@@ -195,21 +234,33 @@ describe(`a server killed with SIGKILL mid-job and started again (${testEngine()
       'the job to end after the restart',
     );
     expect(ended.performed).toBe(true);
-
-    // The robot came back without the order (it was killed with the server); the job says so instead of running
-    // for ever: failed, with the room it finished done and the rest not reached.
     const log = await api(secondUrl, token, `/api/log/${job.job_id}`, (body) => LogEntry.parse(body));
-    expect(log.completion_status).toBe('failed');
-    expect(log.attributes.rooms.map((room) => [room.room_id, room.state])).toEqual([
-      [roomIds[0], 'done'],
-      [roomIds[1], 'not_reached'],
-      [roomIds[2], 'not_reached'],
-    ]);
     const logs = await api(secondUrl, token, '/api/log', (body) => LogList.parse(body));
     expect(logs.payload.filter((entry) => entry.job_id === job.job_id)).toHaveLength(1);
-    // Not sent the job again: after the restart the robot never disinfected.
-    expect(statusesAfter.length).toBeGreaterThan(0);
-    expect(statusesAfter).not.toContain('disinfecting');
+    const roomStates = log.attributes.rooms.map((room) => [room.room_id, room.state]);
+
+    if (fleet === 'inProcess') {
+      // The robot came back without the order (it was killed with the server); the job says so instead of
+      // running for ever: failed, with the room it finished done and the rest not reached.
+      expect(log.completion_status).toBe('failed');
+      expect(roomStates).toEqual([
+        [roomIds[0], 'done'],
+        [roomIds[1], 'not_reached'],
+        [roomIds[2], 'not_reached'],
+      ]);
+      // Not sent the job again: after the restart the robot never disinfected.
+      expect(statusesAfter.length).toBeGreaterThan(0);
+      expect(statusesAfter).not.toContain('disinfecting');
+    } else {
+      // The robot finished the order while and after the server was down; the restarted server read that from
+      // its states, did not send the order again, and the robot did each room once.
+      expect(log.completion_status).toBe('completed');
+      expect(roomStates).toEqual(roomIds.map((roomId) => [roomId, 'done']));
+      expect(orders.get(job.job_id)).toBe(1);
+      expect(sim?.counters.ignoredOrders).toBe(0);
+      const actions = sim?.state?.actionStates.filter((action) => action.actionType === 'uvd_disinfect') ?? [];
+      expect(actions.map((action) => action.actionStatus)).toEqual(roomIds.map(() => 'FINISHED'));
+    }
 
     expect(statuses.filter((entry) => entry.status >= 500)).toEqual([]);
     for (const run of [first, second]) {
@@ -219,4 +270,13 @@ describe(`a server killed with SIGKILL mid-job and started again (${testEngine()
     second.child.kill('SIGTERM');
     await second.exited;
   }, 240_000);
+}
+
+describe(`a server killed with SIGKILL mid-job and started again (${testEngine()}, robot in the server process)`, () => {
+  crashSuite('inProcess');
+});
+
+// A real robot does not die with the server: on Mosquitto (MQTT_URL) the simulated robot runs in this process.
+describe.skipIf(!(await brokerAnswers()))(`a server killed with SIGKILL mid-job and started again (${testEngine()}, robot on Mosquitto)`, () => {
+  crashSuite('mosquitto');
 });
