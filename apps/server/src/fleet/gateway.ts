@@ -504,11 +504,15 @@ export async function createFleet(deps: FleetDependencies): Promise<Fleet> {
   }, Math.min(WATCHDOG_MS, timing.staleMs));
   watchdog.unref();
 
+  // The watchdog marks a silent robot offline within a tick; a command in between must not count on it (a row
+  // left ONLINE under an external broker is tracked with the silence since it was last heard).
+  const isOnline = (tracked: Tracked) => tracked.connection === 'ONLINE' && Date.now() - tracked.lastHeardAt < timing.offlineMs;
+
   const linkOf = (robotId: string): RobotLink | undefined => {
     const tracked = byId.get(robotId);
     if (!tracked) return undefined;
     return {
-      online: tracked.connection === 'ONLINE',
+      online: isOnline(tracked),
       mode: tracked.current.mode,
       stale: tracked.stale,
       lastHeardAt: tracked.lastHeardAt,
@@ -531,7 +535,10 @@ export async function createFleet(deps: FleetDependencies): Promise<Fleet> {
         stateListeners.delete(listener);
       };
     },
-    isOnline: (robotId) => byId.get(robotId)?.connection === 'ONLINE',
+    isOnline: (robotId) => {
+      const tracked = byId.get(robotId);
+      return tracked !== undefined && isOnline(tracked);
+    },
     link: linkOf,
     stats: () => ({ ...stats }),
     refusedLogins: () => broker?.refusedLogins() ?? 0,
