@@ -20,11 +20,45 @@ export type Tx = PgTransaction<PgQueryResultHKT, Schema, ExtractTablesWithRelati
 /** Either the database or an open transaction: repositories accept both. */
 export type Executor = Db | Tx;
 
+/** What a listener learns about its connection besides the notifications. */
+export interface ListenHooks {
+  /** Listening again after the connection was lost: notifications sent in between were missed. */
+  onRestored?: () => void;
+}
+
 /** Raw LISTEN/NOTIFY access, used by the live event bus to cross server processes. */
 export interface Notifier {
-  listen(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>>;
+  /**
+   * Listens on `channel` until the returned function is called. On PostgreSQL a lost connection (terminated
+   * backend, restart, failover) is noticed and replaced, and `hooks.onRestored` tells what was missed.
+   */
+  listen(channel: string, onPayload: (payload: string) => void, hooks?: ListenHooks): Promise<() => Promise<void>>;
   notify(channel: string, payload: string): Promise<void>;
 }
+
+/**
+ * The application_name of a LISTEN connection, so operators (and tests) can find it in pg_stat_activity.
+ * Longer names are cut by PostgreSQL at 63 bytes; channel names here are short.
+ */
+export const listenApplicationName = (channel: string): string => `uvd-listen:${channel}`;
+
+/** How a LISTEN connection is watched and replaced. */
+export interface ListenTiming {
+  /** A `SELECT 1` on the connection this often notices a peer gone silently (failover, half-open TCP). */
+  checkIntervalMs: number;
+  /** How long that check may take before the connection is given up. */
+  checkTimeoutMs: number;
+  /** First and largest delay between reconnection attempts (doubling, with jitter). */
+  minBackoffMs: number;
+  maxBackoffMs: number;
+}
+
+export const DEFAULT_LISTEN_TIMING: ListenTiming = {
+  checkIntervalMs: 10_000,
+  checkTimeoutMs: 5_000,
+  minBackoffMs: 100,
+  maxBackoffMs: 5_000,
+};
 
 export interface Database {
   kind: 'pglite' | 'postgres';
@@ -43,10 +77,12 @@ export interface OpenOptions {
   databaseUrl?: string | undefined;
   /** PGlite data folder; undefined means in memory. */
   dataDir?: string | undefined;
+  /** PostgreSQL only: how LISTEN connections are checked and replaced. */
+  listenTiming?: Partial<ListenTiming>;
 }
 
 export async function openDatabase(options: OpenOptions): Promise<Database> {
-  if (options.databaseUrl) return openPostgres(options.databaseUrl);
+  if (options.databaseUrl) return openPostgres(options.databaseUrl, { ...DEFAULT_LISTEN_TIMING, ...options.listenTiming });
   return openPglite(options.dataDir);
 }
 
@@ -72,7 +108,7 @@ async function openPglite(dataDir: string | undefined): Promise<Database> {
   };
 }
 
-async function openPostgres(databaseUrl: string): Promise<Database> {
+async function openPostgres(databaseUrl: string, timing: ListenTiming): Promise<Database> {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 });
   // An idle connection ended by the server (a restart, a failover, DROP DATABASE … WITH (FORCE)) is dropped
   // from the pool and replaced on next use; without a listener it would crash the process.
@@ -88,25 +124,17 @@ async function openPostgres(databaseUrl: string): Promise<Database> {
     await lockClient.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => undefined);
     lockClient.release();
   }
-  const listeners = new Set<pg.Client>();
+  const listeners = new Set<() => Promise<void>>();
   return {
     kind: 'postgres',
     db: db as unknown as Db,
     notifier: {
-      listen: async (channel, onPayload) => {
-        const client = new pg.Client({ connectionString: databaseUrl });
-        client.on('error', (error) => {
-          console.warn(`PostgreSQL LISTEN connection lost (${error.message})`);
-        });
-        await client.connect();
-        listeners.add(client);
-        client.on('notification', (message) => {
-          if (message.channel === channel && message.payload !== undefined) onPayload(message.payload);
-        });
-        await client.query(`LISTEN "${channel.replaceAll('"', '')}"`);
+      listen: async (channel, onPayload, hooks = {}) => {
+        const stop = await listenPostgres(databaseUrl, channel, onPayload, hooks, timing);
+        listeners.add(stop);
         return async () => {
-          listeners.delete(client);
-          await client.end();
+          listeners.delete(stop);
+          await stop();
         };
       },
       notify: async (channel, payload) => {
@@ -114,8 +142,121 @@ async function openPostgres(databaseUrl: string): Promise<Database> {
       },
     },
     close: async () => {
-      await Promise.all([...listeners].map((client) => client.end()));
+      await Promise.all([...listeners].map((stop) => stop()));
       await pool.end();
     },
+  };
+}
+
+/**
+ * A LISTEN connection that outlives its backend. Without this, a process whose LISTEN connection is terminated
+ * (pg_terminate_backend, a restart, a failover) hears nothing more while its API keeps working. A loss shows as
+ * an error or end event, or, for a peer gone without a word, as a periodic check that fails; the connection is
+ * then replaced with backoff and the listener told, so it can read back what it missed.
+ */
+async function listenPostgres(
+  databaseUrl: string,
+  channel: string,
+  onPayload: (payload: string) => void,
+  hooks: ListenHooks,
+  timing: ListenTiming,
+): Promise<() => Promise<void>> {
+  let current: pg.Client | undefined;
+  let stopped = false;
+  let attempt = 0;
+  let retry: NodeJS.Timeout | undefined;
+  let checking = false;
+
+  const lose = (client: pg.Client, reason: string) => {
+    if (client !== current || stopped) return;
+    current = undefined;
+    console.warn(`PostgreSQL LISTEN connection on ${channel} lost (${reason}); reconnecting`);
+    client.end().catch(() => undefined);
+    scheduleReconnect();
+  };
+
+  const connect = async (): Promise<pg.Client> => {
+    const client = new pg.Client({
+      connectionString: databaseUrl,
+      application_name: listenApplicationName(channel),
+      keepAlive: true,
+    });
+    client.on('error', (error) => {
+      lose(client, error.message);
+    });
+    client.on('end', () => {
+      lose(client, 'connection ended');
+    });
+    client.on('notification', (message) => {
+      if (message.channel === channel && message.payload !== undefined) onPayload(message.payload);
+    });
+    try {
+      await client.connect();
+      await client.query(`LISTEN "${channel.replaceAll('"', '')}"`);
+    } catch (error) {
+      client.end().catch(() => undefined);
+      throw error;
+    }
+    return client;
+  };
+
+  const scheduleReconnect = () => {
+    const delay = Math.min(timing.maxBackoffMs, timing.minBackoffMs * 2 ** attempt) * (0.5 + Math.random() / 2);
+    attempt++;
+    retry = setTimeout(() => {
+      retry = undefined;
+      connect()
+        .then(async (client) => {
+          if (stopped) {
+            await client.end();
+            return;
+          }
+          current = client;
+          attempt = 0;
+          hooks.onRestored?.();
+        })
+        .catch((error: unknown) => {
+          if (stopped) return;
+          console.warn(`PostgreSQL LISTEN connection on ${channel}: reconnecting failed (${String(error)})`);
+          scheduleReconnect();
+        });
+    }, delay);
+  };
+
+  const check = setInterval(() => {
+    const client = current;
+    if (!client || checking) return;
+    checking = true;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => {
+        reject(new Error(`no answer within ${timing.checkTimeoutMs} ms`));
+      }, timing.checkTimeoutMs);
+    });
+    Promise.race([client.query('SELECT 1'), timeout])
+      .catch((error: unknown) => {
+        lose(client, error instanceof Error ? error.message : String(error));
+      })
+      .finally(() => {
+        clearTimeout(timer);
+        checking = false;
+      });
+  }, timing.checkIntervalMs);
+  check.unref();
+
+  try {
+    current = await connect();
+  } catch (error) {
+    clearInterval(check);
+    throw error;
+  }
+
+  return async () => {
+    stopped = true;
+    clearInterval(check);
+    clearTimeout(retry);
+    const client = current;
+    current = undefined;
+    await client?.end().catch(() => undefined);
   };
 }

@@ -5,6 +5,7 @@
 import { sql } from 'drizzle-orm';
 import type { LoggedPrompt } from '@uvd/contracts';
 import {
+  bigint,
   bigserial,
   boolean,
   index,
@@ -467,6 +468,17 @@ export const events = pgTable(
   },
   (t) => [index('events_stream').on(t.orgId, t.stream, t.id)],
 );
+
+/**
+ * The replay horizon, one row: the highest event id pruned so far. Every event above it is still in the log, so
+ * a Last-Event-ID at or above it replays exactly; one below it may have lost events to pruning (by age, not
+ * by id) and gets a resync instead of a partial replay.
+ */
+export const eventHorizon = pgTable('event_horizon', {
+  id: integer('id').primaryKey(), // always 1
+  prunedThrough: bigint('pruned_through', { mode: 'number' }).notNull(),
+  prunedAt: timestamp('pruned_at', { withTimezone: true }).notNull().defaultNow(),
+});
 
 // ---------------------------------------------------------------- push notifications
 

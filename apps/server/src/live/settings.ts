@@ -20,6 +20,11 @@ export interface LiveSettings {
   maxBufferedBytes: number;
   /** Events waiting for their authorization check before the connection is dropped as too slow. */
   maxQueuedEvents: number;
+  /**
+   * How long a replay waits for a client to take what was written before dropping it: a replay is written as
+   * fast as the client reads (not cut by maxBufferedBytes), but a client reading nothing must not hold it open.
+   */
+  replayStallMs: number;
   /** Events read from the log per query during a replay. */
   replayPageSize: number;
   /** `retry:` advice to EventSource clients, in milliseconds. */
@@ -33,6 +38,7 @@ export const DEFAULT_LIVE_SETTINGS: LiveSettings = {
   visibilityRefreshMs: 30_000,
   maxBufferedBytes: 1024 * 1024,
   maxQueuedEvents: 1000,
+  replayStallMs: 60_000,
   replayPageSize: 500,
   retryMs: 3000,
 };

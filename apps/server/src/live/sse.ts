@@ -9,7 +9,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { decodeJwt } from 'jose';
 import { z } from 'zod';
-import { LastEventId, type RouteContract } from '@uvd/contracts';
+import { LastEventId, RESYNC_EVENT, type ResyncPayload, type RouteContract } from '@uvd/contracts';
 import type { AppContext } from '../context.ts';
 import type { Principal } from '../identity/principal.ts';
 import { userStreams } from '../identity/revocation.ts';
@@ -191,6 +191,7 @@ function openStream<R extends RouteContract>(args: OpenArgs<R>): Connection {
     resolveClosed = resolve;
   });
   let unsubscribe: () => void = () => undefined;
+  let unsubscribeResync: () => void = () => undefined;
   const heartbeat = setInterval(() => {
     write(HEARTBEAT_FRAME);
   }, settings.heartbeatMs);
@@ -201,6 +202,7 @@ function openStream<R extends RouteContract>(args: OpenArgs<R>): Connection {
     if (finished) return;
     finished = true;
     unsubscribe();
+    unsubscribeResync();
     clearInterval(heartbeat);
     clearTimeout(expiry);
     resolveClosed();
@@ -221,15 +223,62 @@ function openStream<R extends RouteContract>(args: OpenArgs<R>): Connection {
   raw.on('close', cleanUp);
   raw.on('error', cleanUp);
 
+  /**
+   * How the connection takes events. `live`: as they come. `catching-up`: reading the log after the client's
+   * Last-Event-ID, holding what comes meanwhile. `replaying`: a long replay whose live events are left to the
+   * log rather than held without bound (the replay reads them; telemetry in between is superseded).
+   */
+  let phase: 'live' | 'catching-up' | 'replaying' = args.lastEventId === undefined ? 'live' : 'catching-up';
+  let held: LiveEvent[] = [];
+  let resyncDue = false;
+  /** The id of the last recorded event sent (or skipped as not wanted): what the client's Last-Event-ID will be. */
+  let cursor = args.lastEventId;
+
   const write = (text: string) => {
     if (finished) return;
     raw.write(text);
-    // write() returning false alone is normal under load; a buffer past the bound is a client not reading.
-    if (raw.writableLength > settings.maxBufferedBytes) drop('client is not reading');
+    // write() returning false alone is normal under load; a buffer past the bound is a client not reading. A
+    // replay waits for 'drain' instead, so its own burst is not taken for that.
+    if (phase === 'live' && raw.writableLength > settings.maxBufferedBytes) drop('client is not reading');
   };
+
+  /** Resolves when the client has taken what is buffered, or the connection is gone. */
+  const drained = () =>
+    new Promise<void>((resolve) => {
+      // A client that reads nothing at all must not hold a replay open forever.
+      if (finished) {
+        resolve();
+        return;
+      }
+      const stall = setTimeout(() => {
+        drop('client is not reading');
+        done();
+      }, settings.replayStallMs);
+      const done = () => {
+        clearTimeout(stall);
+        raw.off('drain', done);
+        raw.off('close', done);
+        resolve();
+      };
+      raw.on('drain', done);
+      raw.on('close', done);
+    });
 
   let queued = 0;
   let sending: Promise<void> = Promise.resolve();
+  /** Runs `task` after everything queued before it, so frames keep their order. */
+  const enqueue = (task: () => Promise<void>) => {
+    queued++;
+    sending = sending
+      .then(task)
+      .catch((error: unknown) => {
+        log.error({ err: error }, 'live event could not be checked');
+        drop('authorization failed');
+      })
+      .finally(() => {
+        queued--;
+      });
+  };
   const send = (event: LiveEvent) => {
     if (finished) return;
     // Fast path (telemetry: every event to hundreds of clients): nothing waiting and a synchronous answer,
@@ -247,48 +296,66 @@ function openStream<R extends RouteContract>(args: OpenArgs<R>): Connection {
         if (allowed) write(frameOf(event));
         return;
       }
-      queued++;
       const pending = allowed;
-      sending = sending
-        .then(async () => {
-          if (!finished && (await pending)) write(frameOf(event));
-        })
-        .catch((error: unknown) => {
-          log.error({ err: error }, 'live event could not be checked');
-          drop('authorization failed');
-        })
-        .finally(() => {
-          queued--;
-        });
+      enqueue(async () => {
+        if (!finished && (await pending)) write(frameOf(event));
+      });
       return;
     }
-    if (++queued > settings.maxQueuedEvents) {
+    if (queued >= settings.maxQueuedEvents) {
       drop('too many events waiting');
       return;
     }
-    sending = sending
-      .then(async () => {
-        if (!finished && (await options.authorize(event, viewer))) write(frameOf(event));
-      })
-      .catch((error: unknown) => {
-        log.error({ err: error }, 'live event could not be checked');
-        drop('authorization failed');
-      })
-      .finally(() => {
-        queued--;
-      });
+    enqueue(async () => {
+      if (!finished && (await options.authorize(event, viewer))) write(frameOf(event));
+    });
   };
+  /** A live event, unless the client has it already (replayed, or seen on another server process). */
+  const sendLive = (event: LiveEvent) => {
+    if (!event.transient) {
+      if (cursor !== undefined && event.id <= cursor) return;
+      cursor = event.id;
+    }
+    send(event);
+  };
+  /**
+   * Tells the client to refetch what it shows. The frame's id is the position it resumes from: every recorded
+   * event up to it was sent or stands replaced by the refetch.
+   */
+  const resyncFrame = (reason: ResyncPayload['reason']) => {
+    cursor = Math.max(cursor ?? 0, bus.settledId());
+    return `id: ${cursor}\nevent: ${RESYNC_EVENT}\ndata: ${JSON.stringify({ reason } satisfies ResyncPayload)}\n\n`;
+  };
+
   const wanted = (event: LiveEvent) =>
     event.orgId === principal.orgId && (keySet.size === 0 || keySet.has(event.key));
 
-  // Subscribe before reading the log, hold live events until the replay is written, then skip those the
-  // replay already sent. Ids are compared as a set, not by order: across processes an event with a lower id
-  // can commit after one with a higher id.
-  let held: LiveEvent[] | undefined = args.lastEventId === undefined ? undefined : [];
+  // Subscribe before reading the log. Events reach the bus in id order, and only once every lower id is settled,
+  // so a replay up to the settled id followed by the held events with a higher id misses nothing and repeats
+  // nothing.
   unsubscribe = bus.subscribe(options.stream, (event) => {
     if (!wanted(event)) return;
-    if (held) held.push(event);
-    else send(event);
+    if (phase === 'live') sendLive(event);
+    else if (phase === 'catching-up') {
+      held.push(event);
+      if (held.length > settings.maxQueuedEvents) {
+        phase = 'replaying';
+        held = [];
+      }
+    }
+  });
+  /** After the frames queued before it, like an event. */
+  const sendResync = (reason: ResyncPayload['reason']) => {
+    const frame = resyncFrame(reason);
+    if (queued === 0) write(frame);
+    else
+      enqueue(async () => {
+        write(frame);
+      });
+  };
+  unsubscribeResync = bus.onResync(() => {
+    if (phase === 'live') sendResync('database');
+    else resyncDue = true;
   });
 
   write(`retry: ${settings.retryMs}\n: connected\n\n`);
@@ -306,33 +373,50 @@ function openStream<R extends RouteContract>(args: OpenArgs<R>): Connection {
   }
 
   if (args.lastEventId !== undefined) {
-    replay(args.lastEventId)
-      .then((replayed) => {
-        const waiting = held ?? [];
-        held = undefined;
-        for (const event of waiting) if (!replayed.has(event.id)) send(event);
-      })
-      .catch((error: unknown) => {
-        log.error({ err: error }, 'live replay failed');
-        drop('replay failed');
-      });
+    catchUp(args.lastEventId).catch((error: unknown) => {
+      log.error({ err: error }, 'live replay failed');
+      drop('replay failed');
+    });
   }
 
-  async function replay(afterId: number): Promise<Set<number>> {
-    const replayed = new Set<number>();
-    let after = afterId;
+  /** Writes `frame` as fast as the client reads, never past the socket's buffer. */
+  async function writeReplayed(frame: string): Promise<void> {
+    if (finished) return;
+    if (!raw.write(frame)) await drained();
+  }
+
+  async function catchUp(lastEventId: number): Promise<void> {
+    // Events after the Last-Event-ID may have been pruned: the client refetches instead of trusting a partial
+    // replay, and resumes from now.
+    if (lastEventId < (await bus.horizon())) await writeReplayed(resyncFrame('horizon'));
     for (;;) {
-      const page = await bus.replay(principal.orgId, options.stream, after, settings.replayPageSize, keys);
+      // A short page ends the replay only if live events were held since before it was read.
+      const holding = phase === 'catching-up';
+      const page = await bus.replay(principal.orgId, options.stream, cursor ?? lastEventId, settings.replayPageSize, keys);
       for (const event of page) {
-        replayed.add(event.id);
-        send(event);
+        if (finished) return;
+        cursor = event.id;
+        if (await options.authorize(event, viewer)) await writeReplayed(frameOf(event));
       }
-      const last = page.at(-1);
-      if (!last || page.length < settings.replayPageSize || finished) return replayed;
-      after = last.id;
-      // Let the sends of this page drain before reading the next, so a long replay is not all in memory.
-      await sending;
+      if (finished) return;
+      if (page.length < settings.replayPageSize) {
+        // Still holding, and without a pause: nothing was left to the log while this page was read.
+        if (holding && phase === 'catching-up') break;
+        phase = 'catching-up';
+        held = [];
+      }
     }
+    // Live events are bounded by the unread-bytes limit again, so start them on an empty buffer.
+    if (raw.writableNeedDrain) {
+      await drained();
+      if (raw.destroyed) return;
+    }
+    const waiting = held;
+    held = [];
+    phase = 'live';
+    for (const event of waiting) sendLive(event);
+    // After the held events: the bus delivered what it read back before it asked for the resync.
+    if (resyncDue) sendResync('database');
   }
 
   return { close, closed };

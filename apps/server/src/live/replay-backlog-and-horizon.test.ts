@@ -1,0 +1,101 @@
+import { randomUUID } from 'node:crypto';
+import { eq, inArray } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { RESYNC_EVENT, ResyncPayload } from '@uvd/contracts';
+import { events } from '../db/schema.ts';
+import { startTestServer, type TestServer } from '../testing/harness.ts';
+import { openSse, type SseClient } from '../testing/live-fixtures.ts';
+
+const STREAM = '/api/jobs/v2/jobs/stream';
+/** The default unread-bytes limit: a backlog twice as large must still be replayed in full. */
+const MAX_BUFFERED_BYTES = 1024 * 1024;
+const JobChange = z.object({ job_id: z.uuid(), name: z.string() });
+
+let server: TestServer;
+const clients: SseClient[] = [];
+
+beforeAll(async () => {
+  server = await startTestServer({ liveMaxBufferedBytes: MAX_BUFFERED_BYTES });
+});
+afterAll(async () => {
+  for (const client of clients) client.close();
+  await server.close();
+});
+
+async function stream(options: Parameters<typeof openSse>[2]): Promise<SseClient> {
+  const client = await openSse(server.url, STREAM, options);
+  clients.push(client);
+  return client;
+}
+
+const publishJob = (orgId: string, jobId: string, name: string) =>
+  server.context.bus.publish({ orgId, stream: 'jobs', key: jobId, type: 'job_change', payload: { job_id: jobId, robot_id: jobId, name } });
+
+describe('replay after Last-Event-ID', () => {
+  it('streams a backlog of 2 MB (twice the unread-bytes limit) in full, in order, then goes on live', async () => {
+    const orgId = await server.createOrg();
+    const admin = await server.createUser(orgId, ['done-admin']);
+    const jobId = randomUUID();
+    const seen = await publishJob(orgId, jobId, 'seen');
+    const padding = 'x'.repeat(64 * 1024);
+    const missed: number[] = [];
+    for (let i = 0; i < 32; i++) missed.push((await publishJob(orgId, jobId, `missed ${i} ${padding}`)).id);
+
+    const client = await stream({ token: admin.token, query: { job_list: jobId }, headers: { 'last-event-id': String(seen.id) } });
+    const received: string[] = [];
+    for (let i = 0; i < missed.length; i++) {
+      const frame = await client.nextEvent(20_000);
+      received.push(frame.id ?? '');
+      expect(JobChange.parse(JSON.parse(frame.data)).name.startsWith(`missed ${i} `)).toBe(true);
+    }
+    expect(received).toEqual(missed.map(String));
+
+    const live = await publishJob(orgId, jobId, 'live');
+    expect((await client.nextEvent(10_000)).id).toBe(String(live.id));
+  });
+
+  it('sends resync (horizon), not a partial replay, when events after the Last-Event-ID were pruned, then live events', async () => {
+    const orgId = await server.createOrg();
+    const admin = await server.createUser(orgId, ['done-admin']);
+    const jobId = randomUUID();
+    const seen = await publishJob(orgId, jobId, 'seen');
+    const pruned = await publishJob(orgId, jobId, 'missed, then pruned');
+    await server.context.db
+      .update(events)
+      .set({ createdAt: new Date(Date.now() - 2 * 60 * 60 * 1000) })
+      .where(inArray(events.id, [seen.id, pruned.id]));
+    expect(await server.context.bus.prune(new Date(Date.now() - 60 * 60 * 1000))).toBeGreaterThanOrEqual(2);
+    expect(await server.context.db.select().from(events).where(eq(events.id, pruned.id))).toEqual([]);
+
+    const client = await stream({ token: admin.token, query: { job_list: jobId }, headers: { 'last-event-id': String(seen.id) } });
+    const resync = await client.nextEvent(10_000);
+    expect(resync.event).toBe(RESYNC_EVENT);
+    expect(ResyncPayload.parse(JSON.parse(resync.data))).toEqual({ reason: 'horizon' });
+    // The frame carries the position a later reconnect resumes from.
+    expect(Number(resync.id)).toBeGreaterThanOrEqual(pruned.id);
+
+    const live = await publishJob(orgId, jobId, 'live');
+    const frame = await client.nextEvent(10_000);
+    expect(frame.id).toBe(String(live.id));
+    expect(JobChange.parse(JSON.parse(frame.data)).name).toBe('live');
+  });
+
+  it('replays exactly, without resync, from a Last-Event-ID at the horizon', async () => {
+    const orgId = await server.createOrg();
+    const admin = await server.createUser(orgId, ['done-admin']);
+    const jobId = randomUUID();
+    const seen = await publishJob(orgId, jobId, 'seen');
+    await server.context.db
+      .update(events)
+      .set({ createdAt: new Date(Date.now() - 2 * 60 * 60 * 1000) })
+      .where(eq(events.id, seen.id));
+    await server.context.bus.prune(new Date(Date.now() - 60 * 60 * 1000));
+    const missed = await publishJob(orgId, jobId, 'missed');
+
+    const client = await stream({ token: admin.token, query: { job_list: jobId }, headers: { 'last-event-id': String(seen.id) } });
+    const frame = await client.nextEvent(10_000);
+    expect(frame.event).toBe('job_change');
+    expect(frame.id).toBe(String(missed.id));
+  });
+});
