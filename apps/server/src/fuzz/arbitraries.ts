@@ -258,26 +258,44 @@ function mutate(value: unknown, pick: number, mutation: Mutation, nasty: unknown
 /** Values of `schema` valid as far as the generator knows, for the parts of a request not being fuzzed. */
 export const validOf = (schema: JsonSchema, pool: IdPool, path = ''): fc.Arbitrary<unknown> => fromJsonSchema(schema, pool, { path, field: '' });
 
-/** `value` with every free text (not an id, date or enum word) replaced by `text`: all text fields at once. */
-function poisonText(value: unknown, schema: JsonSchema, text: string): unknown {
-  if (typeof value === 'string') return schema.type === 'string' && !schema.format && !schema.enum && !schema.pattern ? text : value;
-  if (Array.isArray(value)) return value.map((item) => poisonText(item, isRecord(schema.items) ? schema.items : {}, text));
+/** Paths of the free texts of `value` (strings whose schema has no format, enum or pattern: names, notes). */
+function freeTexts(value: unknown, schema: JsonSchema, path: (string | number)[] = []): (string | number)[][] {
+  if (typeof value === 'string') return schema.type === 'string' && !schema.format && !schema.enum && !schema.pattern ? [path] : [];
+  if (Array.isArray(value)) return value.flatMap((item, index) => freeTexts(item, isRecord(schema.items) ? schema.items : {}, [...path, index]));
   if (isRecord(value)) {
     const properties = isRecord(schema.properties) ? schema.properties : {};
-    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, poisonText(item, isRecord(properties[key]) ? properties[key] : {}, text)]));
+    return Object.entries(value).flatMap(([key, item]) => freeTexts(item, isRecord(properties[key]) ? properties[key] : {}, [...path, key]));
   }
-  return value;
+  return [];
 }
 
 /**
- * Valid values of `schema` (a fifth), one mutation of such a value (two fifths), or a valid value whose every
- * free text is hostile (two fifths): NUL and lone surrogates must be refused in whichever field they come.
+ * `value` with one free text made hostile, the rest left valid: every other field must pass for the hostile one
+ * to reach the handler and the database (validation reports all fields' issues at once).
+ */
+function poisonText(value: unknown, schema: JsonSchema, pick: number, text: string): unknown {
+  const paths = freeTexts(value, schema);
+  const path = paths[pick % Math.max(paths.length, 1)];
+  if (!path) return value;
+  if (path.length === 0) return text;
+  const copy: unknown = structuredClone(value);
+  let parent: unknown = copy;
+  for (const key of path.slice(0, -1)) parent = isRecord(parent) ? parent[key] : Array.isArray(parent) ? (parent as unknown[])[Number(key)] : undefined;
+  const last = path[path.length - 1] ?? '';
+  if (isRecord(parent)) parent[last] = text;
+  else if (Array.isArray(parent)) (parent as unknown[])[Number(last)] = text;
+  return copy;
+}
+
+/**
+ * Valid values of `schema` (a fifth), one mutation of such a value (two fifths), or a valid value with one free
+ * text made hostile (two fifths): NUL and lone surrogates must be refused in whichever field they come.
  */
 export function fuzzed(schema: JsonSchema, pool: IdPool, path = ''): fc.Arbitrary<unknown> {
   const valid = validOf(schema, pool, path);
   const mutated = fc
     .tuple(valid, fc.nat(), fc.constantFrom<Mutation>('replace', 'replace', 'delete', 'extra', 'wrap'), nastyValue)
     .map(([value, pick, mutation, nasty]) => mutate(value, pick, mutation, nasty));
-  const poisoned = fc.tuple(valid, nastyText).map(([value, text]) => poisonText(value, schema, `Ward ${text} 7`));
+  const poisoned = fc.tuple(valid, fc.nat(), nastyText).map(([value, pick, text]) => poisonText(value, schema, pick, `Ward ${text} 7`));
   return fc.oneof({ weight: 1, arbitrary: valid }, { weight: 2, arbitrary: mutated }, { weight: 2, arbitrary: poisoned });
 }

@@ -19,7 +19,7 @@ import { fuzzed, jsonSchemaOf, nastyText, validOf, type IdPool } from './arbitra
 import { changedTables, replyProblem, sendRoute, tableChecksums, type BodyEncoding, type RouteRequest } from './http.ts';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261124);
-const RUNS = Number(process.env.FUZZ_RUNS ?? 16);
+const RUNS = Number(process.env.FUZZ_RUNS ?? 24);
 const TALLY = process.env.FUZZ_TALLY === '1';
 /** FUZZ_VERBOSE=1 prints every reply, to see how far the generated requests get. */
 const VERBOSE = process.env.FUZZ_VERBOSE === '1';
