@@ -174,7 +174,7 @@ function crashSuite(fleet: 'inProcess' | 'mosquitto') {
 
   const what =
     fleet === 'inProcess'
-      ? 'comes back, ends the job once as failed with the room it finished done, and does not send the job again'
+      ? 'comes back, ends the job once as failed with the rooms it finished done, and does not send the job again'
       : 'comes back, follows the robot that kept working to the end: the job completed once, every room done, one order';
   it(what, async () => {
     const first = startServer();
@@ -242,12 +242,12 @@ function crashSuite(fleet: 'inProcess' | 'mosquitto') {
     if (fleet === 'inProcess') {
       // The robot came back without the order (it was killed with the server); the job says so instead of
       // running for ever: failed, with the room it finished done and the rest not reached.
+      // (Killed in the second room; on a stalled machine the poll may only have caught it in a later one.)
       expect(log.completion_status).toBe('failed');
-      expect(roomStates).toEqual([
-        [roomIds[0], 'done'],
-        [roomIds[1], 'not_reached'],
-        [roomIds[2], 'not_reached'],
-      ]);
+      const finished = roomStates.filter(([, state]) => state === 'done').length;
+      expect(finished).toBeGreaterThanOrEqual(1);
+      expect(roomStates).toEqual(roomIds.map((roomId, index) => [roomId, index < finished ? 'done' : 'not_reached']));
+      expect(roomStates.at(-1)?.[1]).toBe('not_reached');
       // Not sent the job again: after the restart the robot never disinfected.
       expect(statusesAfter.length).toBeGreaterThan(0);
       expect(statusesAfter).not.toContain('disinfecting');
