@@ -9,6 +9,7 @@ import { groups, organizations, users } from '../db/schema.ts';
 import { startTestServer, type TestServer, type TestUser } from '../testing/harness.ts';
 import { openSse, type SseClient } from '../testing/live-fixtures.ts';
 import { testEngine } from '../testing/test-database.ts';
+import { STREAM_RECHECK_MS } from './revocation.ts';
 
 const STREAM = '/api/jobs/v2/jobs/stream';
 /** Generous for a loaded 2-core machine; a closed stream ends in milliseconds. */
@@ -140,7 +141,7 @@ describe('access of a deleted or disabled user ends at once (issue #9, defect 5)
     expect(client.status).toBe(200);
     await setEnabled(user, false);
     // Found by the periodic check of the users with open streams (seconds), not by a notification.
-    await within(client.ended, 30_000, "the disabled user's stream ends");
+    await within(client.ended, 3 * STREAM_RECHECK_MS, "the disabled user's stream ends");
     expect((await stream(server, user)).status).toBe(401);
   }, 40_000);
 });
@@ -204,7 +205,7 @@ describe.skipIf(testEngine() !== 'postgres')('across server processes (needs TES
     expect(onB.status).toBe(200);
     expect((await server.request('DELETE', `/api/user/delete/${deleted.id}`, { token: deleter.token })).status).toBe(200);
     // Well under the periodic check's interval: the notification, not the sweep, ends it.
-    await within(onB.ended, 3_000, 'the stream on process B ends');
+    await within(onB.ended, STREAM_RECHECK_MS / 2, 'the stream on process B ends');
     expect(await adminCalls(deleted, urlB)).toMatchObject({ list: 401, create: 401 });
     expect(await adminCalls(deleter, urlB)).toMatchObject({ list: 200, create: 201 });
   });
