@@ -122,13 +122,15 @@ export async function buildApp({ config, database }: BuildOptions): Promise<App>
 
   // external
   await app.register(securityHeadersPlugin, { connectOrigins: [...originOf(config.idpIssuerBase), ...originOf(config.publicUrl)] });
-  // Before the rest: a request that is shed costs no cookie parsing, no token check, no database.
-  await app.register(loadSheddingPlugin, config.loadShedding);
   await app.register(cookie);
   await app.register(formbody);
   // The mobile shell's web view runs on its own origin (capacitor://localhost, https://localhost): it may call the
   // API and the identity provider with its bearer token. No cookies cross origins, so the anti-forgery check holds.
-  await app.register(cors, { origin: config.corsOrigins, credentials: false, maxAge: 600 });
+  // Retry-After is no CORS-safelisted header: exposed, so the shell sees when to come back after a 503.
+  await app.register(cors, { origin: config.corsOrigins, credentials: false, maxAge: 600, exposedHeaders: ['Retry-After'] });
+  // After CORS, so that the mobile shell can read a 503 and its Retry-After; before the token check and any
+  // database work, so that a shed request costs almost nothing.
+  await app.register(loadSheddingPlugin, config.loadShedding);
   await app.register(openapiPlugin);
 
   // app-wide

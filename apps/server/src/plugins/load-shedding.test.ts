@@ -34,7 +34,14 @@ const listJobs = async (): Promise<Answer> => {
 };
 
 /** A group creation whose body is sent in two parts: in flight from its headers until `end()` sends the rest. */
-const startUpload = async (): Promise<{ end(): void; answered: Promise<number> }> => {
+interface Upload {
+  /** Sends the rest of the body. */
+  end(): void;
+  answered: Promise<void>;
+  /** The status line of the server's reply so far, empty while none came. */
+  reply(): string;
+}
+const startUpload = async (): Promise<Upload> => {
   const body = JSON.stringify({ name: `upload-${Math.random().toString(36).slice(2)}` });
   const { hostname, port } = new URL(server.url);
   const socket = connect({ host: hostname, port: Number(port) });
@@ -45,16 +52,16 @@ const startUpload = async (): Promise<{ end(): void; answered: Promise<number> }
   let reply = '';
   socket.setEncoding('utf8');
   socket.on('data', (chunk: string) => (reply += chunk));
-  const answered = new Promise<number>((resolve) => {
-    socket.on('close', () => {
-      resolve(Number(/^HTTP\/1\.1 (\d{3})/.exec(reply)?.[1] ?? 0));
-    });
-  });
+  socket.on('error', () => undefined);
+  const answered = new Promise<void>((resolve) => socket.once('close', () => {
+    resolve();
+  }));
   socket.write(
     `POST /api/group/create HTTP/1.1\r\nHost: ${hostname}\r\nAuthorization: Bearer ${operator.token}\r\nConnection: close\r\n` +
       `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 4)}`,
   );
-  return { end: () => socket.end(body.slice(4)), answered };
+  // Not socket.end(): a client that half-closes may lose its reply (the server closes on the end of input).
+  return { end: () => socket.write(body.slice(4)), answered, reply: () => reply.split('\r\n')[0] ?? '' };
 };
 
 /** Opens a live stream and resolves once its head arrived; the returned function hangs up. */
@@ -71,26 +78,36 @@ describe('load shedding on requests in flight', () => {
   it('answers a flood beyond the in-flight limit with 503, Retry-After and the error shape, and no other 5xx', async () => {
     // Requests whose bodies are still arriving are in flight for as long as the client wants: they fill the limit
     // deterministically, whatever the database engine (PGlite answers a small list without yielding).
-    const uploads = await Promise.all(Array.from({ length: MAX_IN_FLIGHT }, () => startUpload()));
+    // One upload more than the limit, and nothing else: the server refuses exactly one, and its 503 says that the
+    // others hold every place (a probe request would hold one itself).
+    const uploads = await Promise.all(Array.from({ length: MAX_IN_FLIGHT + 1 }, () => startUpload()));
     let answers: Answer[];
+    let fromShell: Response;
+    let unshed: number[];
     try {
-      // The uploads are in flight once the server has read their headers: then the limit is full.
       const deadline = Date.now() + 20_000;
-      while ((await listJobs()).status !== 503 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+      while (uploads.every((upload) => upload.reply() === '') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(uploads.map((upload) => upload.reply()).filter((reply) => reply !== '')).toEqual(['HTTP/1.1 503 Service Unavailable']);
       answers = await Promise.all(Array.from({ length: FLOOD }, () => listJobs()));
+      // The mobile shell (another origin) can read the 503 and when to come back.
+      fromShell = await fetch(`${server.url}/api/jobs/v2/jobs`, { headers: { authorization: `Bearer ${operator.token}`, origin: 'capacitor://localhost' } });
+      // The API is full; the health check and the web console's files are still served.
+      unshed = [(await fetch(`${server.url}/healthz`)).status, (await fetch(`${server.url}/config.json`)).status];
     } finally {
       for (const upload of uploads) upload.end();
     }
     expect(answers.filter((answer) => answer.status === 503).length).toBe(FLOOD);
-    // The API is full; the health check and the web console's files are still served.
-    expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
-    expect((await fetch(`${server.url}/config.json`)).status).toBe(200);
+    expect(fromShell.status).toBe(503);
+    expect(fromShell.headers.get('access-control-allow-origin')).toBe('capacitor://localhost');
+    expect(fromShell.headers.get('access-control-expose-headers')?.toLowerCase()).toContain('retry-after');
+    expect(unshed).toEqual([200, 200]);
     for (const answer of answers) {
       expect(answer.retryAfter).toBe('3');
       expect(ApiError.parse(answer.body).error).toBe(ErrorCode.overloaded);
     }
     // Once the uploads are answered, their places are free again; a flood gets answers or 503s, never another 5xx.
     await Promise.all(uploads.map((upload) => upload.answered));
+    expect(uploads.map((upload) => upload.reply()).filter((reply) => !/^HTTP\/1\.1 (201|503) /.test(reply))).toEqual([]);
     const second = await Promise.all(Array.from({ length: FLOOD }, () => listJobs()));
     expect(second.filter((answer) => answer.status >= 500 && answer.status !== 503)).toEqual([]);
     expect(second.some((answer) => answer.status === 200)).toBe(true);

@@ -1,9 +1,10 @@
 /**
- * Load shedding: a request the server cannot start on soon is answered 503 with Retry-After at once, instead of
- * queueing behind thousands of others until every caller times out (2 000 concurrent list requests used to wait
- * 10-19 s at p99; bench/overload.ts), on the API and the identity provider. Three signals: requests in flight beyond a limit (a server waiting on its
- * database), and an event loop that lags or is busy all the time (a server short of CPU, whose waiting requests
- * sit unread in their sockets where no counter sees them; @fastify/under-pressure). Health checks are never shed (a probe failing under load would restart a busy but
+ * Load shedding on the API and the identity provider: a request the server cannot start on soon is answered 503
+ * with Retry-After at once, instead of queueing behind thousands of others until every caller times out (2 000
+ * concurrent list requests used to wait 10-19 s at p99; bench/overload.ts). Three signals: requests in flight
+ * beyond a limit (a server waiting on its database), and an event loop that lags or is busy all the time (a server
+ * short of CPU, whose waiting requests sit unread in their sockets where no counter sees them;
+ * @fastify/under-pressure). Health checks are never shed (a probe failing under load would restart a busy but
  * healthy server), and a live stream counts only until its handler opens it: it is a long response, not work.
  */
 import underPressure from '@fastify/under-pressure';
