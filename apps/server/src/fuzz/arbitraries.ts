@@ -7,7 +7,7 @@ import { z } from 'zod';
 
 type JsonSchema = Record<string, unknown>;
 
-export type Kind = 'robot' | 'room' | 'floor' | 'building' | 'group' | 'job' | 'user' | 'contact';
+export type Kind = 'robot' | 'room' | 'floor' | 'building' | 'group' | 'job' | 'user' | 'contact' | 'action';
 
 /** Ids the fuzzer may use where a schema asks for a uuid: real ones of the fuzzed organization reach the handlers. */
 export interface IdPool {
@@ -45,6 +45,8 @@ export function kindOf(path: string, field: string): Kind | undefined {
     case 'user_id':
     case 'userId':
       return 'user';
+    case 'action_id':
+      return 'action';
     case 'id':
     case '':
       if (path.startsWith('/jobs/') || path.startsWith('/log/')) return 'job';

@@ -10,10 +10,13 @@
  * prints every reply.
  */
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
-import { Contact, Group, isStreamRoute, Job, ROUTE_TABLE, routeUrl, type RouteTableEntry } from '@uvd/contracts';
+import { Contact, isStreamRoute, Job, ROUTE_TABLE, routeUrl, type RouteTableEntry } from '@uvd/contracts';
+import { actions, contacts, groups, jobs, logs, users } from '../db/schema.ts';
 import { startTestServer, type TestServer, type TestUser } from '../testing/harness.ts';
+import { addFloorMap } from '../testing/rooms-fixtures.ts';
 import { createSite } from '../testing/site-fixtures.ts';
 import { fuzzed, jsonSchemaOf, nastyText, validOf, type IdPool } from './arbitraries.ts';
 import { changedTables, replyProblem, sendRoute, tableChecksums, type BodyEncoding, type RouteRequest } from './http.ts';
@@ -32,23 +35,21 @@ let admin: TestUser;
 let operator: TestUser;
 let pool: IdPool;
 
+let orgId: string;
+let groupId: string;
+let robotId: string;
+let roomIds: string[];
+
 beforeAll(async () => {
   server = await startTestServer();
-  const orgId = await server.createOrg('fuzz');
-  const groupId = await server.createGroup(orgId);
+  orgId = await server.createOrg('fuzz');
+  groupId = await server.createGroup(orgId);
   const site = await createSite(server.context.db, orgId, { floors: 1, roomsPerFloor: 3, robots: 2, groupIds: [groupId] });
+  await addFloorMap(server.context.db, site.floors[0]?.id ?? '');
   admin = await server.createUser(orgId, ['done-admin']);
   operator = await server.createUser(orgId, ['done-teleoperator'], { groupIds: [groupId] });
-  const roomIds = site.floors[0]?.roomIds ?? [];
-  const job = await server.request('POST', `/api/jobs/jobs/${site.robotIds[0] ?? ''}`, {
-    token: admin.token,
-    body: { name: 'Fuzz', start_time: '2099-01-01T00:00:00Z', rooms: roomIds.map((room_id, order_no) => ({ room_id, order_no, dose: 10 })) },
-  });
-  const contact = await server.request('POST', '/api/contact/admin/profile/contacts', {
-    token: admin.token,
-    body: { title: 'Nurse', name: 'Maija', phone: '+358 1', email: 'maija@hospital.test' },
-  });
-  const group = await server.request('POST', '/api/group/create', { token: admin.token, body: { name: 'Second' } });
+  robotId = site.robotIds[0] ?? '';
+  roomIds = site.floors[0]?.roomIds ?? [];
   pool = {
     realm: orgId,
     ids: {
@@ -56,33 +57,82 @@ beforeAll(async () => {
       room: roomIds,
       floor: site.floors.map((floor) => floor.id),
       building: [site.buildingId],
-      group: [groupId, Group.parse(group.body).id],
-      job: [Job.parse(job.body).job_id],
-      contact: [Contact.parse(contact.body).id],
       user: [admin.id, operator.id],
     },
-    words: { dose: [10, 20, 30, 50], email: ['someone@hospital.test', 'Second.Person@Hospital.test'], topic: [orgId] },
+    words: {
+      dose: [10, 20, 30, 50],
+      email: ['someone@hospital.test', 'Second.Person@Hospital.test'],
+      topic: [orgId],
+      token: [FCM_TOKEN],
+      deviceToken: [FCM_TOKEN],
+      language: ['en', 'FI', 'se'],
+      timezone: ['Europe/Helsinki', 'UTC', 'America/Argentina/Buenos_Aires'],
+    },
   };
+});
+
+const FCM_TOKEN = `fuzz-${'f'.repeat(60)}`;
+
+const exists = async (table: typeof jobs | typeof contacts | typeof groups | typeof users, id: string | undefined) =>
+  id !== undefined && (await server.context.db.select({ id: table.id }).from(table).where(eq(table.id, id))).length > 0;
+
+/**
+ * Routes fuzzed earlier delete, stop and answer what later ones need (a Scheduled job with its log and an open
+ * prompt, a contact, a second group, the teleoperator): made again before each route, so every route gets reach.
+ */
+beforeEach(async () => {
+  const db = server.context.db;
+  const [job] = await db.select({ status: jobs.status }).from(jobs).where(eq(jobs.id, pool.ids.job?.[0] ?? crypto.randomUUID()));
+  if (job?.status !== 'Scheduled') {
+    const created = await server.request('POST', `/api/jobs/jobs/${robotId}`, {
+      token: admin.token,
+      body: { name: 'Fuzz', start_time: '2099-01-01T00:00:00Z', rooms: roomIds.map((room_id, order_no) => ({ room_id, order_no, dose: 10 })) },
+    });
+    const jobId = Job.parse(created.body).job_id;
+    // A log keyed by the job's id and a prompt of its robot, so the log and action routes have rows to act on.
+    await db.insert(logs).values({ jobId, orgId, jobName: 'Fuzz', completionStatus: 'done', robotId, robotName: 'Robot', createdBy: admin.username, startTime: new Date() });
+    const [action] = await db.insert(actions).values({ orgId, jobId, robotId, promptId: `p-${jobId}`, buttonText: 'continue' }).returning({ id: actions.id });
+    pool.ids.job = [jobId];
+    pool.ids.action = action ? [action.id] : [];
+  }
+  if (!(await exists(contacts, pool.ids.contact?.[0]))) {
+    const contact = await server.request('POST', '/api/contact/admin/profile/contacts', {
+      token: admin.token,
+      body: { title: 'Nurse', name: 'Maija', phone: '+358 1', email: 'maija@hospital.test' },
+    });
+    pool.ids.contact = [Contact.parse(contact.body).id];
+  }
+  const groupsLeft = [];
+  for (const id of pool.ids.group ?? []) if (await exists(groups, id)) groupsLeft.push(id);
+  if (!groupsLeft.includes(groupId)) groupId = await server.createGroup(orgId);
+  const others = groupsLeft.filter((id) => id !== groupId);
+  pool.ids.group = [groupId, ...(others.length > 0 ? others : [await server.createGroup(orgId)])];
+  if (!(await exists(users, operator.id))) {
+    operator = await server.createUser(orgId, ['done-teleoperator'], { groupIds: [groupId] });
+    pool.ids.user = [admin.id, operator.id];
+  }
 });
 
 afterAll(async () => {
   await server.close();
 });
 
-/** Field values that let a generated request reach past the first check of the identity provider. */
+/** Field values that let a generated request reach past the first checks of the identity provider. */
 const identityHints = (): Record<string, fc.Arbitrary<unknown>> => ({
-  client_id: fc.oneof({ weight: 4, arbitrary: fc.constant(server.context.config.clientId) }, nastyText),
-  grant_type: fc.oneof({ weight: 4, arbitrary: fc.constantFrom('password', 'refresh_token', 'client_credentials') }, nastyText),
-  username: fc.oneof(fc.constant(operator.username), nastyText),
+  client_id: fc.oneof({ weight: 6, arbitrary: fc.constant(server.context.config.clientId) }, nastyText),
+  grant_type: fc.oneof({ weight: 6, arbitrary: fc.constantFrom('password', 'password', 'refresh_token', 'client_credentials') }, nastyText),
+  username: fc.oneof({ weight: 6, arbitrary: fc.constant(operator.username) }, nastyText),
+  password: fc.oneof({ weight: 6, arbitrary: fc.constant(operator.password) }, nastyText),
 });
 
-/** A generated record whose named fields are drawn from `hints` most of the time. */
+/** Half of the time, a generated record whose named fields are drawn from `hints`. */
 const withHints = (base: fc.Arbitrary<unknown>, hints: Record<string, fc.Arbitrary<unknown>>): fc.Arbitrary<unknown> =>
-  fc.tuple(base, fc.record(hints, { requiredKeys: [] }), fc.boolean()).map(([value, hinted, use]) =>
+  fc.tuple(base, fc.record(hints), fc.boolean()).map(([value, hinted, use]) =>
     use && typeof value === 'object' && value !== null && !Array.isArray(value) ? { ...value, ...hinted } : value,
   );
 
-function requestArbitrary(entry: RouteTableEntry): fc.Arbitrary<RouteRequest> {
+/** The generated parts of a request for `entry` (the route itself stays out, so counterexamples print short). */
+function requestArbitrary(entry: RouteTableEntry): fc.Arbitrary<Omit<RouteRequest, 'entry'>> {
   const { contract } = entry;
   const identity = entry.mount === 'identity';
   /** One part of the request is fuzzed at a time, the others valid, so the fuzzed part is what gets checked. */
@@ -117,7 +167,6 @@ function requestArbitrary(entry: RouteTableEntry): fc.Arbitrary<RouteRequest> {
   );
   const needsToken = contract.auth !== false;
   return fc.record({
-    entry: fc.constant(entry),
     parts,
     encoding,
     // One request in eight without a token; routes without bearer auth sometimes get one they ignore.
@@ -146,7 +195,8 @@ describe('fuzzing every route of the route table', () => {
       // The state after a refused request is the state before the next one: one checksum per request.
       let known: Map<string, string> | undefined;
       await fc.assert(
-        fc.asyncProperty(requestArbitrary(entry), async (request) => {
+        fc.asyncProperty(requestArbitrary(entry), async (generated) => {
+          const request: RouteRequest = { ...generated, entry };
           const before = known ?? (await tableChecksums(server.testDatabase.database));
           known = undefined;
           const reply = await sendRoute(server.url, request);

@@ -9,7 +9,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isStreamRoute, Job, OAuthError, ROUTE_TABLE, routeUrl, type Role, type RouteTableEntry } from '@uvd/contracts';
-import { logs } from '../db/schema.ts';
+import { actions, logs } from '../db/schema.ts';
 import { startTestServer, type TestServer, type TestUser } from '../testing/harness.ts';
 import { openSse, type SseClient } from '../testing/live-fixtures.ts';
 import { addFloorMap } from '../testing/rooms-fixtures.ts';
@@ -75,6 +75,7 @@ beforeAll(async () => {
     job: await createJob(adminA, siteA),
     user: operatorA.id,
     contact: contact.body.id,
+    action: '',
   };
   // The job's log (logs are keyed by the job id), so the log routes have a row to guard.
   await server.context.db.insert(logs).values({
@@ -87,7 +88,12 @@ beforeAll(async () => {
     createdBy: adminA.username,
     startTime: new Date('2030-01-01T00:00:00Z'),
   });
-  const groupHidden = [ids.robot, ...roomOf(siteA), ids.floor, ids.building, ids.group, ids.job];
+  const [action] = await server.context.db
+    .insert(actions)
+    .values({ orgId: orgA, jobId: ids.job, robotId: ids.robot, promptId: 'tenancy', buttonText: 'continue' })
+    .returning({ id: actions.id });
+  ids.action = action?.id ?? '';
+  const groupHidden = [ids.robot, ...roomOf(siteA), ids.floor, ids.building, ids.group, ids.job, ids.action];
   callers = [
     { name: "another organization's admin", user: adminB, hidden: [...Object.values(ids), ...roomOf(siteA), adminA.id, otherOperator.id, secondGroup] },
     { name: 'a teleoperator of another group', user: otherOperator, hidden: groupHidden },
