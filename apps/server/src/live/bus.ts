@@ -401,7 +401,8 @@ export async function createEventBus(database: Database, options: EventBusOption
     await settleThrough(await highestRecorded(), false);
     initialising = false;
     for (const id of heard.keys()) if (id <= settled) heard.delete(id);
-    if (heard.size > 0 || resyncWanted) startPump();
+    // Whatever was heard or lost meanwhile (the pump returns at once if nothing).
+    startPump();
   }
 
   // Transient events for other processes go out in batches (one NOTIFY per tick, not per event). PGlite is
