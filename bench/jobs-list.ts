@@ -15,7 +15,7 @@ import { sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import { JobList } from '@uvd/contracts';
 import { buildApp } from '../apps/server/src/app.ts';
-import { loadConfig } from '../apps/server/src/config.ts';
+import { LOAD_SHEDDING_OFF, loadConfig } from '../apps/server/src/config.ts';
 import type { Db } from '../apps/server/src/db/client.ts';
 import { createScratchDatabase, type ScratchDatabase } from '../apps/server/src/db/scratch-database.ts';
 import { groups, organizations, robotGroups, userGroups, users } from '../apps/server/src/db/schema.ts';
@@ -139,7 +139,7 @@ async function main(): Promise<void> {
   console.log(`  ${where}`);
   try {
     const orgs = await fill(database.db);
-    const config = { ...loadConfig({ LOG_LEVEL: 'silent', SEED_DEMO: 'false', TOKEN_RATE_LIMIT_PER_MINUTE: '0' }), port: 0, host: '127.0.0.1' };
+    const config = { ...loadConfig({ LOG_LEVEL: 'silent', SEED_DEMO: 'false', TOKEN_RATE_LIMIT_PER_MINUTE: '0', ...LOAD_SHEDDING_OFF }), port: 0, host: '127.0.0.1' };
     const built = await buildApp({ config, database });
     await built.app.listen({ port: 0, host: '127.0.0.1' });
     const { port } = built.app.server.address() as AddressInfo;

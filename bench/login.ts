@@ -17,7 +17,7 @@ import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
 import { z } from 'zod';
 import { buildApp } from '../apps/server/src/app.ts';
-import { loadConfig } from '../apps/server/src/config.ts';
+import { LOAD_SHEDDING_OFF, loadConfig } from '../apps/server/src/config.ts';
 import { createScratchDatabase, type ScratchDatabase } from '../apps/server/src/db/scratch-database.ts';
 import { organizations, users } from '../apps/server/src/db/schema.ts';
 import { ARGON2_PARAMS, hashPassword, verifyPassword } from '../apps/server/src/identity/passwords.ts';
@@ -143,7 +143,7 @@ const percentile = (values: number[], p: number): number => {
 async function main(): Promise<void> {
   const { database, drop, where } = await openBenchDatabase();
   const config = {
-    ...loadConfig({ LOG_LEVEL: 'silent', SEED_DEMO: 'false', TOKEN_RATE_LIMIT_PER_MINUTE: '0' }),
+    ...loadConfig({ LOG_LEVEL: 'silent', SEED_DEMO: 'false', TOKEN_RATE_LIMIT_PER_MINUTE: '0', ...LOAD_SHEDDING_OFF }),
     port: 0,
     host: '127.0.0.1',
   };

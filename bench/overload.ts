@@ -21,6 +21,7 @@ import { parseArgs } from 'node:util';
 import { eq } from 'drizzle-orm';
 import mqtt from 'mqtt';
 import { z } from 'zod';
+import { LOAD_SHEDDING_OFF } from '../apps/server/src/config.ts';
 import { createScratchDatabase } from '../apps/server/src/db/scratch-database.ts';
 import { robots } from '../apps/server/src/db/schema.ts';
 import { hashPassword } from '../apps/server/src/identity/passwords.ts';
@@ -246,7 +247,7 @@ async function main(): Promise<void> {
     );
     printOverload('load shedding on', await openLoop(`${on.base}${LIST}`, token, rate, overloadSeconds * 1000));
     await on.stop();
-    const off = await startServer(databaseUrl, { LOAD_MAX_IN_FLIGHT: '0', LOAD_MAX_EVENT_LOOP_DELAY_MS: '0', LOAD_MAX_EVENT_LOOP_UTILIZATION: '0' });
+    const off = await startServer(databaseUrl, LOAD_SHEDDING_OFF);
     servers = [off];
     const offToken = await adminToken(off.base);
     await closedLoop(`${off.base}${LIST}`, offToken, 4, STEP_MS);

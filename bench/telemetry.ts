@@ -40,7 +40,7 @@ const MANUFACTURER = 'bench';
 
 async function runServer(robotCount: number): Promise<void> {
   const { buildApp } = await import('../apps/server/src/app.ts');
-  const { loadConfig } = await import('../apps/server/src/config.ts');
+  const { loadConfig, LOAD_SHEDDING_OFF } = await import('../apps/server/src/config.ts');
   const { openDatabase } = await import('../apps/server/src/db/client.ts');
   const { organizations, robots, users } = await import('../apps/server/src/db/schema.ts');
   const { hashPassword } = await import('../apps/server/src/identity/passwords.ts');
@@ -48,7 +48,7 @@ async function runServer(robotCount: number): Promise<void> {
 
   const database = await openDatabase({});
   const config = {
-    ...loadConfig({ LOG_LEVEL: 'silent', SEED_DEMO: 'false' }),
+    ...loadConfig({ LOG_LEVEL: 'silent', SEED_DEMO: 'false', ...LOAD_SHEDDING_OFF }),
     port: 0,
     host: '127.0.0.1',
     mqttPort: 0,

@@ -104,7 +104,12 @@ export async function buildApp({ config, database }: BuildOptions): Promise<App>
   app.setSerializerCompiler(serializerCompiler);
 
   const keys = await loadKeyStore(database.db);
-  const bus = await createEventBus(database);
+  // Failures no caller sees (a listener throwing, a late commit that makes streams resync) go to the log.
+  const bus = await createEventBus(database, {
+    onError: (error, message) => {
+      app.log.warn({ err: error }, message);
+    },
+  });
   // Before anything publishes: the outbox hook must see every event.
   const senders = await pushSenders(config, database.db, app.log);
   const worker = await startNotifications({ config, database, bus }, { senders: senders.senders, logger: app.log });

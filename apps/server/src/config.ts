@@ -122,6 +122,16 @@ const EnvSchema = z.object({
 
 export type Env = z.input<typeof EnvSchema>;
 
+/**
+ * Load shedding switched off, for benches of other paths (telemetry, lists, logins, pushes) that drive a server
+ * to its limits on purpose; bench:overload measures the shedding itself, beside a server run with these.
+ */
+export const LOAD_SHEDDING_OFF = {
+  LOAD_MAX_IN_FLIGHT: '0',
+  LOAD_MAX_EVENT_LOOP_DELAY_MS: '0',
+  LOAD_MAX_EVENT_LOOP_UTILIZATION: '0',
+} as const satisfies Env;
+
 export interface Config {
   liveHeartbeatMs: number;
   liveRetentionMs: number;
