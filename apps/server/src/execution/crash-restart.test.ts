@@ -18,7 +18,7 @@ import { loadConfig } from '../config.ts';
 import { openDatabase } from '../db/client.ts';
 import { organizations, robots, users } from '../db/schema.ts';
 import { hashPassword } from '../identity/passwords.ts';
-import { brokerAnswers } from '../testing/execution-fixtures.ts';
+import { brokerAnswers, waitUntil } from '../testing/execution-fixtures.ts';
 import { createSite } from '../testing/site-fixtures.ts';
 import { createTestDatabase, testEngine, type TestDatabase } from '../testing/test-database.ts';
 
@@ -35,15 +35,6 @@ interface ServerRun {
   url: Promise<string>;
 }
 
-async function waitUntil<T>(check: () => Promise<T | undefined>, timeoutMs: number, what: string): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const found = await check();
-    if (found !== undefined) return found;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 /**
  * `inProcess`: the demo fleet (SIM_FLEET) on the embedded broker, so the robot dies with the server and comes

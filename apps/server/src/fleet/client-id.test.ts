@@ -8,6 +8,7 @@ import { robots } from '../db/schema.ts';
 import { connectRobotRow, createRobotRow, mqttLogin, type LoginOutcome, type TestRobot, type TestRobotRow } from '../testing/fleet-fixtures.ts';
 import { startTestServer, type TestServer } from '../testing/harness.ts';
 import { GATEWAY_CLIENT_ID_PREFIX } from './broker.ts';
+import { until } from '../testing/assertions.ts';
 
 let server: TestServer;
 const robotsToClose: TestRobot[] = [];
@@ -22,15 +23,6 @@ afterAll(async () => {
   await server.close();
 });
 
-async function until<T>(read: () => Promise<T>, accept: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (accept(value)) return value;
-    if (Date.now() > deadline) throw new Error(`Condition not met within ${timeoutMs} ms: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
 
 const batteryOf = async (robotId: string) => {
   const [row] = await server.context.db.select({ battery: robots.battery }).from(robots).where(eq(robots.id, robotId));

@@ -6,6 +6,7 @@ import { robots } from '../db/schema.ts';
 import { startTestServer, type TestServer } from '../testing/harness.ts';
 import { connectRobotRow, createFloor, createRobotRow, type TestRobot } from '../testing/fleet-fixtures.ts';
 import { openSse, type SseClient } from '../testing/live-fixtures.ts';
+import { until } from '../testing/assertions.ts';
 
 const STALE_MS = 1200;
 const PING_INTERVAL_MS = 400;
@@ -26,15 +27,6 @@ afterAll(async () => {
   await server.close();
 });
 
-async function until<T>(read: () => Promise<T>, accept: (value: T) => boolean, timeoutMs = 5000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (accept(value)) return value;
-    if (Date.now() > deadline) throw new Error(`Condition not met within ${timeoutMs} ms: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
 
 const rowOf = async (robotId: string) => {
   const [row] = await server.context.db.select().from(robots).where(eq(robots.id, robotId));

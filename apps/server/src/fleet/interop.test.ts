@@ -10,6 +10,7 @@ import { AgvController, VirtualAgvAdapter } from 'vda-5050-lib';
 import { robots } from '../db/schema.ts';
 import { startTestServer, type TestServer } from '../testing/harness.ts';
 import { createFloor, createRobotRow } from '../testing/fleet-fixtures.ts';
+import { until } from '../testing/assertions.ts';
 
 let server: TestServer;
 const controllers: AgvController[] = [];
@@ -23,16 +24,6 @@ afterAll(async () => {
   for (const controller of controllers) await controller.stop().catch(() => undefined);
   await server.close();
 });
-
-async function until<T>(read: () => Promise<T>, accept: (value: T) => boolean, timeoutMs = 8000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (accept(value)) return value;
-    if (Date.now() > deadline) throw new Error(`Condition not met within ${timeoutMs} ms: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 describe('vda-5050-lib robot (AgvController + VirtualAgvAdapter) on the embedded broker', () => {
   it('logs in, lands in the robots table, obeys a pause command and goes offline when it stops', async () => {

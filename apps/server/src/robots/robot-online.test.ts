@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError, RobotCommandRefusal, RobotList, RobotSummary, RobotUpdate, type Robot, type SseFrame } from '@uvd/contracts';
 import { buildApp, type App } from '../app.ts';
 import { robots } from '../db/schema.ts';
-import { expectStatus } from '../testing/assertions.ts';
+import { expectStatus, until } from '../testing/assertions.ts';
 import { connectRobotRow, createRobotRow, type TestRobot, type TestRobotRow } from '../testing/fleet-fixtures.ts';
 import { startTestServer, type TestServer, type TestUser } from '../testing/harness.ts';
 import { openSse, type SseClient } from '../testing/live-fixtures.ts';
@@ -29,15 +29,6 @@ afterAll(async () => {
   await server.close();
 });
 
-async function until<T>(read: () => Promise<T>, accept: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (accept(value)) return value;
-    if (Date.now() > deadline) throw new Error(`Condition not met within ${timeoutMs} ms: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
 
 /** A robot registered as the demo seed does it: Autonomous, a battery and a signal, never connected. */
 async function registeredRobot(orgId: string): Promise<TestRobotRow> {

@@ -15,3 +15,14 @@ export function expectStatus(response: TestResponse, status: number) {
   expect(response.status, JSON.stringify(response.body)).toBe(status);
   if (status >= 400) ApiError.parse(response.body);
 }
+
+/** Reads until `accept` holds (a robot row, a reply), polling every 25 ms: for changes that arrive asynchronously. */
+export async function until<T>(read: () => Promise<T>, accept: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (accept(value)) return value;
+    if (Date.now() > deadline) throw new Error(`Condition not met within ${timeoutMs} ms: ${JSON.stringify(value)}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
