@@ -1,0 +1,121 @@
+/**
+ * Every MQTT message the server and the simulator put on the wire during a whole job — orders, instant actions
+ * (pause, resume), states, connection messages, the factsheet — validates against VDA 5050 2.0.0's own JSON
+ * schemas (`vda5050-schemas/`, copied from the standard's repository, branch release/2.0.0; see its README).
+ * The server runs against Mosquitto (the external-broker mode of MQTT_URL, with its shared subscriptions) so that
+ * an observer may read every topic, which the embedded broker refuses by design; skipped where Mosquitto does not
+ * answer on 127.0.0.1:1883 (MOSQUITTO_URL), as on a laptop without it.
+ */
+import { readFileSync, readdirSync } from 'node:fs';
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import mqtt, { type MqttClient } from 'mqtt';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Job } from '@uvd/contracts';
+import { SimRobot } from '@uvd/robot-sim';
+import { parseVdaTopic } from './broker.ts';
+import { until } from '../testing/assertions.ts';
+import { brokerAnswers, createJobFor, executionWorld } from '../testing/execution-fixtures.ts';
+import { startTestServer, type TestServer } from '../testing/harness.ts';
+
+const SCHEMA_DIR = new URL('./vda5050-schemas/', import.meta.url);
+const TOPICS = ['order', 'instantActions', 'state', 'connection', 'factsheet'] as const;
+type Topic = (typeof TOPICS)[number];
+
+const ajv = new Ajv2020({ allErrors: true, strict: false });
+addFormats(ajv);
+const validators = new Map<string, ValidateFunction>(
+  readdirSync(SCHEMA_DIR)
+    .filter((file) => file.endsWith('.schema'))
+    .map((file): [string, ValidateFunction] => [
+      file.replace('.schema', ''),
+      ajv.compile(JSON.parse(readFileSync(new URL(file, SCHEMA_DIR), 'utf8')) as object),
+    ]),
+);
+
+interface Seen {
+  /** `{manufacturer}/{serialNumber}`: the shared broker also holds retained messages of other robots. */
+  robot: string;
+  topic: Topic;
+  message: unknown;
+}
+
+const brokerUrl = process.env.MOSQUITTO_URL ?? 'mqtt://127.0.0.1:1883';
+const { hostname, port } = new URL(brokerUrl);
+const available = await brokerAnswers(hostname, Number(port || 1883));
+let server: TestServer;
+let observer: MqttClient;
+const seen: Seen[] = [];
+
+beforeAll(async () => {
+  if (!available) return;
+  observer = await mqtt.connectAsync(brokerUrl, { reconnectPeriod: 0 });
+  observer.on('message', (topic, payload) => {
+    const parsed = parseVdaTopic(topic);
+    const name = TOPICS.find((known) => known === parsed?.name);
+    if (!parsed || !name || payload.length === 0) return;
+    seen.push({ robot: `${parsed.manufacturer}/${parsed.serialNumber}`, topic: name, message: JSON.parse(payload.toString('utf8')) as unknown });
+  });
+  await observer.subscribeAsync('uagv/v2/#');
+  server = await startTestServer({ mqttUrl: brokerUrl, schedulerPollMs: 100 });
+});
+afterAll(async () => {
+  if (!available) return;
+  await observer.endAsync(true);
+  await server.close();
+});
+
+describe.skipIf(!available)('VDA 5050 2.0.0 JSON schemas', () => {
+  it('hold for every message of a whole job with a pause and a resume, from the server and the simulator', async () => {
+    const world = await executionWorld(server, 2);
+    const robot = new SimRobot({
+      brokerUrl,
+      manufacturer: world.robot.manufacturer,
+      serialNumber: world.robot.serialNumber,
+      mapId: world.floorId,
+      home: { x: 0, y: -2, theta: 0 },
+      timeFactor: 20,
+      stateIntervalMs: 200,
+      tickMs: 20,
+    });
+    await robot.start();
+    try {
+      await until(
+        async () => (await server.request<{ payload: { robot_id: string; mode: number }[] }>('GET', '/api/robot/robot/robots', { token: world.admin.token })).body,
+        (body) => body.payload.some((row) => row.robot_id === world.robotId && row.mode === 2),
+      );
+      const job = await createJobFor(server, world, { dose: 10 });
+      const start = await server.request('POST', '/api/jobs/job/start', { token: world.admin.token, query: { job_id: job.job_id } });
+      expect(start.status).toBe(200);
+      await until(async () => seen.filter((entry) => entry.topic === 'order' && entry.robot.endsWith(`/${world.robot.serialNumber}`)).length, (orders) => orders > 0);
+      for (const command of ['pause', 'resume']) {
+        const response = await server.request('POST', `/api/command/job/${job.job_id}`, { token: world.admin.token, query: { command } });
+        expect(response.status, `${command}: ${JSON.stringify(response.body)}`).toBe(200);
+      }
+      await until(
+        async () => Job.parse((await server.request('GET', `/api/jobs/job/${job.job_id}`, { token: world.admin.token })).body),
+        (current) => current.status === 'Completed',
+        30_000,
+      );
+    } finally {
+      await robot.stop();
+      // Leave no retained message of a test robot behind on the shared broker.
+      const prefix = `uagv/v2/${world.robot.manufacturer}/${world.robot.serialNumber}`;
+      await observer.publishAsync(`${prefix}/connection`, '', { retain: true });
+      await observer.publishAsync(`${prefix}/factsheet`, '', { retain: true });
+    }
+
+    const ours = seen.filter((entry) => entry.robot === `${world.robot.manufacturer}/${world.robot.serialNumber}`);
+    const counts = Object.fromEntries(TOPICS.map((topic) => [topic, ours.filter((entry) => entry.topic === topic).length]));
+    // Every kind of message took part: a schema check of nothing would prove nothing.
+    for (const topic of TOPICS) expect(counts[topic], `${topic} messages seen`).toBeGreaterThan(0);
+    expect(counts.instantActions).toBeGreaterThanOrEqual(2);
+
+    const invalid = ours.flatMap(({ topic, message }) => {
+      const validate = validators.get(topic);
+      if (!validate) return [`no schema for ${topic}`];
+      return validate(message) ? [] : [`${topic}: ${ajv.errorsText(validate.errors)}`];
+    });
+    expect(invalid).toEqual([]);
+  }, 60_000);
+});
