@@ -1,6 +1,6 @@
 import type { Config } from './config.ts';
 import type { Database, Db } from './db/client.ts';
-import type { Fleet } from './fleet/fleet.ts';
+import type { Fleet } from './robot-link/fleet.ts';
 import type { KeyStore } from './identity/keys.ts';
 import type { EventBus } from './live/bus.ts';
 import type { Notifications } from './notifications/worker.ts';

@@ -67,6 +67,31 @@ export const RobotUpdate = z.discriminatedUnion('field', [
 export type RobotUpdate = z.infer<typeof RobotUpdate>;
 export type RobotUpdateField = RobotUpdate['field'];
 
+/**
+ * A command the server recorded for a robot (an order, or an instant action: pause, resume, stop, home, an
+ * operator's decision) that the robot never acknowledged: it was sent and resent after commit, and given up.
+ * A recorded event of the robots stream (it has an id and is replayed), sent once per command given up, to the
+ * robot stream's clients that may see the robot; the console shows it as an error naming the robot.
+ */
+export const COMMAND_UNDELIVERED_EVENT = 'command_undelivered';
+export const UndeliveredCommandKind = z.enum(['order', 'play', 'resume', 'pause', 'stop', 'home', 'decision']);
+export type UndeliveredCommandKind = z.infer<typeof UndeliveredCommandKind>;
+export const CommandUndelivered = z.object({
+  /** The outbox row's id. */
+  command_id: Id,
+  robot_id: Id,
+  /** The job it was for (an order, a job's pause/resume/stop, a prompt's decision), or null for a robot command. */
+  job_id: Id.nullable(),
+  command: UndeliveredCommandKind,
+  /** When the command was recorded, and when it was given up (ISO 8601). */
+  issued_at: z.iso.datetime({ offset: true }),
+  given_up_at: z.iso.datetime({ offset: true }),
+  /** Why: `unacknowledged` (resent until the give-up time, no acknowledgement), `superseded` (a later command
+   * to the robot was acknowledged first, so resending this one would reorder them), `robot_removed`. */
+  reason: z.enum(['unacknowledged', 'superseded', 'robot_removed']),
+});
+export type CommandUndelivered = z.infer<typeof CommandUndelivered>;
+
 export const RobotStreamQuery = z.object({
   robot_list: commaIdListQuery(Id),
   last_event_id: LastEventId.optional(),

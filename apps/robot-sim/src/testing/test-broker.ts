@@ -156,7 +156,7 @@ export interface TestRoom {
   ready?: boolean;
 }
 
-/** An order in the fleet's convention (fleet/README.md): a node per room entry point with uvd_disinfect, then home. */
+/** An order in the fleet's convention (robot-link/README.md): a node per room entry point with uvd_disinfect, then home. */
 export function roomsOrder(
   jobId: string,
   mapId: string,

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { CommandRefusal, confirmAction, DataFlag, getAction, streamActions } from '@uvd/contracts';
 import type { AppContext } from '../context.ts';
 import { jobs } from '../db/schema.ts';
-import { actionChange, publishActionChange, sendDecision } from '../execution/lifecycle.ts';
+import { actionChange, publishActionChange, sendDecision } from '../robot-link/lifecycle.ts';
 import { conflict, notFound } from '../lib/http-error.ts';
 import { idempotencyKey, idempotent } from '../lib/idempotency.ts';
 import { registerRoute } from '../lib/route.ts';

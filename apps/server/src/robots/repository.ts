@@ -51,7 +51,7 @@ export type StoredRobot = Omit<Robot, 'stale'>;
 
 /**
  * The gateway writes connection_state ONLINE when a robot speaks and resets it when the robot goes away or the
- * embedded broker starts (fleet/README.md); mode and signal of a robot that is not online are those of an
+ * embedded broker starts (robot-link/README.md); mode and signal of a robot that is not online are those of an
  * offline robot, whatever the row was registered with, and a battery it never reported is none.
  */
 const isOnline = (row: { connectionState: string }) => row.connectionState === 'ONLINE';

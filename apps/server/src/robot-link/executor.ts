@@ -8,7 +8,7 @@ import { Id, type StateMessage } from '@uvd/contracts';
 import { and, eq } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
 import { jobs } from '../db/schema.ts';
-import type { FleetRobot } from '../fleet/fleet.ts';
+import type { FleetRobot } from './fleet.ts';
 import { finishJob, publishActionChange, publishJobChange } from './lifecycle.ts';
 import { isFinal, promptsOf, reduceProgress, worthRecording, type ActiveState, type Position, type Prompt } from './progress.ts';
 import * as repository from './repository.ts';
