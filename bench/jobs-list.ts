@@ -1,5 +1,5 @@
 /**
- * Jobs and logs list latency at scale (issue 2 acceptance): fills a fresh database with N jobs and as many
+ * Jobs and logs list latency at scale: fills a fresh database with N jobs and as many
  * logs with bulk SQL, starts the real server, and prints p50/p95/p99 over HTTP of the list calls with filters
  * and deep offsets, beside GET /api/settings/language of the same server, then the count's cost in SQL.
  *

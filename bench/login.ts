@@ -1,5 +1,5 @@
 /**
- * Login throughput (issue 2 acceptance): password grants per second and refreshes per second through the real
+ * Login throughput: password grants per second and refreshes per second through the real
  * token endpoint, beside a raw argon2id verify loop with the same parameters in the same process, so the
  * figures say how much of a login is the hash and how much the rest.
  *

@@ -1,5 +1,5 @@
 /**
- * Push delivery end to end (issue 8 acceptance): an event is recorded on the bus (a robot's battery falls below
+ * Push delivery end to end: an event is recorded on the bus (a robot's battery falls below
  * 20 %) and the notifications service fans it out to D devices and sends each an encrypted Web Push message; the
  * local push service (apps/server/src/testing/push-service.ts: VAPID verified, payload decrypted) stamps each
  * arrival. Prints event → push received p50/p99, beside a bare `web-push` send loop in the same process: the same

@@ -1,6 +1,6 @@
 /**
  * Brute-force detection, Keycloak's model ("wait increment", "max wait", "failure reset time") but switched on
- * by default (issue 2): from the `failureFactor`-th consecutive failure on, each failure refuses the user's
+ * by default: from the `failureFactor`-th consecutive failure on, each failure refuses the user's
  * logins for a wait that doubles from `waitIncrementSeconds` up to `maxWaitSeconds` (60 s, 2, 4, 8 min, then
  * 15 min per failure with the defaults). A success resets the count; so does a quiet period of 12 hours.
  * Attempts made while refused are not counted, so an attacker cannot stretch a victim's lock indefinitely by

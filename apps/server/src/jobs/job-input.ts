@@ -1,5 +1,5 @@
 /**
- * The server's rules for a job input (spec §5, issue 2 item 7), checked before anything is written:
+ * The server's rules for a job input (spec §5), checked before anything is written:
  * rooms listed once each, numbered 0..n-1, visible to the caller, on the robot's floor, with offered doses.
  */
 import { and, eq, inArray } from 'drizzle-orm';

@@ -1,4 +1,4 @@
-// The acceptance path of issue 2 on the seeded data: a demo user signs in at the realm's token endpoint and the
+// The sign-in path on the seeded data: a demo user signs in at the realm's token endpoint and the
 // API answers with that organization's hospital, limited to the user's groups; the other realm sees its own.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FloorMapMetadata, LogList, RobotList, SessionUser } from '@uvd/contracts';
