@@ -32,8 +32,15 @@ export const START_NODE_ID = 'start';
 export const HOME_NODE_ID = 'home';
 export const roomNodeId = (orderNo: number, roomId: string) => `room-${orderNo}-${roomId}`;
 export const disinfectActionId = (jobId: string, orderNo: number) => `disinfect-${jobId}-${orderNo}`;
+/** The job and room a `disinfectActionId` names; undefined for any other action id. */
+export const parseDisinfectActionId = (actionId: string): { jobId: string; orderNo: number } | undefined => {
+  const match = /^disinfect-(.+)-(\d+)$/.exec(actionId);
+  return match?.[1] && match[2] ? { jobId: match[1], orderNo: Number(match[2]) } : undefined;
+};
 /** Instant actions of a job's commands carry the job id, so its state tells which job they were for. */
 export const cancelActionPrefix = (jobId: string) => `cancel-${jobId}-`;
+/** Whether `actionId` is one of the job's cancel actions. */
+export const isCancelActionOf = (jobId: string, actionId: string): boolean => actionId.startsWith(cancelActionPrefix(jobId));
 
 const position = (pose: Pose | null, floorId: string | null): OrderNode['nodePosition'] =>
   pose && floorId ? { x: pose.x, y: pose.y, theta: pose.theta, mapId: floorId } : undefined;
