@@ -1,4 +1,9 @@
-/** The server's environment, read and validated in one place; everything else imports `Config`. */
+/**
+ * The server's environment, read and validated in one place; everything else imports `Config`.
+ *
+ * Each group below is one zod schema: the variables it reads (name, default, validation, what it means) and, in its
+ * transform, the shape the code uses. `Config` is what the groups produce, so a setting is written in one group only.
+ */
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 
@@ -8,119 +13,272 @@ const list = (text: string | undefined): string[] =>
     .map((item) => item.trim())
     .filter((item) => item.length > 0);
 
-const EnvSchema = z.object({
-  /** Live streams: heartbeat interval, replay horizon, unread bytes before a stalled client is dropped. */
-  LIVE_HEARTBEAT_SECONDS: z.coerce.number().positive().default(15),
-  LIVE_RETENTION_SECONDS: z.coerce.number().int().min(60).default(3600),
-  LIVE_MAX_BUFFERED_BYTES: z.coerce.number().int().min(16384).default(1048576),
-  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
-  HOST: z.string().default('0.0.0.0'),
-  /** Public base address, used in issuer URLs when behind a proxy. Defaults to http://localhost:PORT. */
-  PUBLIC_URL: z.url().optional(),
-  /** Trust X-Forwarded-* (client address, protocol, host) only behind a reverse proxy that sets them. */
-  TRUST_PROXY: z
+const flag = (fallback: 'true' | 'false') =>
+  z
     .enum(['true', 'false'])
-    .default('false')
-    .transform((v) => v === 'true'),
-  DATA_DIR: z.string().default('./data'),
-  /** The built web console to serve; default apps/web/dist next to the server. */
-  WEB_DIST: z.string().optional(),
-  DATABASE_URL: z.string().optional(),
-  MQTT_URL: z.string().optional(),
-  /** The embedded broker (used when MQTT_URL is not set) listens here; 1883 is left to a system broker. */
-  MQTT_PORT: z.coerce.number().int().min(0).max(65535).default(1884),
-  MQTT_HOST: z.string().default('127.0.0.1'),
-  /** The in-process demo fleet (apps/robot-sim): unset runs it with the embedded broker only; true or false forces it. */
-  SIM_FLEET: z.enum(['true', 'false']).optional(),
-  /** The demo fleet's robots get jobs now and then (sim/demo-activity.ts); on whenever the demo fleet runs unless false. */
-  DEMO_ACTIVITY: z
-    .enum(['true', 'false'])
-    .default('true')
-    .transform((v) => v === 'true'),
-  /** Simulated seconds per real second for the demo fleet. */
-  SIM_TIME_FACTOR: z.coerce.number().positive().default(1),
-  /**
-   * Fleet link timing: a robot silent this long is stale (shown, still online), this long offline (the broker's
-   * keepalive would say so too); how often the gateway pings each robot and when a ping counts as lost.
-   */
-  FLEET_STALE_SECONDS: z.coerce.number().positive().default(30),
-  FLEET_OFFLINE_SECONDS: z.coerce.number().positive().default(60),
-  FLEET_PING_INTERVAL_SECONDS: z.coerce.number().positive().default(5),
-  FLEET_PING_TIMEOUT_SECONDS: z.coerce.number().positive().default(4),
-  /** An external OIDC issuer base (e.g. https://sso.example/realms): tokens are then verified through its JWKS. */
-  IDP_ISSUER_BASE: z.url().optional(),
-  CLIENT_ID: z.string().default('uvd-console'),
-  VARIANT: z.enum(['disinfection', 'logistics']).default('disinfection'),
-  ACCESS_TOKEN_TTL_SECONDS: z.coerce.number().int().min(10).default(900),
-  REFRESH_TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).default(1800),
-  OFFLINE_TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).default(30 * 24 * 3600),
-  /** Password grants per client address and minute at the token endpoint; 0 switches the limit off (benchmarks). */
-  TOKEN_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(60),
-  /**
-   * Brute-force detection (Keycloak's model, but on by default): from this many consecutive failed logins on,
-   * each failure refuses the user's logins for a wait that doubles from the increment up to the maximum.
-   */
-  BRUTE_FORCE_FAILURE_FACTOR: z.coerce.number().int().min(1).default(5),
-  BRUTE_FORCE_WAIT_INCREMENT_SECONDS: z.coerce.number().int().min(0).default(60),
-  BRUTE_FORCE_MAX_WAIT_SECONDS: z.coerce.number().int().min(0).default(900),
-  /** How often the job scheduler looks for due Scheduled jobs (every server process polls; each job starts once). */
-  SCHEDULER_POLL_MS: z.coerce.number().int().min(10).default(1000),
-  SEED_DEMO: z
-    .enum(['true', 'false'])
-    .default('true')
-    .transform((v) => v === 'true'),
-  /**
-   * Push notifications (notifications/README.md). VAPID keys (RFC 8292, base64url) come from here or are made once
-   * and kept in the database; the subject is the contact push services see (mailto: or https:).
-   */
-  VAPID_PUBLIC_KEY: z.string().optional(),
-  VAPID_PRIVATE_KEY: z.string().optional(),
-  VAPID_SUBJECT: z
-    .string()
-    .regex(/^(mailto:|https:\/\/)/, 'must start with mailto: or https://')
-    .default('mailto:push@uvd-console.invalid'),
-  /** Host names Web Push endpoints may point at besides the browsers' public push services (comma-separated). */
-  PUSH_ENDPOINT_HOSTS: z.string().optional(),
-  /** FCM for the mobile shell: a Firebase service account as JSON text, or the path of its JSON file. */
-  FCM_SERVICE_ACCOUNT: z.string().optional(),
-  FCM_SERVICE_ACCOUNT_FILE: z.string().optional(),
-  /** A prompt nobody answered this long is pushed again to the organization's admins. */
-  PUSH_ESCALATION_SECONDS: z.coerce.number().positive().default(120),
-  /** A push not delivered this long after its event is given up (the push service keeps it this long too). */
-  PUSH_GIVE_UP_SECONDS: z.coerce.number().positive().default(3600),
-  /** The first retry's wait; each next one doubles, up to 5 minutes. */
-  PUSH_RETRY_BASE_MS: z.coerce.number().int().min(10).default(2000),
-  /** A push service slower than this counts as unreachable (retried); a send is presumed dead after twice this. */
-  PUSH_SEND_TIMEOUT_SECONDS: z.coerce.number().positive().default(10),
-  /**
-   * Load shedding (plugins/load-shedding.ts): beyond this many requests being handled at once, or when the event
-   * loop's delay averages this much over a second (the mean of 10 ms samples: the loop is busy for most of each
-   * turn), a request is answered 503 with Retry-After at once instead of queueing behind the others. Health
-   * checks, the web console's files and open live streams do not count. 0 switches a check off.
-   */
-  LOAD_MAX_IN_FLIGHT: z.coerce.number().int().min(0).default(64),
-  LOAD_MAX_EVENT_LOOP_DELAY_MS: z.coerce.number().int().min(0).default(1000),
-  /**
-   * A server whose event loop is busy all the time (CPU-bound: serialising replies, checking tokens) keeps its
-   * delay samples short while requests wait unread in their sockets; the share of a second it was busy shows it.
-   */
-  LOAD_MAX_EVENT_LOOP_UTILIZATION: z.coerce.number().min(0).max(1).default(0.98),
-  LOAD_RETRY_AFTER_SECONDS: z.coerce.number().int().min(1).default(5),
-  /**
-   * Slow clients: a request whose headers (or whole request, body included) have not arrived in this time is cut
-   * with 408, an idle keep-alive connection is closed after its timeout, and connections beyond the limit are
-   * refused (0: no limit). A response may last longer: live streams are long responses, not long requests.
-   */
-  HTTP_HEADERS_TIMEOUT_SECONDS: z.coerce.number().positive().default(10),
-  HTTP_REQUEST_TIMEOUT_SECONDS: z.coerce.number().positive().default(30),
-  HTTP_KEEP_ALIVE_TIMEOUT_SECONDS: z.coerce.number().positive().default(10),
-  HTTP_MAX_CONNECTIONS: z.coerce.number().int().min(0).default(10000),
-  /** Origins of the mobile shell's web view allowed to call the API cross-origin (comma-separated). */
-  CORS_ORIGINS: z.string().default('capacitor://localhost,https://localhost'),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-});
+    .default(fallback)
+    .transform((v) => v === 'true');
 
-export type Env = z.input<typeof EnvSchema>;
+/** An unset or empty variable is `undefined`. */
+const optionalText = z
+  .string()
+  .optional()
+  .transform((v) => v || undefined);
+
+const port = (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback);
+
+/** Live streams: heartbeat interval, replay horizon, unread bytes before a stalled client is dropped. */
+const Live = z
+  .object({
+    LIVE_HEARTBEAT_SECONDS: z.coerce.number().positive().default(15),
+    LIVE_RETENTION_SECONDS: z.coerce.number().int().min(60).default(3600),
+    LIVE_MAX_BUFFERED_BYTES: z.coerce.number().int().min(16384).default(1048576),
+  })
+  .transform((e) => ({
+    liveHeartbeatMs: e.LIVE_HEARTBEAT_SECONDS * 1000,
+    liveRetentionMs: e.LIVE_RETENTION_SECONDS * 1000,
+    liveMaxBufferedBytes: e.LIVE_MAX_BUFFERED_BYTES,
+  }));
+
+const Server = z
+  .object({
+    PORT: port(8080),
+    HOST: z.string().default('0.0.0.0'),
+    /** Public base address, used in issuer URLs when behind a proxy. Defaults to http://localhost:PORT. */
+    PUBLIC_URL: z.url().optional(),
+    /** Trust X-Forwarded-* (client address, protocol, host) only behind a reverse proxy that sets them. */
+    TRUST_PROXY: flag('false'),
+    DATA_DIR: z.string().default('./data'),
+    /** The built web console to serve; default apps/web/dist next to the server. */
+    WEB_DIST: optionalText,
+    DATABASE_URL: optionalText,
+    /** Origins of the mobile shell's web view allowed to call the API cross-origin (comma-separated). */
+    CORS_ORIGINS: z.string().default('capacitor://localhost,https://localhost'),
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    /** How often the job scheduler looks for due Scheduled jobs (every server process polls; each job starts once). */
+    SCHEDULER_POLL_MS: z.coerce.number().int().min(10).default(1000),
+    SEED_DEMO: flag('true'),
+  })
+  .transform((e) => ({
+    port: e.PORT,
+    host: e.HOST,
+    publicUrl: e.PUBLIC_URL,
+    trustProxy: e.TRUST_PROXY,
+    dataDir: e.DATA_DIR,
+    webDist: e.WEB_DIST,
+    databaseUrl: e.DATABASE_URL,
+    corsOrigins: list(e.CORS_ORIGINS),
+    logLevel: e.LOG_LEVEL,
+    schedulerPollMs: e.SCHEDULER_POLL_MS,
+    seedDemo: e.SEED_DEMO,
+  }));
+
+const Mqtt = z
+  .object({
+    MQTT_URL: optionalText,
+    /** The embedded broker (used when MQTT_URL is not set) listens here; 1883 is left to a system broker. */
+    MQTT_PORT: port(1884),
+    MQTT_HOST: z.string().default('127.0.0.1'),
+  })
+  .transform((e) => ({ mqttUrl: e.MQTT_URL, mqttPort: e.MQTT_PORT, mqttHost: e.MQTT_HOST }));
+
+const Demo = z
+  .object({
+    /** The in-process demo fleet (apps/robot-sim): unset runs it with the embedded broker only; true or false forces it. */
+    SIM_FLEET: z.enum(['true', 'false']).optional(),
+    /** The demo fleet's robots get jobs now and then (sim/demo-activity.ts); on whenever the demo fleet runs unless false. */
+    DEMO_ACTIVITY: flag('true'),
+    /** Simulated seconds per real second for the demo fleet. */
+    SIM_TIME_FACTOR: z.coerce.number().positive().default(1),
+  })
+  .transform((e) => ({
+    /** Unset: decided with the broker (on with the embedded one). */
+    simFleet: e.SIM_FLEET === undefined ? undefined : e.SIM_FLEET === 'true',
+    simTimeFactor: e.SIM_TIME_FACTOR,
+    demoActivity: e.DEMO_ACTIVITY,
+  }));
+
+/**
+ * Fleet link timing: a robot silent this long is stale (shown, still online), this long offline (the broker's
+ * keepalive would say so too); how often the gateway pings each robot and when a ping counts as lost.
+ */
+const Fleet = z
+  .object({
+    FLEET_STALE_SECONDS: z.coerce.number().positive().default(30),
+    FLEET_OFFLINE_SECONDS: z.coerce.number().positive().default(60),
+    FLEET_PING_INTERVAL_SECONDS: z.coerce.number().positive().default(5),
+    FLEET_PING_TIMEOUT_SECONDS: z.coerce.number().positive().default(4),
+  })
+  .transform((e) => ({
+    staleMs: e.FLEET_STALE_SECONDS * 1000,
+    offlineMs: e.FLEET_OFFLINE_SECONDS * 1000,
+    pingIntervalMs: e.FLEET_PING_INTERVAL_SECONDS * 1000,
+    pingTimeoutMs: e.FLEET_PING_TIMEOUT_SECONDS * 1000,
+  }));
+
+const Identity = z
+  .object({
+    /** An external OIDC issuer base (e.g. https://sso.example/realms): tokens are then verified through its JWKS. */
+    IDP_ISSUER_BASE: z.url().optional(),
+    CLIENT_ID: z.string().default('uvd-console'),
+    VARIANT: z.enum(['disinfection', 'logistics']).default('disinfection'),
+    ACCESS_TOKEN_TTL_SECONDS: z.coerce.number().int().min(10).default(900),
+    REFRESH_TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).default(1800),
+    OFFLINE_TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).default(30 * 24 * 3600),
+    /** Password grants per client address and minute at the token endpoint; 0 switches the limit off (benchmarks). */
+    TOKEN_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(60),
+  })
+  .transform((e) => ({
+    idpIssuerBase: e.IDP_ISSUER_BASE,
+    clientId: e.CLIENT_ID,
+    variant: e.VARIANT,
+    accessTokenTtlSeconds: e.ACCESS_TOKEN_TTL_SECONDS,
+    refreshTokenTtlSeconds: e.REFRESH_TOKEN_TTL_SECONDS,
+    offlineTokenTtlSeconds: e.OFFLINE_TOKEN_TTL_SECONDS,
+    tokenRateLimitPerMinute: e.TOKEN_RATE_LIMIT_PER_MINUTE,
+  }));
+
+/**
+ * Brute-force detection (Keycloak's model, but on by default): from this many consecutive failed logins on,
+ * each failure refuses the user's logins for a wait that doubles from the increment up to the maximum.
+ */
+const BruteForce = z
+  .object({
+    BRUTE_FORCE_FAILURE_FACTOR: z.coerce.number().int().min(1).default(5),
+    BRUTE_FORCE_WAIT_INCREMENT_SECONDS: z.coerce.number().int().min(0).default(60),
+    BRUTE_FORCE_MAX_WAIT_SECONDS: z.coerce.number().int().min(0).default(900),
+  })
+  .transform((e) => ({
+    failureFactor: e.BRUTE_FORCE_FAILURE_FACTOR,
+    waitIncrementSeconds: e.BRUTE_FORCE_WAIT_INCREMENT_SECONDS,
+    maxWaitSeconds: e.BRUTE_FORCE_MAX_WAIT_SECONDS,
+  }));
+
+/**
+ * Push notifications (notifications/README.md). VAPID keys (RFC 8292, base64url) come from here or are made once
+ * and kept in the database; the subject is the contact push services see (mailto: or https:).
+ */
+const Push = z
+  .object({
+    VAPID_PUBLIC_KEY: z.string().optional(),
+    VAPID_PRIVATE_KEY: z.string().optional(),
+    VAPID_SUBJECT: z
+      .string()
+      .regex(/^(mailto:|https:\/\/)/, 'must start with mailto: or https://')
+      .default('mailto:push@uvd-console.invalid'),
+    /** Host names Web Push endpoints may point at besides the browsers' public push services (comma-separated). */
+    PUSH_ENDPOINT_HOSTS: z.string().optional(),
+    /** FCM for the mobile shell: a Firebase service account as JSON text, or the path of its JSON file. */
+    FCM_SERVICE_ACCOUNT: optionalText,
+    FCM_SERVICE_ACCOUNT_FILE: optionalText,
+    /** A prompt nobody answered this long is pushed again to the organization's admins. */
+    PUSH_ESCALATION_SECONDS: z.coerce.number().positive().default(120),
+    /** A push not delivered this long after its event is given up (the push service keeps it this long too). */
+    PUSH_GIVE_UP_SECONDS: z.coerce.number().positive().default(3600),
+    /** The first retry's wait; each next one doubles, up to 5 minutes. */
+    PUSH_RETRY_BASE_MS: z.coerce.number().int().min(10).default(2000),
+    /** A push service slower than this counts as unreachable (retried); a send is presumed dead after twice this. */
+    PUSH_SEND_TIMEOUT_SECONDS: z.coerce.number().positive().default(10),
+  })
+  .transform((e) => ({
+    vapid:
+      e.VAPID_PUBLIC_KEY && e.VAPID_PRIVATE_KEY ? { publicKey: e.VAPID_PUBLIC_KEY, privateKey: e.VAPID_PRIVATE_KEY } : undefined,
+    vapidSubject: e.VAPID_SUBJECT,
+    /** Extra allowed Web Push endpoint hosts (lowercase). */
+    endpointHosts: list(e.PUSH_ENDPOINT_HOSTS).map((host) => host.toLowerCase()),
+    /** The Firebase service account JSON text, when FCM is configured. */
+    fcmServiceAccount:
+      e.FCM_SERVICE_ACCOUNT ?? (e.FCM_SERVICE_ACCOUNT_FILE ? readFileSync(e.FCM_SERVICE_ACCOUNT_FILE, 'utf8') : undefined),
+    escalationMs: e.PUSH_ESCALATION_SECONDS * 1000,
+    giveUpMs: e.PUSH_GIVE_UP_SECONDS * 1000,
+    retryBaseMs: e.PUSH_RETRY_BASE_MS,
+    sendTimeoutMs: e.PUSH_SEND_TIMEOUT_SECONDS * 1000,
+  }));
+
+/**
+ * Load shedding (plugins/load-shedding.ts): beyond this many requests being handled at once, or when the event
+ * loop's delay averages this much over a second (the mean of 10 ms samples: the loop is busy for most of each
+ * turn), a request is answered 503 with Retry-After at once instead of queueing behind the others. Health
+ * checks, the web console's files and open live streams do not count. 0 switches a check off.
+ */
+const LoadShedding = z
+  .object({
+    LOAD_MAX_IN_FLIGHT: z.coerce.number().int().min(0).default(64),
+    LOAD_MAX_EVENT_LOOP_DELAY_MS: z.coerce.number().int().min(0).default(1000),
+    /**
+     * A server whose event loop is busy all the time (CPU-bound: serialising replies, checking tokens) keeps its
+     * delay samples short while requests wait unread in their sockets; the share of a second it was busy shows it.
+     */
+    LOAD_MAX_EVENT_LOOP_UTILIZATION: z.coerce.number().min(0).max(1).default(0.98),
+    LOAD_RETRY_AFTER_SECONDS: z.coerce.number().int().min(1).default(5),
+  })
+  .transform((e) => ({
+    /** Requests handled at once beyond which a new one is refused with 503; 0: no limit. */
+    maxInFlight: e.LOAD_MAX_IN_FLIGHT,
+    /** Mean event loop delay over a sample (one second) beyond which requests are refused with 503; 0: off. */
+    maxEventLoopDelayMs: e.LOAD_MAX_EVENT_LOOP_DELAY_MS,
+    /** Share of the last second the event loop was busy beyond which requests are refused with 503; 0: off. */
+    maxEventLoopUtilization: e.LOAD_MAX_EVENT_LOOP_UTILIZATION,
+    retryAfterSeconds: e.LOAD_RETRY_AFTER_SECONDS,
+  }));
+
+/**
+ * Slow clients: a request whose headers (or whole request, body included) have not arrived in this time is cut
+ * with 408, an idle keep-alive connection is closed after its timeout, and connections beyond the limit are
+ * refused (0: no limit). A response may last longer: live streams are long responses, not long requests.
+ */
+const Http = z
+  .object({
+    HTTP_HEADERS_TIMEOUT_SECONDS: z.coerce.number().positive().default(10),
+    HTTP_REQUEST_TIMEOUT_SECONDS: z.coerce.number().positive().default(30),
+    HTTP_KEEP_ALIVE_TIMEOUT_SECONDS: z.coerce.number().positive().default(10),
+    HTTP_MAX_CONNECTIONS: z.coerce.number().int().min(0).default(10000),
+  })
+  .transform((e) => ({
+    headersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_SECONDS * 1000,
+    /** At least headersTimeoutMs (Node refuses a shorter one). */
+    requestTimeoutMs: Math.max(e.HTTP_REQUEST_TIMEOUT_SECONDS, e.HTTP_HEADERS_TIMEOUT_SECONDS) * 1000,
+    keepAliveTimeoutMs: e.HTTP_KEEP_ALIVE_TIMEOUT_SECONDS * 1000,
+    /** 0: no limit. */
+    maxConnections: e.HTTP_MAX_CONNECTIONS,
+  }));
+
+/**
+ * Every group reads the whole environment. Config is the fields of the first groups (config.port, config.mqttUrl,
+ * ...) beside the others as one property each (config.fleet.staleMs, config.push.vapid, ...).
+ */
+const ConfigSchema = z
+  .object({
+    live: Live,
+    server: Server,
+    mqtt: Mqtt,
+    demo: Demo,
+    identity: Identity,
+    fleet: Fleet,
+    bruteForce: BruteForce,
+    push: Push,
+    loadShedding: LoadShedding,
+    http: Http,
+  })
+  .transform(({ live, server, mqtt, demo, identity, ...nested }) => ({
+    ...live,
+    ...server,
+    ...mqtt,
+    ...demo,
+    simFleet: demo.simFleet ?? mqtt.mqttUrl === undefined,
+    ...identity,
+    ...nested,
+  }));
+
+export type Config = z.output<typeof ConfigSchema>;
+export type LoadSheddingConfig = Config['loadShedding'];
+export type HttpConfig = Config['http'];
+export type PushConfig = Config['push'];
+
+type Group = (typeof ConfigSchema.in.shape)[keyof typeof ConfigSchema.in.shape];
+type Variables<G> = G extends z.ZodType ? keyof z.input<G> : never;
+/** The environment variables the server reads (all optional, as text). */
+export type Env = { [Name in Variables<Group>]?: string };
 
 /**
  * Load shedding switched off, for benches of other paths (telemetry, lists, logins, pushes) that drive a server
@@ -132,140 +290,13 @@ export const LOAD_SHEDDING_OFF = {
   LOAD_MAX_EVENT_LOOP_UTILIZATION: '0',
 } as const satisfies Env;
 
-export interface Config {
-  liveHeartbeatMs: number;
-  liveRetentionMs: number;
-  liveMaxBufferedBytes: number;
-  port: number;
-  host: string;
-  publicUrl: string | undefined;
-  trustProxy: boolean;
-  dataDir: string;
-  webDist: string | undefined;
-  databaseUrl: string | undefined;
-  mqttUrl: string | undefined;
-  mqttPort: number;
-  mqttHost: string;
-  simFleet: boolean;
-  simTimeFactor: number;
-  demoActivity: boolean;
-  fleet: { staleMs: number; offlineMs: number; pingIntervalMs: number; pingTimeoutMs: number };
-  idpIssuerBase: string | undefined;
-  clientId: string;
-  variant: 'disinfection' | 'logistics';
-  accessTokenTtlSeconds: number;
-  refreshTokenTtlSeconds: number;
-  offlineTokenTtlSeconds: number;
-  tokenRateLimitPerMinute: number;
-  bruteForce: { failureFactor: number; waitIncrementSeconds: number; maxWaitSeconds: number };
-  schedulerPollMs: number;
-  seedDemo: boolean;
-  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
-  push: PushConfig;
-  corsOrigins: string[];
-  loadShedding: LoadSheddingConfig;
-  http: HttpConfig;
-}
-
-export interface LoadSheddingConfig {
-  /** Requests handled at once beyond which a new one is refused with 503; 0: no limit. */
-  maxInFlight: number;
-  /** Mean event loop delay over a sample (one second) beyond which requests are refused with 503; 0: off. */
-  maxEventLoopDelayMs: number;
-  /** Share of the last second the event loop was busy beyond which requests are refused with 503; 0: off. */
-  maxEventLoopUtilization: number;
-  retryAfterSeconds: number;
-}
-
-export interface HttpConfig {
-  headersTimeoutMs: number;
-  /** At least headersTimeoutMs (Node refuses a shorter one). */
-  requestTimeoutMs: number;
-  keepAliveTimeoutMs: number;
-  /** 0: no limit. */
-  maxConnections: number;
-}
-
-export interface PushConfig {
-  vapid: { publicKey: string; privateKey: string } | undefined;
-  vapidSubject: string;
-  /** Extra allowed Web Push endpoint hosts (lowercase). */
-  endpointHosts: string[];
-  /** The Firebase service account JSON text, when FCM is configured. */
-  fcmServiceAccount: string | undefined;
-  escalationMs: number;
-  giveUpMs: number;
-  retryBaseMs: number;
-  sendTimeoutMs: number;
-}
-
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
-  const parsed = EnvSchema.safeParse(env);
+  const groups = Object.keys(ConfigSchema.in.shape);
+  const parsed = ConfigSchema.safeParse(Object.fromEntries(groups.map((group) => [group, env])));
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+    // The path is [group, VARIABLE]: the variable alone names the problem.
+    const problems = parsed.error.issues.map((issue) => `${issue.path.slice(1).join('.')}: ${issue.message}`);
     throw new Error(`Invalid environment: ${problems.join('; ')}`);
   }
-  const e = parsed.data;
-  return {
-    liveHeartbeatMs: e.LIVE_HEARTBEAT_SECONDS * 1000,
-    liveRetentionMs: e.LIVE_RETENTION_SECONDS * 1000,
-    liveMaxBufferedBytes: e.LIVE_MAX_BUFFERED_BYTES,
-    port: e.PORT,
-    host: e.HOST,
-    publicUrl: e.PUBLIC_URL,
-    trustProxy: e.TRUST_PROXY,
-    dataDir: e.DATA_DIR,
-    webDist: e.WEB_DIST || undefined,
-    databaseUrl: e.DATABASE_URL === '' ? undefined : e.DATABASE_URL,
-    mqttUrl: e.MQTT_URL === '' ? undefined : e.MQTT_URL,
-    mqttPort: e.MQTT_PORT,
-    mqttHost: e.MQTT_HOST,
-    simFleet: e.SIM_FLEET === undefined ? !(e.MQTT_URL ?? '') : e.SIM_FLEET === 'true',
-    simTimeFactor: e.SIM_TIME_FACTOR,
-    demoActivity: e.DEMO_ACTIVITY,
-    fleet: {
-      staleMs: e.FLEET_STALE_SECONDS * 1000,
-      offlineMs: e.FLEET_OFFLINE_SECONDS * 1000,
-      pingIntervalMs: e.FLEET_PING_INTERVAL_SECONDS * 1000,
-      pingTimeoutMs: e.FLEET_PING_TIMEOUT_SECONDS * 1000,
-    },
-    idpIssuerBase: e.IDP_ISSUER_BASE,
-    clientId: e.CLIENT_ID,
-    variant: e.VARIANT,
-    accessTokenTtlSeconds: e.ACCESS_TOKEN_TTL_SECONDS,
-    refreshTokenTtlSeconds: e.REFRESH_TOKEN_TTL_SECONDS,
-    offlineTokenTtlSeconds: e.OFFLINE_TOKEN_TTL_SECONDS,
-    tokenRateLimitPerMinute: e.TOKEN_RATE_LIMIT_PER_MINUTE,
-    bruteForce: {
-      failureFactor: e.BRUTE_FORCE_FAILURE_FACTOR,
-      waitIncrementSeconds: e.BRUTE_FORCE_WAIT_INCREMENT_SECONDS,
-      maxWaitSeconds: e.BRUTE_FORCE_MAX_WAIT_SECONDS,
-    },
-    schedulerPollMs: e.SCHEDULER_POLL_MS,
-    seedDemo: e.SEED_DEMO,
-    logLevel: e.LOG_LEVEL,
-    push: {
-      vapid: e.VAPID_PUBLIC_KEY && e.VAPID_PRIVATE_KEY ? { publicKey: e.VAPID_PUBLIC_KEY, privateKey: e.VAPID_PRIVATE_KEY } : undefined,
-      vapidSubject: e.VAPID_SUBJECT,
-      endpointHosts: list(e.PUSH_ENDPOINT_HOSTS).map((host) => host.toLowerCase()),
-      fcmServiceAccount: e.FCM_SERVICE_ACCOUNT || (e.FCM_SERVICE_ACCOUNT_FILE ? readFileSync(e.FCM_SERVICE_ACCOUNT_FILE, 'utf8') : undefined),
-      escalationMs: e.PUSH_ESCALATION_SECONDS * 1000,
-      giveUpMs: e.PUSH_GIVE_UP_SECONDS * 1000,
-      retryBaseMs: e.PUSH_RETRY_BASE_MS,
-      sendTimeoutMs: e.PUSH_SEND_TIMEOUT_SECONDS * 1000,
-    },
-    corsOrigins: list(e.CORS_ORIGINS),
-    loadShedding: {
-      maxInFlight: e.LOAD_MAX_IN_FLIGHT,
-      maxEventLoopDelayMs: e.LOAD_MAX_EVENT_LOOP_DELAY_MS,
-      maxEventLoopUtilization: e.LOAD_MAX_EVENT_LOOP_UTILIZATION,
-      retryAfterSeconds: e.LOAD_RETRY_AFTER_SECONDS,
-    },
-    http: {
-      headersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_SECONDS * 1000,
-      requestTimeoutMs: Math.max(e.HTTP_REQUEST_TIMEOUT_SECONDS, e.HTTP_HEADERS_TIMEOUT_SECONDS) * 1000,
-      keepAliveTimeoutMs: e.HTTP_KEEP_ALIVE_TIMEOUT_SECONDS * 1000,
-      maxConnections: e.HTTP_MAX_CONNECTIONS,
-    },
-  };
+  return parsed.data;
 }
