@@ -4,10 +4,8 @@
 import { spawnSync } from 'node:child_process';
 
 const steps = [
-  ['type-check', 'npx', ['tsc', '-p', 'tsconfig.json']],
-  ['web type-check', 'npx', ['tsc', '-p', 'apps/web/tsconfig.json']],
-  ['type-check browser tests', 'npx', ['tsc', '-p', 'e2e/tsconfig.json']],
-  ['mobile type-check', 'npx', ['tsc', '-p', 'apps/mobile/tsconfig.json']],
+  // scripts/typecheck.mjs lists the projects (server and packages, web, browser tests, mobile shell).
+  ['type-check', 'npm', ['run', '--silent', 'typecheck']],
   ['lint', 'npx', ['eslint', '--max-warnings=0', '.']],
   ['tests on PGlite', 'npx', ['vitest', 'run'], { TEST_DATABASE_URL: '' }],
 ];
