@@ -72,17 +72,19 @@ export const MapRoom = z.object({
 export type MapRoom = z.infer<typeof MapRoom>;
 
 /**
- * Map metadata of a floor (DESIGN.md "Maps"): the plan is `width`×`height` pixels of `resolution` metres;
- * `origin` is the metre position of the plan's bottom-left pixel. Rooms are those the caller may see.
+ * Where a floor's plan lies (DESIGN.md "Maps"): the plan is `width`×`height` pixels of `resolution` metres;
+ * `origin` is the metre position of the plan's bottom-left pixel. Kept with the floor as it is sent.
  */
-export const FloorMapMetadata = z.object({
-  floor_id: Id,
+export const MapFrame = z.object({
   resolution: z.number().positive(),
   origin: MapPoint,
   width: z.number().positive(),
   height: z.number().positive(),
-  rooms: z.array(MapRoom),
 });
+export type MapFrame = z.infer<typeof MapFrame>;
+
+/** Map metadata of a floor: its plan's frame and the rooms on it the caller may see. */
+export const FloorMapMetadata = z.object({ floor_id: Id, ...MapFrame.shape, rooms: z.array(MapRoom) });
 export type FloorMapMetadata = z.infer<typeof FloorMapMetadata>;
 
 export const RoomReadiness = z.object({ room_id: Id, ready_for_disinfection: z.boolean() });

@@ -3,7 +3,7 @@
  * Ids are UUIDs so an id of another organization cannot be guessed and answers 404.
  */
 import { sql } from 'drizzle-orm';
-import type { LoggedPrompt } from '@uvd/contracts';
+import type { LoggedPrompt, LoggedRoom, MapFrame, MapPoint, MapPose, TrajectoryPoint } from '@uvd/contracts';
 import {
   bigint,
   bigserial,
@@ -138,13 +138,8 @@ export const buildings = pgTable(
   (t) => [index('buildings_org').on(t.orgId, t.name)],
 );
 
-/** Map metadata: the plan is `widthPx`×`heightPx` pixels of `resolution` metres; `origin` is the metre position of pixel (0, bottom). */
-export interface MapMetadata {
-  resolution: number;
-  origin: { x: number; y: number };
-  width: number;
-  height: number;
-}
+/** Map metadata: where the floor's plan lies in metres, as sent in the floor's map metadata. */
+export type MapMetadata = MapFrame;
 
 export const floors = pgTable(
   'floors',
@@ -163,13 +158,9 @@ export const floors = pgTable(
   (t) => [index('floors_org_building').on(t.orgId, t.buildingId, t.level)],
 );
 
-export interface Point {
-  x: number;
-  y: number;
-}
-export interface Pose extends Point {
-  theta: number;
-}
+/** Points and poses in metres on a floor's map frame, stored as they are sent. */
+export type Point = MapPoint;
+export type Pose = MapPose;
 
 export const rooms = pgTable(
   'rooms',
@@ -316,20 +307,8 @@ export const jobRooms = pgTable(
   (t) => [primaryKey({ columns: [t.jobId, t.orderNo] }), index('job_rooms_room').on(t.roomId)],
 );
 
-export interface LoggedRoom {
-  order: number;
-  room_id: string;
-  room_name: string;
-  dose: number;
-  state: 'not_ready' | 'not_reached' | 'done';
-}
-
-export interface TrajectoryPoint {
-  t: number; // seconds since the job started
-  x: number;
-  y: number;
-  floor_id: string;
-}
+/** The log's rooms and trajectory are kept as they are sent (the log entry's `attributes.rooms`, the job's `trajectory`). */
+export type { LoggedRoom, TrajectoryPoint };
 
 /** A finished job, kept as the proof of what was disinfected (spec §3 log entry). Keyed by the job id. */
 export const logs = pgTable(

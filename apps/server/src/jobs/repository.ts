@@ -3,7 +3,7 @@
  * the robots of their groups (DESIGN.md "Tenancy and visibility").
  */
 import { and, asc, eq, getTableColumns, inArray, sql, type SQL } from 'drizzle-orm';
-import { TrajectoryPoint, type Job, type JobListQuery, type JobRoom } from '@uvd/contracts';
+import { Job, JobRoom, type JobListQuery } from '@uvd/contracts';
 import { z } from 'zod';
 import type { Executor } from '../db/client.ts';
 import { jobRooms, jobs, logs, organizations, robots, rooms } from '../db/schema.ts';
@@ -53,18 +53,10 @@ export interface JobExtras {
   navigation?: boolean;
 }
 
-const RoomsJson = z.array(
-  z.object({
-    room_id: z.string(),
-    order_no: z.number(),
-    dose: z.number(),
-    room_name: z.string(),
-    building_id: z.string(),
-    floor_id: z.string(),
-    ready_for_disinfection: z.boolean(),
-  }),
-);
-const TrajectoryJson = z.array(TrajectoryPoint).nullable();
+/** The rooms as the query builds them: every room with its name, building, floor and readiness. */
+const RoomsJson = z.array(JobRoom.required());
+/** The log's trajectory, as the job's `trajectory` sends it; null when the job has none. */
+const TrajectoryJson = Job.shape.trajectory.unwrap().nullable();
 
 /**
  * The jobs matching `condition`, newest start_time first, in their wire form: one query that also reads the
