@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { DataFlag, Id, Text } from './common.ts';
 import { commaIdListQuery, EventStreamReply, LastEventId } from './live.ts';
 import { MapPose } from './rooms.ts';
+import { RobotStatus } from './robots.ts';
 import { defineRoute } from './route.ts';
 
 /** Spec §3: robots accept play/resume, pause, stop and home. */
@@ -41,6 +42,10 @@ export const postRobotCommand = defineRoute({
 export const RobotPoseValue = MapPose.extend({ floor_id: Id.nullable() });
 export type RobotPoseValue = z.infer<typeof RobotPoseValue>;
 
+/** One of a robot's current VDA 5050 errors, as the robot reported it. */
+export const RobotError = z.object({ errorType: z.string(), errorLevel: z.string(), errorDescription: z.string().optional() });
+export type RobotError = z.infer<typeof RobotError>;
+
 /**
  * One robot_update event (spec §4): it sets one named field of the matching robot. A battery update also
  * carries charging_status; a ping update carries the round trip in ms, or `timeout: true` with value -1
@@ -54,15 +59,11 @@ export const RobotUpdate = z.discriminatedUnion('field', [
     charging_status: z.union([z.literal(0), z.literal(1)]),
   }),
   z.object({ robot_id: Id, field: z.literal('mode'), value: z.number().int().min(0).max(4) }),
-  z.object({ robot_id: Id, field: z.literal('status'), value: z.string() }),
+  z.object({ robot_id: Id, field: z.literal('status'), value: RobotStatus }),
   z.object({ robot_id: Id, field: z.literal('ping'), value: z.number().int(), timeout: z.boolean() }),
   z.object({ robot_id: Id, field: z.literal('pose'), value: RobotPoseValue }),
   z.object({ robot_id: Id, field: z.literal('stale'), value: z.boolean() }),
-  z.object({
-    robot_id: Id,
-    field: z.literal('errors'),
-    value: z.array(z.object({ errorType: z.string(), errorLevel: z.string(), errorDescription: z.string().optional() })),
-  }),
+  z.object({ robot_id: Id, field: z.literal('errors'), value: z.array(RobotError) }),
 ]);
 export type RobotUpdate = z.infer<typeof RobotUpdate>;
 export type RobotUpdateField = RobotUpdate['field'];

@@ -19,6 +19,13 @@ export type RobotMode = (typeof RobotMode)[keyof typeof RobotMode];
 export const LOW_BATTERY_PERCENT = 20;
 
 /**
+ * What a robot is doing, as the server reads it from the robot's VDA 5050 state: a fatal error, paused, running a
+ * disinfection, driving, charging, else idle (also before it ever reported).
+ */
+export const RobotStatus = z.enum(['idle', 'driving', 'disinfecting', 'paused', 'charging', 'error']);
+export type RobotStatus = z.infer<typeof RobotStatus>;
+
+/**
  * Spec §3 robot, plus where it is (floor, building, pose in metres on the floor's map frame) and when it last
  * reported: the map draws robots from these.
  *
@@ -31,8 +38,8 @@ export const LOW_BATTERY_PERCENT = 20;
 export const Robot = z.object({
   robot_id: Id,
   name: z.string(),
-  /** The last reported activity (idle, driving, disinfecting, paused, charging, error); 'idle' if it never reported. */
-  status: z.string(),
+  /** The last reported activity; 'idle' if it never reported. */
+  status: RobotStatus,
   /** 0 Offline (also: never heard from, or not since the server started), 1 Manual, 2 Autonomous, 3 Semi-autonomous, 4 Maintenance. */
   mode: z.number().int().min(0).max(4),
   /** Percent, 0 to 100, as last reported; null when the robot never reported one. */
@@ -75,8 +82,8 @@ export const RobotSummary = z.object({
     semi_autonomous: z.number().int().min(0),
     maintenance: z.number().int().min(0),
   }),
-  /** Robots per reported status text (e.g. idle, disinfecting). */
-  by_status: z.record(z.string(), z.number().int().min(0)),
+  /** Robots per reported status (a status no robot has is left out). */
+  by_status: z.partialRecord(RobotStatus, z.number().int().min(0)),
   charging: z.number().int().min(0),
   low_battery: z.number().int().min(0),
 });

@@ -4,6 +4,7 @@
  * Unknown extra fields are allowed (robots may send newer minor versions); required fields are enforced.
  */
 import { z } from 'zod';
+import { RobotMode } from './robots.ts';
 
 export const VDA_INTERFACE = 'uagv';
 export const VDA_MAJOR = 'v2';
@@ -198,12 +199,11 @@ export const DisinfectFailure = z.enum(['not_ready', 'not_reached', 'aborted']);
 export type DisinfectFailure = z.infer<typeof DisinfectFailure>;
 
 /** Spec §3 robot modes from VDA 5050 operating modes; offline comes from the connection topic. */
-export const ROBOT_MODE = { offline: 0, manual: 1, autonomous: 2, semiAutonomous: 3, maintenance: 4 } as const;
-export const modeFromOperatingMode = (mode: OperatingMode): number =>
+export const modeFromOperatingMode = (mode: OperatingMode): RobotMode =>
   ({
-    AUTOMATIC: ROBOT_MODE.autonomous,
-    SEMIAUTOMATIC: ROBOT_MODE.semiAutonomous,
-    MANUAL: ROBOT_MODE.manual,
-    TEACHIN: ROBOT_MODE.manual,
-    SERVICE: ROBOT_MODE.maintenance,
+    AUTOMATIC: RobotMode.autonomous,
+    SEMIAUTOMATIC: RobotMode.semiAutonomous,
+    MANUAL: RobotMode.manual,
+    TEACHIN: RobotMode.manual,
+    SERVICE: RobotMode.maintenance,
   })[mode];

@@ -3,7 +3,7 @@
  * only the robots of their groups (lib/visibility.ts).
  */
 import { and, asc, count, eq, inArray, isNotNull, lt, sql, type SQL } from 'drizzle-orm';
-import { LOW_BATTERY_PERCENT, RobotMode, type Robot, type RobotSummary } from '@uvd/contracts';
+import { LOW_BATTERY_PERCENT, RobotMode, type Robot, type RobotStatus, type RobotSummary } from '@uvd/contracts';
 import type { Executor } from '../db/client.ts';
 import { floors, robotGroups, robots, type Pose } from '../db/schema.ts';
 import type { Principal } from '../identity/principal.ts';
@@ -34,7 +34,7 @@ const robotColumns = {
 interface RobotRow {
   id: string;
   name: string;
-  status: string;
+  status: RobotStatus;
   mode: number;
   battery: number;
   chargingStatus: number;

@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DataFlag, FloorRobots, Robot, RobotList, RobotSummary } from '@uvd/contracts';
+import { DataFlag, FloorRobots, Robot, RobotList, RobotSummary, type RobotStatus } from '@uvd/contracts';
 import { robotGroups, robots } from '../db/schema.ts';
 import { expectFieldError, expectStatus } from '../testing/assertions.ts';
 import { startTestServer, type TestServer } from '../testing/harness.ts';
@@ -19,7 +19,7 @@ interface RobotSeed {
   name: string;
   floorId?: string | null;
   mode?: number;
-  status?: string;
+  status?: RobotStatus;
   battery?: number;
   chargingStatus?: number;
 }
@@ -305,5 +305,15 @@ describe('OpenAPI document', () => {
     ]) {
       expect(paths.includes(path) || paths.includes(`/api${path}`), path).toBe(true);
     }
+  });
+
+  it('names the statuses a robot can have', async () => {
+    const response = await server.request('GET', '/api/docs/json');
+    expectStatus(response, 200);
+    const statuses = ['idle', 'driving', 'disinfecting', 'paused', 'charging', 'error'];
+    const text = JSON.stringify(response.body);
+    // A client generated from the document gets the statuses as an enumeration, not any text.
+    const enumerations = [...text.matchAll(/"status":\{[^{}]*"enum":(\[[^\]]*\])/g)].map((match) => match[1]);
+    expect(enumerations).toContain(JSON.stringify(statuses));
   });
 });
