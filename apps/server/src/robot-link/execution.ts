@@ -23,7 +23,10 @@ export async function startExecution(context: AppContext): Promise<Execution> {
     if (!silent) console.error(`[execution] ${message}:`, error);
   };
   const executor = createExecutor(context, onError);
-  const unsubscribe = context.fleet.onState((robot, state) => executor.handleState(robot, state));
+  // The executor queues each event on its own chain per robot; the gateway does not wait for job writes.
+  const unsubscribe = context.fleet.onStateEvent((event) => {
+    void executor.handleEvent(event);
+  });
   const scheduler = startScheduler(context, context.config.schedulerPollMs, onError, (jobId) => {
     executor.forget(jobId);
   });

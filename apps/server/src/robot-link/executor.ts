@@ -1,21 +1,24 @@
 /**
- * Turns robot state into job progress: room results, paused or disinfecting, the thinned trajectory, the end
- * of the job with its log, operator prompts, and low-battery events. States of one robot are handled one
- * after another; a state changes the database only when it changes something, checked again under the job's
- * row lock, so a second server process handling the same state writes and publishes nothing.
+ * Turns the gateway's state events (events.ts) into job progress: room results, paused or disinfecting, the
+ * thinned trajectory, the end of the job with its log, operator prompts, and low-battery events. It runs on its
+ * own queue per robot, outside the gateway's: the gateway hands an event over and goes on with the robot's
+ * telemetry, so a slow job transaction never holds up pose or battery updates. Events of one robot are handled
+ * one after another; while one is handled, the waiting ones are coalesced (`supersedes`: a later event with the
+ * same room reports, pause, cancel, prompts and battery side replaces a waiting one), so a robot's queue holds
+ * at most one event per change of those, and every room result and prompt is still seen. An event changes the
+ * database only when it changes something, checked again under the job's row lock, so a second server process
+ * handling the same state writes and publishes nothing.
  */
-import { Id, type StateMessage } from '@uvd/contracts';
+import { LOW_BATTERY_PERCENT, type StateMessage } from '@uvd/contracts';
 import { and, eq } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
 import { jobs } from '../db/schema.ts';
+import { readState, supersedes, type OrderReport, type Prompt, type StateEvent } from './events.ts';
 import type { FleetRobot } from './fleet.ts';
 import { finishJob, publishActionChange, publishJobChange } from './lifecycle.ts';
-import { isFinal, promptsOf, reduceProgress, worthRecording, type ActiveState, type Position, type Prompt } from './progress.ts';
+import { isFinal, reduceProgress, worthRecording, type ActiveState, type Position } from './progress.ts';
 import * as repository from './repository.ts';
 import type { JobRoomState } from './repository.ts';
-
-/** Spec §3 push type "battery": one event each time a robot's battery falls below this. */
-export const LOW_BATTERY_PERCENT = 20;
 
 interface JobCache {
   orgId: string;
@@ -30,7 +33,12 @@ interface JobCache {
 const CACHE_MS = 10_000;
 
 export interface Executor {
-  /** Handles one accepted state of `robot` (what the fleet's onState listener calls). */
+  /**
+   * Queues one state event of its robot (what the gateway's event listener calls; it returns at once). The
+   * promise settles when the robot's queue has handled it or a later event that superseded it.
+   */
+  handleEvent(event: StateEvent): Promise<void>;
+  /** Reads and queues one accepted state of `robot` (as `handleEvent`). */
   handleState(robot: FleetRobot, state: StateMessage): Promise<void>;
   /** Forget what is cached of a job (after a command changed it). */
   forget(jobId: string): void;
@@ -52,7 +60,8 @@ export function createExecutor(ctx: Pick<AppContext, 'db' | 'bus' | 'fleet'>, on
   const jobCache = new Map<string, JobCache>();
   const openPrompts = new Map<string, Set<string>>();
   const batteries = new Map<string, number>();
-  const queues = new Map<string, Promise<void>>();
+  /** Per robot: the events waiting, and the run that handles them (undefined when the queue is idle). */
+  const queues = new Map<string, { waiting: StateEvent[]; run: Promise<void> }>();
   /** The order each robot reported last, and since when it reports another than its Running job's. */
   const reportedOrders = new Map<string, { orderId: string; at: number }>();
 
@@ -87,13 +96,13 @@ export function createExecutor(ctx: Pick<AppContext, 'db' | 'bus' | 'fleet'>, on
   };
 
   /** Applies what the state changes, under the job's lock, against the rows as they are now. */
-  const applyProgress = async (jobId: string, orgId: string, state: StateMessage): Promise<void> => {
+  const applyProgress = async (jobId: string, orgId: string, order: OrderReport): Promise<void> => {
     await ctx.db.transaction(async (tx) => {
       const job = await repository.lockJob(tx, orgId, jobId);
       if (job?.status !== 'Running') return;
       const rooms = await repository.jobRoomStates(tx, jobId);
       const activeState: ActiveState = job.activeState === 'paused' ? 'paused' : 'disinfecting';
-      const progress = reduceProgress({ jobId, activeState, rooms }, state);
+      const progress = reduceProgress({ jobId, activeState, rooms }, order);
       if (!progress) return;
       const now = new Date();
       for (const orderNo of progress.changed) {
@@ -118,17 +127,17 @@ export function createExecutor(ctx: Pick<AppContext, 'db' | 'bus' | 'fleet'>, on
     jobCache.delete(jobId);
   };
 
-  const trackJob = async (robot: FleetRobot, state: StateMessage): Promise<string | undefined> => {
-    if (!Id.safeParse(state.orderId).success) return undefined;
-    const job = await loadJob(robot, state.orderId);
+  const trackJob = async (robot: FleetRobot, order: OrderReport): Promise<string | undefined> => {
+    const jobId = order.jobId;
+    if (jobId === undefined) return undefined;
+    const job = await loadJob(robot, jobId);
     if (!job?.running) return undefined;
     // The position first: the state that ends the job moves the path into the log.
-    const position = state.agvPosition;
-    if (position && Id.safeParse(position.mapId).success) {
-      const next = { x: position.x, y: position.y, floorId: position.mapId };
+    const next = order.position;
+    if (next) {
       if (worthRecording(job.lastPoint, next)) {
         await repository.addTrajectoryPoint(ctx.db, {
-          jobId: state.orderId,
+          jobId,
           floorId: next.floorId,
           t: (Date.now() - job.running.startedAt) / 1000,
           x: next.x,
@@ -137,11 +146,11 @@ export function createExecutor(ctx: Pick<AppContext, 'db' | 'bus' | 'fleet'>, on
         job.lastPoint = next;
       }
     }
-    const progress = reduceProgress({ jobId: state.orderId, activeState: job.running.activeState, rooms: job.running.rooms }, state);
+    const progress = reduceProgress({ jobId, activeState: job.running.activeState, rooms: job.running.rooms }, order);
     if (progress && (progress.changed.length > 0 || progress.ended || progress.activeState !== job.running.activeState)) {
-      await applyProgress(state.orderId, robot.orgId, state);
+      await applyProgress(jobId, robot.orgId, order);
     }
-    return state.orderId;
+    return jobId;
   };
 
   const syncPrompts = async (robot: FleetRobot, jobId: string | undefined, prompts: Prompt[]): Promise<void> => {
@@ -178,8 +187,8 @@ export function createExecutor(ctx: Pick<AppContext, 'db' | 'bus' | 'fleet'>, on
     openPrompts.set(robot.robotId, new Set(jobId ? reported : []));
   };
 
-  const checkBattery = async (robot: FleetRobot, state: StateMessage): Promise<void> => {
-    const battery = state.batteryState.batteryCharge;
+  const checkBattery = async (robot: FleetRobot, reported: StateEvent['battery']): Promise<void> => {
+    const battery = reported.charge;
     const previous = batteries.get(robot.robotId);
     batteries.set(robot.robotId, battery);
     if (previous === undefined || previous < LOW_BATTERY_PERCENT || battery >= LOW_BATTERY_PERCENT) return;
@@ -188,30 +197,55 @@ export function createExecutor(ctx: Pick<AppContext, 'db' | 'bus' | 'fleet'>, on
       stream: 'robots',
       key: robot.robotId,
       type: 'battery_low',
-      payload: { robot_id: robot.robotId, battery, charging_status: state.batteryState.charging ? 1 : 0 },
+      payload: { robot_id: robot.robotId, battery, charging_status: reported.charging ? 1 : 0 },
     });
   };
 
-  const handle = async (robot: FleetRobot, state: StateMessage): Promise<void> => {
-    reportedOrders.set(robot.robotId, { orderId: state.orderId, at: Date.now() });
-    await checkBattery(robot, state);
-    const jobId = await trackJob(robot, state);
-    await syncPrompts(robot, jobId, promptsOf(state));
+  const handle = async (event: StateEvent): Promise<void> => {
+    const { robot } = event;
+    reportedOrders.set(robot.robotId, { orderId: event.order.orderId, at: event.receivedAt });
+    await checkBattery(robot, event.battery);
+    const jobId = await trackJob(robot, event.order);
+    await syncPrompts(robot, jobId, event.prompts);
+  };
+
+  /** Handles the robot's waiting events one after another until none is left, then forgets the queue. */
+  const drain = async (robotId: string, queue: { waiting: StateEvent[] }): Promise<void> => {
+    for (;;) {
+      const event = queue.waiting.shift();
+      // Taken out in the same step as the last event, so an event that comes later starts a new run.
+      if (!event) {
+        queues.delete(robotId);
+        return;
+      }
+      try {
+        await handle(event);
+      } catch (error) {
+        onError(error, `state ${event.headerId} of robot ${event.robot.robotId} could not be applied`);
+      }
+    }
+  };
+
+  const handleEvent = (event: StateEvent): Promise<void> => {
+    const robotId = event.robot.robotId;
+    const queue = queues.get(robotId);
+    if (queue) {
+      const last = queue.waiting.at(-1);
+      if (last && supersedes(event, last, LOW_BATTERY_PERCENT)) queue.waiting[queue.waiting.length - 1] = event;
+      else queue.waiting.push(event);
+      return queue.run;
+    }
+    const created = { waiting: [event], run: Promise.resolve() };
+    // The run starts on a later tick: the caller (the gateway) goes on at once.
+    created.run = Promise.resolve().then(() => drain(robotId, created));
+    queues.set(robotId, created);
+    return created.run;
   };
 
   return {
+    handleEvent,
     handleState(robot, state) {
-      const previous = queues.get(robot.robotId) ?? Promise.resolve();
-      const next = previous
-        .then(() => handle(robot, state))
-        .catch((error: unknown) => {
-          onError(error, `state ${state.headerId} of robot ${robot.robotId} could not be applied`);
-        });
-      queues.set(robot.robotId, next);
-      void next.finally(() => {
-        if (queues.get(robot.robotId) === next) queues.delete(robot.robotId);
-      });
-      return next;
+      return handleEvent(readState(robot, state));
     },
     async sweepLostOrders() {
       const running = await repository.runningJobs(ctx.db, [...reportedOrders.keys()]);
@@ -239,7 +273,7 @@ export function createExecutor(ctx: Pick<AppContext, 'db' | 'bus' | 'fleet'>, on
       jobCache.delete(jobId);
     },
     async idle() {
-      await Promise.all([...queues.values()]);
+      while (queues.size > 0) await Promise.all([...queues.values()].map((queue) => queue.run));
     },
   };
 }

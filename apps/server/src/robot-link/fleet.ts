@@ -7,6 +7,7 @@ import type { Config } from '../config.ts';
 import type { Pose } from '../db/schema.ts';
 import type { Database } from '../db/client.ts';
 import type { EventBus } from '../live/bus.ts';
+import type { StateEvent } from './events.ts';
 
 /** A robot as the gateway knows it. */
 export interface FleetRobot {
@@ -50,7 +51,13 @@ export interface FleetLogger {
   info(data: Record<string, unknown>, message: string): void;
 }
 
+/**
+ * Listeners are called in arrival order, after the robot's row is updated, and are not awaited: the gateway goes
+ * on with the robot's next message at once. A listener that does slow work (a database write) keeps its own
+ * queue (as the executor does); a rejected promise is logged.
+ */
 export type StateListener = (robot: FleetRobot, state: StateMessage) => void | Promise<void>;
+export type StateEventListener = (event: StateEvent) => void | Promise<void>;
 
 export interface Fleet {
   /** Publishes an order to the robot (header fields are filled in by the gateway). */
@@ -60,8 +67,10 @@ export interface Fleet {
     robotId: string,
     actions: InstantActionsMessage['actions'],
   ): Promise<void>;
-  /** Called for every accepted (valid, known robot, not duplicated) state message, after the robot row is updated. */
+  /** Called with every accepted (valid, known robot, not duplicated) state message, raw (see StateListener). */
   onState(listener: StateListener): () => void;
+  /** Called with every accepted state message as read by events.ts (see StateListener). */
+  onStateEvent(listener: StateEventListener): () => void;
   /** Whether the robot's connection is ONLINE now. */
   isOnline(robotId: string): boolean;
   /** The gateway's view of the robot's link, or undefined when it has not heard of the robot since start. */

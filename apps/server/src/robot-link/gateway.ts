@@ -13,7 +13,7 @@ import {
   FactsheetMessage,
   Id,
   modeFromOperatingMode,
-  ROBOT_MODE,
+  RobotMode,
   StateMessage,
   UvdActionType,
   VDA_VERSION,
@@ -25,8 +25,9 @@ import {
 } from '@uvd/contracts';
 import { floors, robots } from '../db/schema.ts';
 import { GATEWAY_CLIENT_ID_PREFIX, parseVdaTopic, startEmbeddedBroker, type EmbeddedBroker } from './broker.ts';
-import type { Fleet, FleetDependencies, FleetLogger, FleetRobot, FleetStats, RobotLink, StateListener } from './fleet.ts';
-import { fieldsOf, needsWrite, POSE_WRITE_MS, updatesBetween, type RobotFields } from './robot-fields.ts';
+import { readState } from './events.ts';
+import type { Fleet, FleetDependencies, FleetLogger, FleetRobot, FleetStats, RobotLink, StateEventListener, StateListener } from './fleet.ts';
+import { needsWrite, POSE_WRITE_MS, updatesBetween, type RobotFields } from './robot-fields.ts';
 
 interface Tracked {
   robot: FleetRobot;
@@ -95,7 +96,7 @@ export async function createFleet(deps: FleetDependencies): Promise<Fleet> {
     // any more, and a robot is online again once it speaks (its last battery, status and pose stay shown).
     await db
       .update(robots)
-      .set({ connectionState: 'OFFLINE', mode: ROBOT_MODE.offline, signal: -1 })
+      .set({ connectionState: 'OFFLINE', mode: RobotMode.offline, signal: -1 })
       .where(eq(robots.connectionState, 'ONLINE'));
     broker = await startEmbeddedBroker({ db, host: config.mqttHost, port: config.mqttPort });
   }
@@ -133,7 +134,7 @@ export async function createFleet(deps: FleetDependencies): Promise<Fleet> {
     const fields: RobotFields = {
       battery: row.lastSeenAt ? row.battery : null,
       chargingStatus: row.chargingStatus === 1 ? 1 : 0,
-      mode: online ? row.mode : ROBOT_MODE.offline,
+      mode: online ? row.mode : RobotMode.offline,
       status: row.status,
       pose: row.pose ?? null,
       floorId: row.floorId,
@@ -243,6 +244,19 @@ export async function createFleet(deps: FleetDependencies): Promise<Fleet> {
   };
 
   const stateListeners = new Set<StateListener>();
+  const eventListeners = new Set<StateEventListener>();
+  /** Calls a listener without waiting for it: a listener's failure or slowness is its own. */
+  const notify = (robotId: string, call: () => void | Promise<void>) => {
+    const failed = (error: unknown) => {
+      log.warn({ err: error, robotId }, 'a fleet state listener failed');
+    };
+    try {
+      const result = call();
+      if (result) result.catch(failed);
+    } catch (error) {
+      failed(error);
+    }
+  };
 
   const applyState = async (tracked: Tracked, state: StateMessage) => {
     if (tracked.lastHeaderId !== undefined && state.headerId <= tracked.lastHeaderId) {
@@ -282,26 +296,23 @@ export async function createFleet(deps: FleetDependencies): Promise<Fleet> {
       return false;
     });
     const floorId = await floorOf(tracked.robot.orgId, state.agvPosition?.mapId);
+    const event = readState(tracked.robot, { ...state, errors }, now);
     const next: RobotFields = {
-      ...fieldsOf({ ...state, errors }, true),
+      ...event.fields,
       floorId: floorId === undefined ? tracked.current.floorId : floorId,
       signal,
       connectionState: 'ONLINE',
     };
     await commit(tracked, next, now);
-    for (const listener of stateListeners) {
-      try {
-        await listener(tracked.robot, state);
-      } catch (error) {
-        log.warn({ err: error, robotId: tracked.robot.robotId }, 'a fleet state listener failed');
-      }
-    }
+    const { robotId } = tracked.robot;
+    for (const listener of stateListeners) notify(robotId, () => listener(tracked.robot, state));
+    for (const listener of eventListeners) notify(robotId, () => listener(event));
   };
 
   const goOffline = async (tracked: Tracked, connection: ConnectionState) => {
     tracked.connection = connection;
     tracked.pings.clear();
-    const next: RobotFields = { ...tracked.current, mode: ROBOT_MODE.offline, signal: -1, connectionState: connection };
+    const next: RobotFields = { ...tracked.current, mode: RobotMode.offline, signal: -1, connectionState: connection };
     await commit(tracked, next, Date.now(), true);
   };
 
@@ -533,6 +544,12 @@ export async function createFleet(deps: FleetDependencies): Promise<Fleet> {
       stateListeners.add(listener);
       return () => {
         stateListeners.delete(listener);
+      };
+    },
+    onStateEvent(listener) {
+      eventListeners.add(listener);
+      return () => {
+        eventListeners.delete(listener);
       };
     },
     isOnline: (robotId) => {

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { OrderMessage, StateMessage, type ActionState } from '@uvd/contracts';
 import { baseState } from '../testing/fleet-fixtures.ts';
 import { buildOrder, disinfectActionId } from './order.ts';
-import { completionStatus, promptsOf, reduceProgress, worthRecording, type JobSnapshot } from './progress.ts';
+import { orderOf, promptsOf, readState, statusOf, supersedes } from './events.ts';
+import { completionStatus, reduceProgress, worthRecording, type JobSnapshot } from './progress.ts';
 
 const jobId = '00000000-0000-4000-8000-000000000001';
 const floorId = '00000000-0000-4000-8000-0000000000f1';
@@ -11,6 +12,9 @@ const roomIds = ['00000000-0000-4000-8000-0000000000a1', '00000000-0000-4000-800
 function state(overrides: Partial<StateMessage> = {}): StateMessage {
   return StateMessage.parse({ ...baseState('uvd', 'SN-1'), headerId: 1, orderId: jobId, ...overrides });
 }
+
+/** What the gateway hands to execution of such a state. */
+const order = (overrides: Partial<StateMessage> = {}) => orderOf(state(overrides));
 
 const action = (orderNo: number, actionStatus: ActionState['actionStatus'], resultDescription?: string): ActionState => ({
   actionId: disinfectActionId(jobId, orderNo),
@@ -99,17 +103,17 @@ describe('buildOrder', () => {
 
 describe('reduceProgress', () => {
   it('ignores a state of another order', () => {
-    expect(reduceProgress(snapshot('pending'), state({ orderId: '' }))).toBeUndefined();
+    expect(reduceProgress(snapshot('pending'), order({ orderId: '' }))).toBeUndefined();
   });
 
   it('moves rooms from pending to active to done and ends with completed once every room is final', () => {
-    const first = reduceProgress(snapshot('pending', 'pending', 'pending'), state({ actionStates: [action(0, 'RUNNING'), action(1, 'WAITING')] }));
+    const first = reduceProgress(snapshot('pending', 'pending', 'pending'), order({ actionStates: [action(0, 'RUNNING'), action(1, 'WAITING')] }));
     expect(first).toMatchObject({ changed: [0], ended: false, activeState: 'disinfecting', completionStatus: undefined });
     expect(first?.rooms.map((room) => room.state)).toEqual(['active', 'pending', 'pending']);
 
     const last = reduceProgress(
       snapshot('done', 'not_ready', 'active'),
-      state({ actionStates: [action(0, 'FINISHED'), action(1, 'FAILED', 'not_ready'), action(2, 'FINISHED')] }),
+      order({ actionStates: [action(0, 'FINISHED'), action(1, 'FAILED', 'not_ready'), action(2, 'FINISHED')] }),
     );
     expect(last).toMatchObject({ changed: [2], ended: true, completionStatus: 'completed' });
   });
@@ -117,20 +121,20 @@ describe('reduceProgress', () => {
   it('records why a room failed, and a final state never changes', () => {
     const progress = reduceProgress(
       snapshot('pending', 'done', 'pending'),
-      state({ actionStates: [action(0, 'FAILED', 'not_reached'), action(1, 'FAILED', 'aborted'), action(2, 'FAILED', 'something else')] }),
+      order({ actionStates: [action(0, 'FAILED', 'not_reached'), action(1, 'FAILED', 'aborted'), action(2, 'FAILED', 'something else')] }),
     );
     expect(progress?.rooms.map((room) => room.state)).toEqual(['not_reached', 'done', 'not_reached']);
     expect(progress?.completionStatus).toBe('failed');
   });
 
   it('reports paused from state.paused', () => {
-    expect(reduceProgress(snapshot('active'), state({ paused: true }))?.activeState).toBe('paused');
+    expect(reduceProgress(snapshot('active'), order({ paused: true }))?.activeState).toBe('paused');
   });
 
   it('ends a cancelled order as aborted, whatever the robot says of unfinished rooms', () => {
     const progress = reduceProgress(
       snapshot('done', 'active', 'pending'),
-      state({
+      order({
         actionStates: [
           action(0, 'FINISHED'),
           action(1, 'RUNNING'),
@@ -174,6 +178,36 @@ describe('promptsOf', () => {
       }),
     );
     expect(prompts).toEqual([{ promptId: 'p-1', button: 'wait_to_enter', roomId: roomIds[0] }]);
+  });
+});
+
+describe('reading a state (events.ts)', () => {
+  const robot = { robotId: roomIds[0] ?? '', orgId: 'org', manufacturer: 'uvd', serialNumber: 'SN-1' };
+
+  it("reads only the reported job's rooms, by order_no", () => {
+    const other = '00000000-0000-4000-8000-000000000002';
+    const report = order({
+      actionStates: [action(0, 'RUNNING'), { actionId: disinfectActionId(other, 1), actionStatus: 'FINISHED' }, { actionId: 'disinfect-x', actionStatus: 'FINISHED' }],
+    });
+    expect([...report.rooms]).toEqual([[0, 'active']]);
+    expect(order({ orderId: 'not-ours', actionStates: [action(0, 'RUNNING')] })).toMatchObject({ jobId: undefined, rooms: new Map() });
+  });
+
+  it('is disinfecting while one of our disinfect actions runs, also without its actionType', () => {
+    expect(statusOf(state({ driving: true, actionStates: [{ actionId: disinfectActionId(jobId, 2), actionStatus: 'RUNNING' }] }))).toBe('disinfecting');
+    expect(statusOf(state({ driving: true, actionStates: [{ actionId: 'disinfecting-robot-arm', actionStatus: 'RUNNING' }] }))).toBe('driving');
+  });
+
+  it('lets a later state stand for a waiting one only when no room result, pause, cancel, prompt or low battery changed', () => {
+    const at = (x: number, overrides: Partial<StateMessage> = {}) =>
+      readState(robot, state({ agvPosition: { x, y: 0, theta: 0, mapId: floorId, positionInitialized: true }, ...overrides }));
+    const running = { actionStates: [action(0, 'RUNNING')] };
+    expect(supersedes(at(2, running), at(1, running), 20)).toBe(true);
+    expect(supersedes(at(2, { actionStates: [action(0, 'FINISHED')] }), at(1, running), 20)).toBe(false);
+    expect(supersedes(at(2, { ...running, paused: true }), at(1, running), 20)).toBe(false);
+    expect(supersedes(at(2, { ...running, batteryState: { batteryCharge: 19, charging: false } }), at(1, running), 20)).toBe(false);
+    const prompt = { infoType: 'uvd_operator_prompt', infoLevel: 'INFO' as const, infoDescription: 'wait', infoReferences: [{ referenceKey: 'prompt_id', referenceValue: 'p-1' }] };
+    expect(supersedes(at(2, { ...running, information: [prompt] }), at(1, running), 20)).toBe(false);
   });
 });
 

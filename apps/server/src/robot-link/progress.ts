@@ -1,15 +1,8 @@
 /**
- * From robot state to job progress, without side effects: the executor loads a job's snapshot, asks this
- * module what a state message changes, and writes only that.
+ * From what a robot reports of its order (events.ts) to job progress, without side effects: the executor loads a
+ * job's snapshot, asks this module what a state changes, and writes only that.
  */
-import {
-  ActionButtonText,
-  DisinfectFailure,
-  UVD_PROMPT_INFO_TYPE,
-  type ActionState,
-  type StateMessage,
-} from '@uvd/contracts';
-import { cancelActionPrefix, disinfectActionId } from './order.ts';
+import type { OrderReport, RoomReport } from './events.ts';
 
 export type RoomState = 'pending' | 'active' | 'done' | 'not_ready' | 'not_reached' | 'aborted';
 export type ActiveState = 'disinfecting' | 'paused';
@@ -35,24 +28,11 @@ export interface Progress {
   completionStatus: CompletionStatus | undefined;
 }
 
-/** A room's state from its disinfect action's state; a final state never changes again. */
-function roomState(current: RoomState, action: ActionState | undefined, cancelled: boolean): RoomState {
+/** A room's state from what the robot reports of it; a final state never changes again. */
+function roomState(current: RoomState, report: RoomReport | undefined, cancelled: boolean): RoomState {
   if (isFinal(current)) return current;
-  if (action) {
-    switch (action.actionStatus) {
-      case 'FINISHED':
-        return 'done';
-      case 'FAILED':
-        return DisinfectFailure.safeParse(action.resultDescription).data ?? (cancelled ? 'aborted' : 'not_reached');
-      case 'INITIALIZING':
-      case 'RUNNING':
-      case 'PAUSED':
-        if (cancelled) return 'aborted';
-        return 'active';
-      case 'WAITING':
-        break;
-    }
-  }
+  if (report === 'active') return cancelled ? 'aborted' : 'active';
+  if (report !== undefined && report !== 'waiting') return report;
   return cancelled ? 'aborted' : current;
 }
 
@@ -69,24 +49,18 @@ export function completionStatus(rooms: readonly { state: RoomState }[]): Comple
   return 'completed';
 }
 
-/** What `state` changes in the job; undefined when the state is not about this job (another or no order). */
-export function reduceProgress(job: JobSnapshot, state: StateMessage): Progress | undefined {
-  if (state.orderId !== job.jobId) return undefined;
-  const byId = new Map(state.actionStates.map((action) => [action.actionId, action]));
-  const prefix = cancelActionPrefix(job.jobId);
-  // Our cancelOrder finished: whatever the robot says of the rooms it did not finish, they were aborted.
-  const cancelled = state.actionStates.some(
-    (action) => action.actionId.startsWith(prefix) && action.actionStatus === 'FINISHED',
-  );
+/** What the reported order changes in the job; undefined when it is not about this job (another or no order). */
+export function reduceProgress(job: JobSnapshot, order: OrderReport): Progress | undefined {
+  if (order.jobId !== job.jobId) return undefined;
   const changed: number[] = [];
   const rooms = job.rooms.map((room) => {
-    const next = roomState(room.state, byId.get(disinfectActionId(job.jobId, room.orderNo)), cancelled);
+    const next = roomState(room.state, order.rooms.get(room.orderNo), order.cancelled);
     if (next !== room.state) changed.push(room.orderNo);
     return { orderNo: room.orderNo, state: next };
   });
   const ended = rooms.every((room) => isFinal(room.state));
   return {
-    activeState: state.paused === true ? 'paused' : 'disinfecting',
+    activeState: order.paused ? 'paused' : 'disinfecting',
     rooms,
     changed,
     ended,
@@ -97,26 +71,6 @@ export function reduceProgress(job: JobSnapshot, state: StateMessage): Progress 
 /** Spec §3 logged room states: done, not_ready, and not_reached for everything else (aborted, never visited). */
 export const loggedRoomState = (state: RoomState): 'done' | 'not_ready' | 'not_reached' =>
   state === 'done' || state === 'not_ready' ? state : 'not_reached';
-
-export interface Prompt {
-  promptId: string;
-  button: ActionButtonText;
-  roomId: string | undefined;
-}
-
-/** The operator prompts a state carries (information entries of type uvd_operator_prompt); malformed ones are skipped. */
-export function promptsOf(state: StateMessage): Prompt[] {
-  const prompts: Prompt[] = [];
-  for (const info of state.information ?? []) {
-    if (info.infoType !== UVD_PROMPT_INFO_TYPE) continue;
-    const ref = (key: string) => info.infoReferences?.find((reference) => reference.referenceKey === key)?.referenceValue;
-    const promptId = ref('prompt_id');
-    const button = ActionButtonText.safeParse(ref('button') ?? info.infoDescription).data;
-    if (!promptId || !button) continue;
-    prompts.push({ promptId, button, roomId: ref('room_id') });
-  }
-  return prompts;
-}
 
 /** Trajectory thinning: a point is kept when the robot moved at least this far or changed floor. */
 export const TRAJECTORY_STEP_M = 0.3;

@@ -1,18 +1,12 @@
 /**
- * What a VDA 5050 state says about the robot fields of spec §3, and which changes are worth an event or a
- * database write. Telemetry arrives at 1 Hz per robot: events go out for every visible change, rows are
- * written only when something a reader would notice changed (see `needsWrite`).
+ * The robot fields of spec §3 as the gateway keeps them (what a state reports is read in events.ts), and which
+ * changes are worth an event or a database write. Telemetry arrives at 1 Hz per robot: events go out for every
+ * visible change, rows are written only when something a reader would notice changed (see `needsWrite`).
  */
-import { modeFromOperatingMode, ROBOT_MODE, UvdActionType, type RobotUpdate, type StateMessage } from '@uvd/contracts';
+import type { RobotError, RobotStatus, RobotUpdate } from '@uvd/contracts';
 import type { Pose } from '../db/schema.ts';
 
-export type RobotStatus = 'idle' | 'driving' | 'disinfecting' | 'paused' | 'charging' | 'error';
-
-export interface RobotError {
-  errorType: string;
-  errorLevel: string;
-  errorDescription?: string;
-}
+export type { RobotError };
 
 /** The robot columns the gateway keeps current. */
 export interface RobotFields {
@@ -20,46 +14,12 @@ export interface RobotFields {
   battery: number | null;
   chargingStatus: 0 | 1;
   mode: number;
-  status: string;
+  status: RobotStatus;
   pose: Pose | null;
   floorId: string | null;
   errors: RobotError[];
   signal: number;
   connectionState: string;
-}
-
-/** A disinfection is running when its uvd_disinfect action runs (actionType is optional in actionStates). */
-const isDisinfecting = (state: StateMessage) =>
-  state.actionStates.some(
-    (action) =>
-      action.actionStatus === 'RUNNING' &&
-      (action.actionType === UvdActionType.disinfect || action.actionId.startsWith('disinfect-')),
-  );
-
-export function statusOf(state: StateMessage): RobotStatus {
-  if (state.errors.some((error) => error.errorLevel === 'FATAL')) return 'error';
-  if (state.paused) return 'paused';
-  if (isDisinfecting(state)) return 'disinfecting';
-  if (state.driving) return 'driving';
-  if (state.batteryState.charging) return 'charging';
-  return 'idle';
-}
-
-/** The fields a state reports; `floorId` is resolved by the caller (mapId must be a floor of the organization). */
-export function fieldsOf(state: StateMessage, online: boolean): Omit<RobotFields, 'floorId' | 'signal' | 'connectionState'> {
-  const position = state.agvPosition;
-  return {
-    battery: Math.round(state.batteryState.batteryCharge * 10) / 10,
-    chargingStatus: state.batteryState.charging ? 1 : 0,
-    mode: online ? modeFromOperatingMode(state.operatingMode) : ROBOT_MODE.offline,
-    status: statusOf(state),
-    pose: position ? { x: position.x, y: position.y, theta: position.theta } : null,
-    errors: state.errors.map((error) => ({
-      errorType: error.errorType,
-      errorLevel: error.errorLevel,
-      ...(error.errorDescription === undefined ? {} : { errorDescription: error.errorDescription }),
-    })),
-  };
 }
 
 /** Moves under a centimetre or a hundredth of a radian are noise, not motion. */

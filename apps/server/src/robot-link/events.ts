@@ -1,0 +1,197 @@
+/**
+ * The one reader of VDA 5050 state: what an accepted state message says, as typed events of this server. The
+ * gateway reads each accepted state once (`readState`) and uses the robot fields for the robots row and the
+ * robot_update events; job execution (executor.ts) consumes the rest (room results, the order's pause and
+ * cancel, the position, operator prompts, the battery) and never looks at the raw message.
+ */
+import {
+  ActionButtonText,
+  DisinfectFailure,
+  Id,
+  modeFromOperatingMode,
+  UVD_PROMPT_INFO_TYPE,
+  UvdActionType,
+  type ActionState,
+  type RobotStatus,
+  type StateMessage,
+} from '@uvd/contracts';
+import type { FleetRobot } from './fleet.ts';
+import { isCancelActionOf, parseDisinfectActionId } from './order.ts';
+import type { RobotError } from './robot-fields.ts';
+import type { Pose } from '../db/schema.ts';
+
+/** The robot fields of spec §3 a state reports (floor, signal and connection are the gateway's to resolve). */
+export interface ReportedFields {
+  battery: number;
+  chargingStatus: 0 | 1;
+  mode: number;
+  status: RobotStatus;
+  pose: Pose | null;
+  errors: RobotError[];
+}
+
+/**
+ * What a room's `uvd_disinfect` action says: `waiting` (not started), `active` (initializing, running or paused),
+ * or a result. A failure names its reason in resultDescription; one without a known reason is `not_reached`,
+ * or `aborted` once the job's cancel finished.
+ */
+export type RoomReport = 'waiting' | 'active' | 'done' | 'not_ready' | 'not_reached' | 'aborted';
+
+/** An operator prompt: an information entry of type uvd_operator_prompt, present in every state while open. */
+export interface Prompt {
+  promptId: string;
+  button: ActionButtonText;
+  roomId: string | undefined;
+}
+
+/** What a state says of the order it reports (for our jobs, orderId is the job id). */
+export interface OrderReport {
+  /** The reported orderId; '' when the robot has none. */
+  orderId: string;
+  /** The job the order is, when orderId is one of ours (an id); undefined otherwise. */
+  jobId: string | undefined;
+  paused: boolean;
+  /** A cancelOrder this server sent for the job finished: the rooms not finished were aborted. */
+  cancelled: boolean;
+  /** The order's rooms the state reports, by order_no (a room the state does not mention is absent). */
+  rooms: ReadonlyMap<number, RoomReport>;
+  /** Where the robot is, when its mapId names a floor id. */
+  position: { x: number; y: number; floorId: string } | undefined;
+}
+
+/** One accepted state, read. */
+export interface StateEvent {
+  robot: FleetRobot;
+  headerId: number;
+  /** Arrival at the gateway, ms since epoch. */
+  receivedAt: number;
+  fields: ReportedFields;
+  /** The battery as reported (not rounded), for thresholds. */
+  battery: { charge: number; charging: boolean };
+  order: OrderReport;
+  prompts: Prompt[];
+}
+
+/** A disinfection is running when one of our uvd_disinfect actions runs (actionType is optional in actionStates). */
+const isDisinfecting = (state: StateMessage) =>
+  state.actionStates.some(
+    (action) =>
+      action.actionStatus === 'RUNNING' &&
+      (action.actionType === UvdActionType.disinfect || parseDisinfectActionId(action.actionId) !== undefined),
+  );
+
+export function statusOf(state: StateMessage): RobotStatus {
+  if (state.errors.some((error) => error.errorLevel === 'FATAL')) return 'error';
+  if (state.paused) return 'paused';
+  if (isDisinfecting(state)) return 'disinfecting';
+  if (state.driving) return 'driving';
+  if (state.batteryState.charging) return 'charging';
+  return 'idle';
+}
+
+/** The robot fields a state reports (the robot is online: it speaks). */
+export function fieldsOf(state: StateMessage): ReportedFields {
+  const position = state.agvPosition;
+  return {
+    battery: Math.round(state.batteryState.batteryCharge * 10) / 10,
+    chargingStatus: state.batteryState.charging ? 1 : 0,
+    mode: modeFromOperatingMode(state.operatingMode),
+    status: statusOf(state),
+    pose: position ? { x: position.x, y: position.y, theta: position.theta } : null,
+    errors: state.errors.map((error) => ({
+      errorType: error.errorType,
+      errorLevel: error.errorLevel,
+      ...(error.errorDescription === undefined ? {} : { errorDescription: error.errorDescription }),
+    })),
+  };
+}
+
+function roomReport(action: ActionState, cancelled: boolean): RoomReport {
+  switch (action.actionStatus) {
+    case 'FINISHED':
+      return 'done';
+    case 'FAILED':
+      return DisinfectFailure.safeParse(action.resultDescription).data ?? (cancelled ? 'aborted' : 'not_reached');
+    case 'INITIALIZING':
+    case 'RUNNING':
+    case 'PAUSED':
+      return 'active';
+    case 'WAITING':
+      return 'waiting';
+  }
+}
+
+/** What the state says of the order it reports. */
+export function orderOf(state: StateMessage): OrderReport {
+  const jobId = Id.safeParse(state.orderId).success ? state.orderId : undefined;
+  const cancelled =
+    jobId !== undefined &&
+    state.actionStates.some((action) => action.actionStatus === 'FINISHED' && isCancelActionOf(jobId, action.actionId));
+  const rooms = new Map<number, RoomReport>();
+  if (jobId !== undefined) {
+    for (const action of state.actionStates) {
+      const parsed = parseDisinfectActionId(action.actionId);
+      if (parsed?.jobId === jobId) rooms.set(parsed.orderNo, roomReport(action, cancelled));
+    }
+  }
+  const position = state.agvPosition;
+  return {
+    orderId: state.orderId,
+    jobId,
+    paused: state.paused === true,
+    cancelled,
+    rooms,
+    position: position && Id.safeParse(position.mapId).success ? { x: position.x, y: position.y, floorId: position.mapId } : undefined,
+  };
+}
+
+/** The operator prompts a state carries; malformed ones are skipped. */
+export function promptsOf(state: StateMessage): Prompt[] {
+  const prompts: Prompt[] = [];
+  for (const info of state.information ?? []) {
+    if (info.infoType !== UVD_PROMPT_INFO_TYPE) continue;
+    const ref = (key: string) => info.infoReferences?.find((reference) => reference.referenceKey === key)?.referenceValue;
+    const promptId = ref('prompt_id');
+    const button = ActionButtonText.safeParse(ref('button') ?? info.infoDescription).data;
+    if (!promptId || !button) continue;
+    prompts.push({ promptId, button, roomId: ref('room_id') });
+  }
+  return prompts;
+}
+
+/** Reads one accepted state of `robot`. */
+export function readState(robot: FleetRobot, state: StateMessage, receivedAt = Date.now()): StateEvent {
+  return {
+    robot,
+    headerId: state.headerId,
+    receivedAt,
+    fields: fieldsOf(state),
+    battery: { charge: state.batteryState.batteryCharge, charging: state.batteryState.charging },
+    order: orderOf(state),
+    prompts: promptsOf(state),
+  };
+}
+
+const sameRooms = (a: ReadonlyMap<number, RoomReport>, b: ReadonlyMap<number, RoomReport>) =>
+  a.size === b.size && [...a].every(([orderNo, report]) => b.get(orderNo) === report);
+
+const samePrompts = (a: readonly Prompt[], b: readonly Prompt[]) =>
+  a.length === b.length && a.every((prompt, index) => prompt.promptId === b[index]?.promptId);
+
+/**
+ * Whether `later` may stand for `earlier` in job execution when execution falls behind: same order, same room
+ * reports, pause, cancel and prompts, the battery on the same side of `lowBattery`. What differs (the position,
+ * the battery within its side) only matters as the latest value, so every room result, prompt and threshold
+ * crossing is still seen.
+ */
+export function supersedes(later: StateEvent, earlier: StateEvent, lowBattery: number): boolean {
+  return (
+    later.robot.robotId === earlier.robot.robotId &&
+    later.order.orderId === earlier.order.orderId &&
+    later.order.paused === earlier.order.paused &&
+    later.order.cancelled === earlier.order.cancelled &&
+    sameRooms(later.order.rooms, earlier.order.rooms) &&
+    samePrompts(later.prompts, earlier.prompts) &&
+    later.battery.charge < lowBattery === earlier.battery.charge < lowBattery
+  );
+}
