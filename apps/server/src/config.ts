@@ -57,6 +57,10 @@ const Server = z
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     /** How often the job scheduler looks for due Scheduled jobs (every server process polls; each job starts once). */
     SCHEDULER_POLL_MS: z.coerce.number().int().min(10).default(1000),
+    /** A command to a robot (order, instant action) not acknowledged by its state is resent this often… */
+    COMMAND_RESEND_MS: z.coerce.number().int().min(10).default(2000),
+    /** …and given up this long after it was decided (then `command_undelivered` is published on the robots stream). */
+    COMMAND_GIVE_UP_MS: z.coerce.number().int().min(100).default(30_000),
     SEED_DEMO: flag('true'),
   })
   .transform((e) => ({
@@ -70,6 +74,8 @@ const Server = z
     corsOrigins: list(e.CORS_ORIGINS),
     logLevel: e.LOG_LEVEL,
     schedulerPollMs: e.SCHEDULER_POLL_MS,
+    commandResendMs: e.COMMAND_RESEND_MS,
+    commandGiveUpMs: e.COMMAND_GIVE_UP_MS,
     seedDemo: e.SEED_DEMO,
   }));
 

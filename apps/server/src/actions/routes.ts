@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { CommandRefusal, confirmAction, DataFlag, getAction, streamActions } from '@uvd/contracts';
 import type { AppContext } from '../context.ts';
 import { jobs } from '../db/schema.ts';
-import { actionChange, publishActionChange, sendDecision } from '../robot-link/lifecycle.ts';
+import { actionChange, publishActionChange, recordDecision } from '../robot-link/lifecycle.ts';
 import { conflict, notFound } from '../lib/http-error.ts';
 import { idempotencyKey, idempotent } from '../lib/idempotency.ts';
 import { registerRoute } from '../lib/route.ts';
@@ -29,18 +29,20 @@ export const actionsRoutes: FastifyPluginAsync<AppContext> = async (app, ctx) =>
     return { action_id, job_id, button };
   });
 
-  registerRoute(app, confirmAction, async ({ body, principal, request }) =>
-    ctx.db.transaction(async (tx) =>
+  // The decision is recorded for the robot with the answer and sent once both are committed.
+  registerRoute(app, confirmAction, async ({ body, principal, request }) => {
+    const key = idempotencyKey(request);
+    const reply = await ctx.db.transaction(async (tx) =>
       idempotent(
         tx,
-        { orgId: principal.orgId, key: idempotencyKey(request), scope: `decide ${body.action_id}`, reply: DataFlag },
+        { orgId: principal.orgId, key, scope: `decide ${body.confirm} ${body.action_id}`, reply: DataFlag },
         async () => {
           const action = await repository.findAction(tx, principal, body.action_id);
           if (!action) throw notFound('Action');
           if (action.resolvedAt !== null || action.disabled) {
             throw conflict('The action was already answered or the robot no longer asks.', CommandRefusal.jobState);
           }
-          await sendDecision(ctx, tx, action, body.confirm);
+          await recordDecision(ctx, tx, action, body.confirm);
           const decided = await repository.markDecided(tx, action.id, {
             confirm: body.confirm,
             by: principal.username,
@@ -50,8 +52,10 @@ export const actionsRoutes: FastifyPluginAsync<AppContext> = async (app, ctx) =>
           return { data: true };
         },
       ),
-    ),
-  );
+    );
+    ctx.commands.wake();
+    return reply;
+  });
 
   const robotOfJob = async (orgId: string, jobId: string) => {
     const [row] = await ctx.db

@@ -3,7 +3,7 @@
  * Ids are UUIDs so an id of another organization cannot be guessed and answers 404.
  */
 import { sql } from 'drizzle-orm';
-import type { LoggedPrompt, LoggedRoom, MapFrame, MapPoint, MapPose, RobotStatus, TrajectoryPoint } from '@uvd/contracts';
+import type { LoggedPrompt, LoggedRoom, MapFrame, MapPoint, MapPose, RobotError, RobotStatus, TrajectoryPoint } from '@uvd/contracts';
 import {
   bigint,
   bigserial,
@@ -225,8 +225,8 @@ export const robots = pgTable(
     lastStateHeaderId: integer('last_state_header_id'),
     /** Password of the robot's login to the embedded MQTT broker (argon2id); null means it cannot log in. */
     mqttPasswordHash: text('mqtt_password_hash'),
-    /** The robot's current VDA 5050 errors, as reported. */
-    errors: jsonb('errors').$type<unknown[]>().notNull().default(sql`'[]'::jsonb`),
+    /** The robot's current VDA 5050 errors, as reported (and sent in its `errors` updates). */
+    errors: jsonb('errors').$type<RobotError[]>().notNull().default(sql`'[]'::jsonb`),
     factsheet: jsonb('factsheet'),
     createdAt: createdAt(),
   },
