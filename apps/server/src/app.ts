@@ -15,9 +15,9 @@ import { actionsRoutes } from './actions/routes.ts';
 import { contactsRoutes } from './contacts/routes.ts';
 import { deliveriesRoutes } from './deliveries/routes.ts';
 import { startExecution } from './robot-link/execution.ts';
-import { executionRoutes } from './robot-link/job-routes.ts';
+import { startCommandOutbox } from './robot-link/outbox.ts';
+import { robotLinkRoutes } from './robot-link/routes.ts';
 import { createFleet } from './robot-link/gateway.ts';
-import { fleetRoutes } from './robot-link/robot-routes.ts';
 import { groupsRoutes } from './groups/routes.ts';
 import { loadKeyStore } from './identity/keys.ts';
 import { identityRoutes } from './identity/routes.ts';
@@ -58,8 +58,7 @@ const apiModules: readonly FastifyPluginAsync<AppContext>[] = [
   settingsRoutes,
   notificationsRoutes,
   deliveriesRoutes,
-  fleetRoutes,
-  executionRoutes,
+  robotLinkRoutes,
   liveRoutes,
 ];
 
@@ -115,10 +114,12 @@ export async function buildApp({ config, database }: BuildOptions): Promise<App>
   const worker = await startNotifications({ config, database, bus }, { senders: senders.senders, logger: app.log });
   const notifications = Object.assign(worker, { vapidPublicKey: senders.vapidPublicKey });
   const fleet = await createFleet({ config, database, bus, logger: app.log });
-  const context: AppContext = { config, database, db: database.db, bus, keys, fleet, notifications };
+  const commands = await startCommandOutbox({ config, database, bus, fleet }, app.log);
+  const context: AppContext = { config, database, db: database.db, bus, keys, fleet, commands, notifications };
   const execution = await startExecution(context);
   app.addHook('onClose', async () => {
     await execution.close();
+    await commands.close();
     await fleet.close();
     await notifications.close();
     await senders.close();

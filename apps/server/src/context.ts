@@ -1,6 +1,7 @@
 import type { Config } from './config.ts';
 import type { Database, Db } from './db/client.ts';
 import type { Fleet } from './robot-link/fleet.ts';
+import type { CommandOutbox } from './robot-link/outbox.ts';
 import type { KeyStore } from './identity/keys.ts';
 import type { EventBus } from './live/bus.ts';
 import type { Notifications } from './notifications/worker.ts';
@@ -13,6 +14,8 @@ export interface AppContext {
   bus: EventBus;
   keys: KeyStore;
   fleet: Fleet;
+  /** Robot commands recorded by a committed transaction go out through it; `wake()` after such a commit sends at once. */
+  commands: CommandOutbox;
   /** Push notifications: the worker, and the VAPID public key browsers subscribe with. */
   notifications: Notifications & { vapidPublicKey: string };
 }

@@ -8,12 +8,10 @@ export const JobCommand = z.enum(['start', 'resume', 'pause', 'stop']);
 export type JobCommand = z.infer<typeof JobCommand>;
 
 /**
- * Commands accept an `Idempotency-Key` header: a retried command with the same key (per organization) has one
- * effect and answers the first reply again.
+ * Error codes of refused commands (409) of every command call (robot and job commands, job start, prompt
+ * decisions), beside the spec §8 toast keys the client shows for them. Commands accept the `Idempotency-Key`
+ * header (IDEMPOTENCY_KEY_HEADER in fleet.ts).
  */
-export const IDEMPOTENCY_HEADER = 'idempotency-key';
-
-/** Error codes of refused commands (409), beside the spec §8 toast keys the client shows for them. */
 export const CommandRefusal = {
   /** The job already runs or has ended. */
   jobState: 'job_state',
@@ -23,7 +21,10 @@ export const CommandRefusal = {
   robotNotAutonomous: 'robot_not_autonomous',
   /** The robot already runs another job. */
   robotBusy: 'robot_busy',
+  /** The Idempotency-Key was already used for another command (another robot, job, prompt or command). */
+  keyReused: 'idempotency_key_reused',
 } as const;
+export type CommandRefusal = (typeof CommandRefusal)[keyof typeof CommandRefusal];
 
 export const startJobNow = defineRoute({
   method: 'POST',

@@ -14,18 +14,12 @@ export const RobotCommandParams = z.object({ robot_id: Id });
 export const RobotCommandQuery = z.object({ command: RobotCommand });
 
 /**
- * Optional request header of the command calls: a retried command carrying the same key answers the stored
- * reply and reaches the robot only once.
+ * Optional request header of every command call (robot and job commands, job start, prompt decisions): a
+ * retried command carrying the same key (per organization) answers the stored reply and reaches the robot only
+ * once; the key sent with another command is refused (409 `CommandRefusal.keyReused`).
  */
 export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
 export const IdempotencyKey = Text().trim().min(1).max(200);
-
-/** Error codes of a refused robot command (409). */
-export const RobotCommandRefusal = {
-  offline: 'robot_offline',
-  notAutonomous: 'robot_not_autonomous',
-  keyReused: 'idempotency_key_reused',
-} as const;
 
 export const postRobotCommand = defineRoute({
   method: 'POST',

@@ -397,6 +397,40 @@ export const commandReplies = pgTable(
   (t) => [primaryKey({ columns: [t.orgId, t.key] })],
 );
 
+/**
+ * The outbox of robot commands: every order and instant action the server decides for a robot, recorded in
+ * the transaction that decides it and sent after commit (robot-link/outbox.ts), resent until the robot's state
+ * acknowledges it or given up. `seq` numbers a robot's commands in the order they were decided (the robot
+ * row is locked while one is recorded); they go out in that order.
+ */
+export const robotCommands = pgTable(
+  'robot_commands',
+  {
+    id: id(),
+    orgId: orgId(),
+    robotId: uuid('robot_id')
+      .notNull()
+      .references(() => robots.id, { onDelete: 'cascade' }),
+    jobId: uuid('job_id').references(() => jobs.id, { onDelete: 'set null' }),
+    seq: integer('seq').notNull(),
+    kind: text('kind').notNull(), // UndeliveredCommandKind of the contracts: order, play, resume, pause, stop, home, decision
+    /** The VDA 5050 message without its header: `{ order }` or `{ actions }` (robot-link/outbox.ts CommandBody). */
+    body: jsonb('body').notNull(),
+    state: text('state').notNull().default('pending'), // pending | sent | acknowledged | undelivered
+    attempts: integer('attempts').notNull().default(0),
+    sentAt: timestamp('sent_at', { withTimezone: true }),
+    nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true }).notNull().defaultNow(),
+    acknowledgedAt: timestamp('acknowledged_at', { withTimezone: true }),
+    givenUpAt: timestamp('given_up_at', { withTimezone: true }),
+    givenUpReason: text('given_up_reason'), // unacknowledged | superseded
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex('robot_commands_robot_seq').on(t.robotId, t.seq),
+    index('robot_commands_open').on(t.nextAttemptAt).where(sql`state IN ('pending', 'sent')`),
+  ],
+);
+
 // ---------------------------------------------------------------- people
 
 export const contacts = pgTable(

@@ -130,13 +130,15 @@ function rowsOf(result: unknown): Record<string, unknown>[] {
 }
 
 /**
- * What the notifications worker writes after the deciding transaction committed (DESIGN.md "Notifications"):
- * it marks outbox rows fanned out and creates and updates deliveries on its own schedule, so those columns and
- * that table change between any two requests. The outbox rows themselves are compared.
+ * What the notifications worker and the robot command dispatcher write after the deciding transaction
+ * committed: they mark outbox rows fanned out or sent and create and update deliveries on their own schedule,
+ * so those columns and that table change between any two requests. The outbox rows themselves are compared.
  */
 const WORKER_WRITTEN: Record<string, string | null> = {
   push_events: 'x.id, x.org_id, x.kind, x.dedupe_key, x.robot_id, x.job_id, x.action_id, x.facts, x.created_at',
   push_deliveries: null,
+  // The robot command dispatcher (robot-link/outbox.ts) sends, resends, and marks acknowledged or given up.
+  robot_commands: 'x.id, x.org_id, x.robot_id, x.job_id, x.seq, x.kind, x.body, x.created_at',
 };
 
 /** A checksum per table of the database, to prove that a refused request wrote nothing. */

@@ -1,13 +1,47 @@
 /**
- * Robot commands (spec §3: play/resume, pause, stop, home) as VDA 5050 instant actions, and the stored
- * replies that make a retried command (same Idempotency-Key) answer the first reply without a second send.
+ * What a robot is told, in one place: the check that a robot may be commanded, and the VDA 5050 instant
+ * action of every command (spec §3 robot commands play/resume, pause, stop, home; a job's pause, resume and
+ * stop; an operator's decision on a prompt). Orders are built in order.ts. Both are recorded in the outbox
+ * (outbox.ts) by the transaction that decides them, and sent after it commits.
  */
 import { randomUUID } from 'node:crypto';
-import { and, eq } from 'drizzle-orm';
-import { z } from 'zod';
-import { RobotCommand, UvdActionType, VdaInstantAction, type DataFlag, type VdaAction } from '@uvd/contracts';
-import type { Executor } from '../db/client.ts';
-import { commandReplies } from '../db/schema.ts';
+import { CommandRefusal, RobotMode, UvdActionType, VdaInstantAction, type RobotCommand, type VdaAction } from '@uvd/contracts';
+import { conflict } from '../lib/http-error.ts';
+import type { Fleet } from './fleet.ts';
+import { cancelActionPrefix } from './order.ts';
+
+export interface CommandedRobot {
+  id: string;
+  name: string;
+  /** The robot row's mode, used while the gateway has not heard of the robot since start. */
+  mode?: number;
+}
+
+/**
+ * Spec §4: robot controls only when the robot is online and (unless `autonomous` is false: an operator's
+ * answer to the robot's own question) in Autonomous mode. Refused with 409 `robot_offline` or
+ * `robot_not_autonomous`.
+ */
+export function checkControllable(fleet: Pick<Fleet, 'isOnline' | 'link'>, robot: CommandedRobot, autonomous = true): void {
+  if (!fleet.isOnline(robot.id)) {
+    throw conflict(`Robot "${robot.name}" is offline: it cannot take commands.`, CommandRefusal.robotOffline);
+  }
+  if (!autonomous) return;
+  // The gateway's view is current to the last message; the row may lag by a few seconds behind it.
+  const mode = fleet.link(robot.id)?.mode ?? robot.mode;
+  if (mode !== RobotMode.autonomous) {
+    throw conflict(
+      `Robot "${robot.name}" is not in Autonomous mode: commands are accepted only in Autonomous mode.`,
+      CommandRefusal.robotNotAutonomous,
+    );
+  }
+}
+
+/** A command as it is told to the robot: a spec §3 robot command, or one of a job or a prompt. */
+export type InstantCommand =
+  | { kind: RobotCommand }
+  | { kind: 'pause' | 'resume' | 'stop'; jobId: string }
+  | { kind: 'decision'; actionId: string; promptId: string; confirm: boolean };
 
 const ACTION_OF: Record<RobotCommand, string> = {
   play: VdaInstantAction.resume,
@@ -17,50 +51,30 @@ const ACTION_OF: Record<RobotCommand, string> = {
   home: UvdActionType.goHome,
 };
 
-export const instantActionFor = (command: RobotCommand): VdaAction => ({
-  actionType: ACTION_OF[command],
-  actionId: `${command}-${randomUUID()}`,
-  // cancelOrder and pause act on the whole robot, which is what an operator's button means.
-  blockingType: 'HARD',
-});
-
-/** What is stored under an Idempotency-Key: the command it was used for and the reply given. */
-export const StoredRobotCommand = z.object({
-  scope: z.literal('robot_command'),
-  robot_id: z.string(),
-  command: RobotCommand,
-  reply: z.object({ data: z.boolean() }),
-});
-export type StoredRobotCommand = z.infer<typeof StoredRobotCommand>;
-
 /**
- * The stored entry of `key`: `undefined` when the key is new, `{ entry: undefined }` when the key is taken by
- * something that is not a robot command (a job command of the same organization, say).
+ * The instant action of a command. Its actionId is new for every command and kept on every resend, so a
+ * robot that got it already ignores the copy (VDA 5050: an instant action is identified by its actionId). A
+ * job's actions carry the job id, so a state tells which job they were for.
  */
-export async function findStoredCommand(
-  db: Executor,
-  orgId: string,
-  key: string,
-): Promise<{ entry: StoredRobotCommand | undefined } | undefined> {
-  const [row] = await db
-    .select({ reply: commandReplies.reply })
-    .from(commandReplies)
-    .where(and(eq(commandReplies.orgId, orgId), eq(commandReplies.key, key)));
-  if (!row) return undefined;
-  return { entry: StoredRobotCommand.safeParse(row.reply).data };
+export function instantActionOf(command: InstantCommand): VdaAction {
+  if (command.kind === 'decision') {
+    return {
+      actionType: UvdActionType.operatorDecision,
+      actionId: `decision-${command.actionId}-${randomUUID()}`,
+      blockingType: 'NONE',
+      actionParameters: [
+        { key: 'prompt_id', value: command.promptId },
+        { key: 'confirm', value: command.confirm },
+      ],
+    };
+  }
+  const jobId = 'jobId' in command ? command.jobId : undefined;
+  const actionId =
+    jobId === undefined
+      ? `${command.kind}-${randomUUID()}`
+      : command.kind === 'stop'
+        ? `${cancelActionPrefix(jobId)}${randomUUID()}`
+        : `${command.kind}-${jobId}-${randomUUID()}`;
+  // cancelOrder and pause act on the whole robot, which is what an operator's button means.
+  return { actionType: ACTION_OF[command.kind], actionId, blockingType: 'HARD' };
 }
-
-/** Claims `key` for this command; false when another request holds it already. */
-export async function claimKey(tx: Executor, orgId: string, key: string, entry: StoredRobotCommand): Promise<boolean> {
-  const inserted = await tx
-    .insert(commandReplies)
-    .values({ orgId, key, reply: entry })
-    .onConflictDoNothing()
-    .returning({ key: commandReplies.key });
-  return inserted.length > 0;
-}
-
-export const sameCommand = (entry: StoredRobotCommand, robotId: string, command: RobotCommand): boolean =>
-  entry.robot_id === robotId && entry.command === command;
-
-export type CommandReply = DataFlag;

@@ -1,16 +1,19 @@
 /**
  * A job's life on a robot: started (by the scheduler or a click), paused and resumed, stopped, and ended with
  * its log. Each step runs in the caller's transaction with the job row locked, and publishes what it changed.
+ * What the robot is told (the order, an instant action) is recorded in the outbox in that same transaction and
+ * sent once it commits (outbox.ts): a transaction that fails tells the robot nothing.
  */
-import { randomUUID } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
-import { ActionButtonText, CommandRefusal, ROBOT_MODE, UvdActionType, VdaInstantAction, type ActionChange } from '@uvd/contracts';
+import { ActionButtonText, CommandRefusal, type ActionChange } from '@uvd/contracts';
 import type { AppContext } from '../context.ts';
 import type { Tx } from '../db/client.ts';
 import { jobRooms, jobs } from '../db/schema.ts';
 import { conflict } from '../lib/http-error.ts';
 import { toJobs } from '../jobs/repository.ts';
-import { buildOrder, cancelActionPrefix } from './order.ts';
+import { checkControllable, instantActionOf, type InstantCommand } from './commands.ts';
+import { buildOrder } from './order.ts';
+import { recordCommand } from './outbox.ts';
 import type { CompletionStatus } from './progress.ts';
 import * as repository from './repository.ts';
 import type { ActionRow, ExecutionRobot, JobRow } from './repository.ts';
@@ -61,14 +64,15 @@ export async function publishActionChange(ctx: Context, tx: Tx, row: ActionRow):
 
 const refuse = (code: string, message: string) => conflict(message, code);
 
-/** Spec §4: robot controls only when the robot is online and Autonomous. */
-function checkRobotControllable(ctx: Context, robot: ExecutionRobot): void {
-  if (!ctx.fleet.isOnline(robot.id)) throw refuse(CommandRefusal.robotOffline, `Robot "${robot.name}" is offline.`);
-  // The gateway's view is current; the row may lag by a few seconds behind it.
-  const mode = ctx.fleet.link(robot.id)?.mode ?? robot.mode;
-  if (mode !== ROBOT_MODE.autonomous) {
-    throw refuse(CommandRefusal.robotNotAutonomous, `Robot "${robot.name}" is not in Autonomous mode.`);
-  }
+/** Records an instant action of `job`'s robot in the outbox (sent after `tx` commits). */
+async function recordInstant(tx: Tx, job: JobRow, command: InstantCommand & { kind: 'pause' | 'resume' | 'stop' | 'decision' }) {
+  await recordCommand(tx, {
+    orgId: job.orgId,
+    robotId: job.robotId,
+    jobId: job.id,
+    kind: command.kind,
+    body: { actions: [instantActionOf(command)] },
+  });
 }
 
 async function robotOf(tx: Tx, job: JobRow): Promise<ExecutionRobot> {
@@ -79,15 +83,15 @@ async function robotOf(tx: Tx, job: JobRow): Promise<ExecutionRobot> {
 }
 
 /**
- * Starts a Scheduled job now: checks the robot, marks the job Running, sends the order. The order goes out
- * before the transaction commits, so a failed send leaves the job Scheduled; `job` must be locked.
+ * Starts a Scheduled job now: checks the robot, marks the job Running, records the order (sent after `tx`
+ * commits); `job` must be locked.
  */
 export async function startJob(ctx: Context, tx: Tx, job: JobRow): Promise<JobRow> {
   if (job.status !== 'Scheduled') {
     throw refuse(CommandRefusal.jobState, job.status === 'Running' ? 'The job is already running.' : 'The job has ended.');
   }
   const robot = await robotOf(tx, job);
-  checkRobotControllable(ctx, robot);
+  checkControllable(ctx.fleet, robot);
   const other = await repository.otherRunningJob(tx, robot.id, job.id);
   if (other) throw refuse(CommandRefusal.robotBusy, `Robot "${robot.name}" is running another job.`);
 
@@ -105,24 +109,18 @@ export async function startJob(ctx: Context, tx: Tx, job: JobRow): Promise<JobRo
   const link = ctx.fleet.link(robot.id);
   const start = link?.pose ? { floorId: link.floorId, pose: link.pose } : { floorId: robot.floorId, pose: robot.pose };
   const order = buildOrder(job.id, 0, await repository.orderRooms(tx, job.id), home, start);
-  await ctx.fleet.sendOrder(robot.id, order);
+  await recordCommand(tx, { orgId: job.orgId, robotId: robot.id, jobId: job.id, kind: 'order', body: { order } });
   await publishJobChange(ctx, tx, started);
   await publishJobEvent(ctx, tx, started, 'job_started');
   return started;
 }
 
-/** Pause or resume a Running job: an instant action to the robot, and the job shown so at once. */
+/** Pause or resume a Running job: an instant action for the robot, and the job shown so at once. */
 export async function pauseOrResume(ctx: Context, tx: Tx, job: JobRow, command: 'pause' | 'resume'): Promise<void> {
   if (job.status !== 'Running') throw refuse(CommandRefusal.jobState, `Only a running job can be ${command}d.`);
   const robot = await robotOf(tx, job);
-  checkRobotControllable(ctx, robot);
-  await ctx.fleet.sendInstantActions(robot.id, [
-    {
-      actionType: command === 'pause' ? VdaInstantAction.pause : VdaInstantAction.resume,
-      actionId: `${command}-${job.id}-${randomUUID()}`,
-      blockingType: 'HARD',
-    },
-  ]);
+  checkControllable(ctx.fleet, robot);
+  await recordInstant(tx, job, { kind: command, jobId: job.id });
   const [row] = await tx
     .update(jobs)
     .set({ activeState: command === 'pause' ? 'paused' : 'disinfecting', updatedAt: new Date() })
@@ -143,29 +141,20 @@ export async function stopJob(ctx: Context, tx: Tx, job: JobRow): Promise<void> 
     return;
   }
   const robot = await robotOf(tx, job);
-  checkRobotControllable(ctx, robot);
-  await ctx.fleet.sendInstantActions(robot.id, [
-    { actionType: VdaInstantAction.cancel, actionId: `${cancelActionPrefix(job.id)}${randomUUID()}`, blockingType: 'HARD' },
-  ]);
+  checkControllable(ctx.fleet, robot);
+  await recordInstant(tx, job, { kind: 'stop', jobId: job.id });
 }
 
-/** Sends the operator's decision on a prompt to the robot. */
-export async function sendDecision(ctx: Context, tx: Tx, action: ActionRow, confirm: boolean): Promise<void> {
+/**
+ * Records the operator's decision on a prompt for the robot (sent after `tx` commits). The robot asked, so it
+ * must be online, but it need not be in Autonomous mode.
+ */
+export async function recordDecision(ctx: Context, tx: Tx, action: ActionRow, confirm: boolean): Promise<void> {
   const [job] = await tx.select().from(jobs).where(eq(jobs.id, action.jobId));
   if (!job) throw new Error(`job of action ${action.id} is missing`);
   const robot = await robotOf(tx, job);
-  if (!ctx.fleet.isOnline(robot.id)) throw refuse(CommandRefusal.robotOffline, `Robot "${robot.name}" is offline.`);
-  await ctx.fleet.sendInstantActions(robot.id, [
-    {
-      actionType: UvdActionType.operatorDecision,
-      actionId: `decision-${action.id}-${randomUUID()}`,
-      blockingType: 'NONE',
-      actionParameters: [
-        { key: 'prompt_id', value: action.promptId },
-        { key: 'confirm', value: confirm },
-      ],
-    },
-  ]);
+  checkControllable(ctx.fleet, robot, false);
+  await recordInstant(tx, job, { kind: 'decision', actionId: action.id, promptId: action.promptId, confirm });
 }
 
 /**

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiError, DataFlag, RobotCommandRefusal, RobotUpdate } from '@uvd/contracts';
+import { ApiError, DataFlag, CommandRefusal, RobotUpdate } from '@uvd/contracts';
 import { startTestServer, type TestServer } from '../testing/harness.ts';
 import { connectRobotRow, createRobotRow, type TestRobot } from '../testing/fleet-fixtures.ts';
 import { openSse, type SseClient } from '../testing/live-fixtures.ts';
@@ -74,7 +74,7 @@ describe('POST /command/{robot_id}', () => {
     await until(() => !server.context.fleet.isOnline(row.id));
     const response = await command(row.id, 'pause', admin.token);
     expect(response.status).toBe(409);
-    expect(ApiError.parse(response.body)).toMatchObject({ error: RobotCommandRefusal.offline });
+    expect(ApiError.parse(response.body)).toMatchObject({ error: CommandRefusal.robotOffline });
     expect(ApiError.parse(response.body).message).toMatch(/offline/);
 
     // A robot the gateway has never heard from is offline too.
@@ -88,7 +88,7 @@ describe('POST /command/{robot_id}', () => {
     const { admin, row, robot } = await connectedRobot('MANUAL');
     const response = await command(row.id, 'home', admin.token);
     expect(response.status).toBe(409);
-    expect(ApiError.parse(response.body)).toMatchObject({ error: RobotCommandRefusal.notAutonomous });
+    expect(ApiError.parse(response.body)).toMatchObject({ error: CommandRefusal.robotNotAutonomous });
     await pause(200);
     expect(robot.instantActions.filter((a) => a.actionType === 'uvd_go_home')).toHaveLength(0);
   });
@@ -118,7 +118,7 @@ describe('POST /command/{robot_id}', () => {
     // The same key for another command is a client bug, not a retry.
     const reused = await command(row.id, 'pause', admin.token, { 'Idempotency-Key': key });
     expect(reused.status).toBe(409);
-    expect(ApiError.parse(reused.body)).toMatchObject({ error: RobotCommandRefusal.keyReused });
+    expect(ApiError.parse(reused.body)).toMatchObject({ error: CommandRefusal.keyReused });
   });
 
   it('answers 400 naming the field for an unknown command, a malformed id or an empty key', async () => {

@@ -1,7 +1,8 @@
 /**
  * Starts Scheduled jobs when their start_time comes. The schedule is the jobs table itself, so it survives
  * restarts; every server process polls it, and `FOR UPDATE SKIP LOCKED` hands each due job to one process,
- * whose conditional update (Scheduled → Running) and order are committed together: a job starts once.
+ * whose conditional update (Scheduled → Running) and order (recorded in the outbox, sent after the commit by
+ * outbox.ts) are committed together: a job starts once, and its order goes out once it is committed.
  * A job whose robot cannot take it now (offline, not Autonomous, busy with another job) stays Scheduled and
  * starts at a later poll, when it can.
  */

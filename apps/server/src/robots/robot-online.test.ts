@@ -6,7 +6,7 @@
 import type { AddressInfo } from 'node:net';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiError, RobotCommandRefusal, RobotList, RobotSummary, RobotUpdate, type Robot, type SseFrame } from '@uvd/contracts';
+import { ApiError, CommandRefusal, RobotList, RobotSummary, RobotUpdate, type Robot, type SseFrame } from '@uvd/contracts';
 import { buildApp, type App } from '../app.ts';
 import { robots } from '../db/schema.ts';
 import { expectStatus, until } from '../testing/assertions.ts';
@@ -60,7 +60,7 @@ describe('a robot is online only once it speaks', () => {
     expect(RobotSummary.parse(summary.body)).toMatchObject({ total: 1, by_mode: { offline: 1, autonomous: 0 }, low_battery: 0 });
     const refused = await command(server.url, admin, row.id);
     expect(refused.status).toBe(409);
-    expect(ApiError.parse(await refused.json())).toMatchObject({ error: RobotCommandRefusal.offline });
+    expect(ApiError.parse(await refused.json())).toMatchObject({ error: CommandRefusal.robotOffline });
 
     // A client that listed it so learns from the stream that it came to life: its mode and its battery.
     const stream = await openSse(server.url, '/api/robot/stream', { token: admin.token, query: { robot_list: row.id } });
@@ -106,7 +106,7 @@ describe('a robot is online only once it speaks', () => {
       expect(shown.last_seen).not.toBeNull();
       const refused = await command(url, admin, row.id);
       expect(refused.status).toBe(409);
-      expect(ApiError.parse(await refused.json())).toMatchObject({ error: RobotCommandRefusal.offline });
+      expect(ApiError.parse(await refused.json())).toMatchObject({ error: CommandRefusal.robotOffline });
 
       const after = await connectRobotRow(second.context.fleet.brokerUrl, row);
       robotsToClose.push(after);

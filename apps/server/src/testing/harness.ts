@@ -49,8 +49,12 @@ export interface TestServer extends App {
 
 const unique = () => randomBytes(4).toString('hex');
 
-export async function startTestServer(overrides: Partial<Config> = {}): Promise<TestServer> {
-  const testDatabase = await createTestDatabase();
+/**
+ * `shared`: run on that database instead of a new one (another server, a restart on the same data); it is left
+ * open when this server closes.
+ */
+export async function startTestServer(overrides: Partial<Config> = {}, shared?: TestDatabase): Promise<TestServer> {
+  const testDatabase = shared ?? (await createTestDatabase());
   const config: Config = {
     // No token rate limit unless a test asks for one: createUser logs in through the token endpoint.
     // No shedding on the event loop's delay or use either: test files run several servers in one process, and one
@@ -148,7 +152,7 @@ export async function startTestServer(overrides: Partial<Config> = {}): Promise<
     createUser,
     close: async () => {
       await built.app.close();
-      await testDatabase.drop();
+      if (!shared) await testDatabase.drop();
     },
   };
 }

@@ -1,0 +1,304 @@
+/**
+ * The outbox of robot commands, through real HTTP, a real database (PGlite, or PostgreSQL with
+ * TEST_DATABASE_URL) and real MQTT (the embedded broker; Mosquitto for two servers sharing one database). The
+ * robot is a raw MQTT test robot: it acknowledges a command only when the test makes it publish a state that
+ * reports it, as a VDA 5050 robot does.
+ */
+import { randomBytes } from 'node:crypto';
+import { and, asc, eq, sql } from 'drizzle-orm';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { COMMAND_UNDELIVERED_EVENT, CommandUndelivered, DataFlag, UvdActionType, type ActionState, type VdaAction } from '@uvd/contracts';
+import { events, jobs, robotCommands } from '../db/schema.ts';
+import { brokerAnswers, createJobFor, executionWorld, waitUntil, type ExecutionWorld } from '../testing/execution-fixtures.ts';
+import { connectTestRobot, type TestRobot } from '../testing/fleet-fixtures.ts';
+import { startTestServer, type TestServer } from '../testing/harness.ts';
+import { createTestDatabase, testEngine } from '../testing/test-database.ts';
+import { CommandBody } from './outbox.ts';
+
+const MOSQUITTO = 'mqtt://127.0.0.1:1883';
+const mosquittoUp = await brokerAnswers();
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+const robots: TestRobot[] = [];
+afterEach(async () => {
+  for (const robot of robots.splice(0)) await robot.close().catch(() => undefined);
+});
+
+/** The world's robot connected to `server`'s broker in Autonomous mode, known online by the gateway. */
+async function connect(server: TestServer, w: ExecutionWorld): Promise<TestRobot> {
+  const robot = await connectTestRobot({
+    brokerUrl: server.context.fleet.brokerUrl,
+    manufacturer: w.robot.manufacturer,
+    serialNumber: w.robot.serialNumber,
+    username: `${w.robot.manufacturer}/${w.robot.serialNumber}`,
+    password: w.mqttPassword,
+  });
+  robots.push(robot);
+  await robot.publishState({ operatingMode: 'AUTOMATIC' });
+  await waitUntil(async () => (server.context.fleet.link(w.robotId)?.mode === 2 ? true : undefined), 5000, 'the robot online and Autonomous');
+  return robot;
+}
+
+/** The robot reports these instant actions as finished (its acknowledgement). */
+const reportActions = (robot: TestRobot, actions: readonly VdaAction[]) =>
+  robot.publishState({
+    actionStates: actions.map((action): ActionState => ({ actionId: action.actionId, actionType: action.actionType, actionStatus: 'FINISHED' })),
+  });
+
+const commandRows = (server: TestServer, robotId: string) =>
+  server.context.db.select().from(robotCommands).where(eq(robotCommands.robotId, robotId)).orderBy(asc(robotCommands.seq));
+
+const jobCommand = (server: TestServer, w: ExecutionWorld, jobId: string, command: string, headers: Record<string, string> = {}) =>
+  server.request('POST', `/api/command/job/${jobId}`, { token: w.operator.token, query: { command }, headers });
+const robotCommand = (server: TestServer, w: ExecutionWorld, command: string, headers: Record<string, string> = {}) =>
+  server.request('POST', `/api/command/${w.robotId}`, { token: w.admin.token, query: { command }, headers });
+
+const jobStatus = async (server: TestServer, jobId: string) =>
+  (await server.context.db.select({ status: jobs.status, activeState: jobs.activeState }).from(jobs).where(eq(jobs.id, jobId)))[0];
+
+describe('robot commands through the outbox', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({ commandResendMs: 300, commandGiveUpMs: 60_000 });
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+
+  it('a transaction that fails after the command was decided tells the robot nothing, and changes nothing', async () => {
+    const w = await executionWorld(server);
+    const robot = await connect(server, w);
+    const job = await createJobFor(server, w);
+    const db = server.context.db;
+    const suffix = randomBytes(4).toString('hex');
+    // A real failure inside the start's transaction, after the order is decided: the job_started event cannot be recorded.
+    await db.execute(sql.raw(`CREATE FUNCTION outbox_test_fail_${suffix}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'injected failure'; END $$`));
+    await db.execute(
+      sql.raw(`CREATE TRIGGER outbox_test_fail_${suffix} BEFORE INSERT ON events FOR EACH ROW WHEN (NEW.key = '${job.job_id}') EXECUTE FUNCTION outbox_test_fail_${suffix}()`),
+    );
+    const failed = await jobCommand(server, w, job.job_id, 'start');
+    expect(failed.status).toBe(500);
+    await pause(1000);
+    expect(robot.orders).toHaveLength(0);
+    expect(await jobStatus(server, job.job_id)).toMatchObject({ status: 'Scheduled' });
+    expect(await commandRows(server, w.robotId)).toHaveLength(0);
+    await db.execute(sql.raw(`DROP TRIGGER outbox_test_fail_${suffix} ON events`));
+
+    // The same start once the fault is gone: the order reaches the robot.
+    expect((await jobCommand(server, w, job.job_id, 'start')).status).toBe(200);
+    await waitUntil(async () => (robot.orders.length > 0 ? true : undefined), 5000, 'the order');
+    await robot.publishState({ orderId: job.job_id, orderUpdateId: 0 });
+    await waitUntil(async () => ((await commandRows(server, w.robotId))[0]?.state === 'acknowledged' ? true : undefined), 5000, 'the order acknowledged');
+
+    // A pause whose job update fails: no startPause reaches the robot.
+    await db.execute(
+      sql.raw(
+        `CREATE TRIGGER outbox_test_fail_${suffix} BEFORE UPDATE ON jobs FOR EACH ROW WHEN (NEW.id = '${job.job_id}' AND NEW.active_state = 'paused') EXECUTE FUNCTION outbox_test_fail_${suffix}()`,
+      ),
+    );
+    expect((await jobCommand(server, w, job.job_id, 'pause')).status).toBe(500);
+    await pause(1000);
+    expect(robot.instantActions.filter((action) => action.actionType === 'startPause')).toHaveLength(0);
+    expect(await jobStatus(server, job.job_id)).toMatchObject({ status: 'Running', activeState: 'disinfecting' });
+    expect(await commandRows(server, w.robotId)).toHaveLength(1);
+    await db.execute(sql.raw(`DROP TRIGGER outbox_test_fail_${suffix} ON jobs`));
+  });
+
+  it('the same Idempotency-Key sent five times at once records one command and sends one message', async () => {
+    const w = await executionWorld(server);
+    const robot = await connect(server, w);
+    const key = `pause-${randomBytes(4).toString('hex')}`;
+    const replies = await Promise.all(Array.from({ length: 5 }, () => robotCommand(server, w, 'pause', { 'Idempotency-Key': key })));
+    for (const reply of replies) {
+      expect(reply.status).toBe(200);
+      expect(DataFlag.parse(reply.body)).toEqual({ data: true });
+    }
+    const sent = await robot.waitForInstantAction('startPause');
+    await reportActions(robot, [sent]);
+    await waitUntil(async () => ((await commandRows(server, w.robotId))[0]?.state === 'acknowledged' ? true : undefined), 5000, 'acknowledged');
+    await pause(800);
+    expect(await commandRows(server, w.robotId)).toHaveLength(1);
+    expect(robot.instantActions.filter((action) => action.actionType === 'startPause').map((action) => action.actionId)).toEqual([sent.actionId]);
+    // The key sent with another command is refused, and records nothing.
+    const reused = await robotCommand(server, w, 'resume', { 'Idempotency-Key': key });
+    expect(reused.status).toBe(409);
+    expect(reused.body).toMatchObject({ error: 'idempotency_key_reused' });
+    expect(await commandRows(server, w.robotId)).toHaveLength(1);
+  });
+
+  it('resends an instant action the robot does not report, with the same actionId, until it reports it', async () => {
+    const w = await executionWorld(server);
+    const robot = await connect(server, w);
+    expect((await robotCommand(server, w, 'pause')).status).toBe(200);
+    const copies = () => robot.instantActions.filter((action) => action.actionType === 'startPause');
+    await waitUntil(async () => (copies().length >= 3 ? true : undefined), 5000, 'three copies of the pause');
+    // One command: every copy is the same action, which a VDA 5050 robot runs once.
+    expect(new Set(copies().map((action) => action.actionId)).size).toBe(1);
+    const [first] = copies();
+    if (!first) throw new Error('no pause');
+    await reportActions(robot, [first]);
+    await waitUntil(async () => ((await commandRows(server, w.robotId))[0]?.state === 'acknowledged' ? true : undefined), 5000, 'acknowledged');
+    const count = copies().length;
+    await pause(1000);
+    expect(copies()).toHaveLength(count);
+    const [row] = await commandRows(server, w.robotId);
+    expect(row?.attempts).toBeGreaterThanOrEqual(3);
+  });
+
+  it('resends an order the robot does not report with the same orderId and orderUpdateId, so the robot does not restart it', async () => {
+    const w = await executionWorld(server);
+    const robot = await connect(server, w);
+    const job = await createJobFor(server, w);
+    expect((await jobCommand(server, w, job.job_id, 'start')).status).toBe(200);
+    await waitUntil(async () => (robot.orders.length >= 2 ? true : undefined), 5000, 'the order resent');
+    expect(new Set(robot.orders.map((order) => `${order.orderId}/${order.orderUpdateId}`))).toEqual(new Set([`${job.job_id}/0`]));
+    await robot.publishState({ orderId: job.job_id, orderUpdateId: 0 });
+    await waitUntil(async () => ((await commandRows(server, w.robotId))[0]?.state === 'acknowledged' ? true : undefined), 5000, 'acknowledged');
+    const count = robot.orders.length;
+    await pause(1000);
+    expect(robot.orders).toHaveLength(count);
+  });
+
+  it('gives up an earlier command when a later one is acknowledged first (superseded), instead of resending it after', async () => {
+    const w = await executionWorld(server);
+    const robot = await connect(server, w);
+    expect((await robotCommand(server, w, 'pause')).status).toBe(200);
+    expect((await robotCommand(server, w, 'resume')).status).toBe(200);
+    const resume = await robot.waitForInstantAction('stopPause');
+    // Every resend keeps the order: no pause ever follows a resume.
+    await reportActions(robot, [resume]);
+    const rows = await waitUntil(async () => {
+      const current = await commandRows(server, w.robotId);
+      return current.every((row) => row.state === 'acknowledged' || row.state === 'undelivered') ? current : undefined;
+    }, 5000, 'both settled');
+    expect(rows.map((row) => [row.kind, row.state, row.givenUpReason])).toEqual([
+      ['pause', 'undelivered', 'superseded'],
+      ['resume', 'acknowledged', null],
+    ]);
+    const types = robot.instantActions.filter((action) => action.actionType !== UvdActionType.ping).map((action) => action.actionType);
+    expect(types.lastIndexOf('startPause')).toBeLessThan(types.lastIndexOf('stopPause'));
+    const [event] = await server.context.db
+      .select()
+      .from(events)
+      .where(and(eq(events.key, w.robotId), eq(events.type, COMMAND_UNDELIVERED_EVENT)));
+    expect(CommandUndelivered.parse(event?.payload)).toMatchObject({ robot_id: w.robotId, command: 'pause', reason: 'superseded', job_id: null });
+  });
+});
+
+describe('a command the robot never acknowledges', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({ commandResendMs: 200, commandGiveUpMs: 1500 });
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+
+  it('is given up as undelivered after the give-up time, with command_undelivered on the robots stream', async () => {
+    const w = await executionWorld(server);
+    const robot = await connect(server, w);
+    const job = await createJobFor(server, w);
+    expect((await jobCommand(server, w, job.job_id, 'start')).status).toBe(200);
+    const [row] = await waitUntil(async () => {
+      const current = await commandRows(server, w.robotId);
+      return current[0]?.state === 'undelivered' ? current : undefined;
+    }, 6000, 'the order given up');
+    expect(row).toMatchObject({ kind: 'order', givenUpReason: 'unacknowledged', jobId: job.job_id });
+    expect(robot.orders.length).toBeGreaterThanOrEqual(2);
+    const recorded = await server.context.db
+      .select()
+      .from(events)
+      .where(and(eq(events.stream, 'robots'), eq(events.key, w.robotId), eq(events.type, COMMAND_UNDELIVERED_EVENT)));
+    expect(recorded).toHaveLength(1);
+    expect(CommandUndelivered.parse(recorded[0]?.payload)).toMatchObject({
+      command_id: row?.id,
+      robot_id: w.robotId,
+      job_id: job.job_id,
+      command: 'order',
+      reason: 'unacknowledged',
+    });
+    // Given up means no more sends.
+    const count = robot.orders.length;
+    await pause(800);
+    expect(robot.orders).toHaveLength(count);
+  });
+});
+
+describe('a crash between commit and send', () => {
+  it('delivers the committed command once after a restart on the same database', async () => {
+    const database = await createTestDatabase();
+    const first = await startTestServer({ commandResendMs: 5000 }, database);
+    const w = await executionWorld(first);
+    const robot = await connect(first, w);
+    const job = await createJobFor(first, w);
+    // The first process "dies" before it sends: its dispatcher is stopped, the request commits the start.
+    await first.context.commands.close();
+    expect((await jobCommand(first, w, job.job_id, 'start')).status).toBe(200);
+    await pause(800);
+    expect(robot.orders).toHaveLength(0);
+    expect(await commandRows(first, w.robotId)).toMatchObject([{ kind: 'order', state: 'pending', attempts: 0 }]);
+    await robot.close();
+    robots.splice(robots.indexOf(robot), 1);
+    await first.close();
+
+    const second = await startTestServer({ commandResendMs: 5000 }, database);
+    try {
+      const back = await connect(second, w);
+      await waitUntil(async () => (back.orders.length > 0 ? true : undefined), 5000, 'the order after the restart');
+      await back.publishState({ orderId: job.job_id, orderUpdateId: 0 });
+      await waitUntil(async () => ((await commandRows(second, w.robotId))[0]?.state === 'acknowledged' ? true : undefined), 5000, 'acknowledged');
+      await pause(500);
+      expect(back.orders.map((order) => [order.orderId, order.orderUpdateId])).toEqual([[job.job_id, 0]]);
+    } finally {
+      for (const robot of robots.splice(0)) await robot.close();
+      await second.close();
+      await database.drop();
+    }
+  });
+});
+
+describe.skipIf(testEngine() !== 'postgres' || !mosquittoUp)('two servers sharing one outbox (PostgreSQL, Mosquitto)', () => {
+  it('sends each command once, in the order decided, whichever server decided it', async () => {
+    const config = { commandResendMs: 3000, mqttUrl: MOSQUITTO };
+    const database = await createTestDatabase();
+    const one = await startTestServer(config, database);
+    const two = await startTestServer(config, database);
+    try {
+      const w = await executionWorld(one);
+      const robot = await connectTestRobot({ brokerUrl: MOSQUITTO, manufacturer: w.robot.manufacturer, serialNumber: w.robot.serialNumber });
+      robots.push(robot);
+      // A shared subscription hands each state to one of the servers: states until both know the robot Autonomous.
+      await waitUntil(async () => {
+        await robot.publishState({ operatingMode: 'AUTOMATIC' });
+        await pause(50);
+        return [one, two].every((server) => server.context.fleet.link(w.robotId)?.mode === 2) ? true : undefined;
+      }, 5000, 'both servers see the robot Autonomous');
+      // The robot reports every instant action at once, as a VDA 5050 robot does in its next state.
+      robot.client.on('message', (topic) => {
+        if (!topic.endsWith('/instantActions')) return;
+        void reportActions(robot, robot.instantActions.filter((action) => action.actionType !== UvdActionType.ping)).catch(() => undefined);
+      });
+      const commands = ['pause', 'resume', 'pause', 'resume', 'home', 'stop', 'pause', 'resume'];
+      for (const [index, command] of commands.entries()) {
+        const server = index % 2 === 0 ? one : two;
+        expect((await robotCommand(server, w, command)).status).toBe(200);
+      }
+      const rows = await waitUntil(async () => {
+        const current = await commandRows(one, w.robotId);
+        return current.length === commands.length && current.every((row) => row.state === 'acknowledged') ? current : undefined;
+      }, 10_000, 'every command acknowledged');
+      await pause(500);
+      const received = robot.instantActions.filter((action) => action.actionType !== UvdActionType.ping).map((action) => action.actionId);
+      const recorded = rows.map((row) => {
+        const body = CommandBody.parse(row.body);
+        return 'actions' in body ? body.actions[0]?.actionId : undefined;
+      });
+      expect(received).toEqual(recorded);
+    } finally {
+      for (const robot of robots.splice(0)) await robot.close();
+      await two.close();
+      await one.close();
+      await database.drop();
+    }
+  });
+});

@@ -1,0 +1,337 @@
+/**
+ * The outbox of robot commands: every order and instant action is recorded (`robot_commands`) in the
+ * transaction that decides it, and sent after that transaction commits, so the robot never acts on something
+ * the database does not hold, and a command committed just before a crash still goes out after the restart.
+ *
+ * - Recording locks the robot row and numbers the command after the robot's last one (`seq`), and NOTIFYs
+ *   the dispatchers of every server process (delivered at commit).
+ * - A dispatcher (one per process, woken by the NOTIFY, by `wake()` after a commit in this process, and by a
+ *   poll) sends a robot's open commands in `seq` order while holding the robot's dispatch lock (a transaction
+ *   advisory lock: one process at a time per robot), and resends them every `commandResendMs` until the
+ *   robot's state acknowledges them. A resend carries the same orderId/orderUpdateId or actionId, which a
+ *   VDA 5050 robot ignores when it has the command already.
+ * - Acknowledged: an order when a state reports its orderId with an orderUpdateId at least the sent one; an
+ *   instant action when a state lists its actionId among actionStates (any status); either when a state's
+ *   error references it (a robot that rejects it got it).
+ * - Never reordered: when a later command of the robot is acknowledged first, the earlier unacknowledged ones
+ *   are given up as `superseded` instead of resent.
+ * - Given up `commandGiveUpMs` after it was decided as `unacknowledged`. Every command given up publishes
+ *   `command_undelivered` on the robots stream in the transaction that gives it up.
+ */
+import { and, asc, eq, inArray, lte, max, sql } from 'drizzle-orm';
+import { z } from 'zod';
+import {
+  COMMAND_UNDELIVERED_EVENT,
+  OrderMessage,
+  UndeliveredCommandKind,
+  VdaAction,
+  type CommandUndelivered,
+  type StateMessage,
+} from '@uvd/contracts';
+import type { AppContext } from '../context.ts';
+import type { Db, Executor, Tx } from '../db/client.ts';
+import { robotCommands, robots } from '../db/schema.ts';
+import type { FleetLogger } from './fleet.ts';
+
+/** Dispatchers LISTEN here: a NOTIFY at commit wakes every process's dispatcher at once. */
+export const ROBOT_COMMAND_CHANNEL = 'uvd_robot_commands';
+
+/** Commands that may fall due without a NOTIFY (resends, another process's crash) are looked for this often. */
+const POLL_MS = 1000;
+/** Robots dispatched per round; more wait for the next round. */
+const BATCH = 50;
+/** A publish that does not finish in this time counts as failed; the command is resent later. */
+const SEND_TIMEOUT_MS = 5000;
+
+export const OrderBody = OrderMessage.omit({ headerId: true, timestamp: true, version: true, manufacturer: true, serialNumber: true });
+export type OrderBody = z.infer<typeof OrderBody>;
+
+/** The VDA 5050 message of a command, without its header (the gateway adds it on every send). */
+export const CommandBody = z.union([z.object({ order: OrderBody }), z.object({ actions: z.array(VdaAction).min(1) })]);
+export type CommandBody = z.infer<typeof CommandBody>;
+
+export type CommandRow = typeof robotCommands.$inferSelect;
+export type CommandState = 'pending' | 'sent' | 'acknowledged' | 'undelivered';
+const OPEN: CommandState[] = ['pending', 'sent'];
+
+export interface NewCommand {
+  orgId: string;
+  robotId: string;
+  jobId: string | null;
+  kind: UndeliveredCommandKind;
+  body: CommandBody;
+}
+
+/**
+ * Records a command in `tx` (the transaction that decides it); it is sent once `tx` commits. Locks the robot
+ * row, so the robot's commands are numbered in the order their transactions decide them.
+ */
+export async function recordCommand(tx: Tx, command: NewCommand): Promise<CommandRow> {
+  await tx.select({ id: robots.id }).from(robots).where(eq(robots.id, command.robotId)).for('update');
+  const [last] = await tx
+    .select({ seq: max(robotCommands.seq) })
+    .from(robotCommands)
+    .where(eq(robotCommands.robotId, command.robotId));
+  const [row] = await tx
+    .insert(robotCommands)
+    .values({ ...command, seq: (last?.seq ?? 0) + 1 })
+    .returning();
+  if (!row) throw new Error('robot command not recorded');
+  await tx.execute(sql`SELECT pg_notify(${ROBOT_COMMAND_CHANNEL}, ${command.robotId})`);
+  return row;
+}
+
+const referencedBy = (state: StateMessage, key: string, value: string): boolean =>
+  state.errors.some((error) => error.errorReferences?.some((ref) => ref.referenceKey === key && ref.referenceValue === value) ?? false);
+
+/** Whether `state` shows that the robot got the command (see the file comment). */
+export function acknowledges(body: CommandBody, state: StateMessage): boolean {
+  if ('order' in body) {
+    const { orderId, orderUpdateId } = body.order;
+    return (state.orderId === orderId && state.orderUpdateId >= orderUpdateId) || referencedBy(state, 'orderId', orderId);
+  }
+  const reported = new Set(state.actionStates.map((action) => action.actionId));
+  return body.actions.every((action) => reported.has(action.actionId) || referencedBy(state, 'actionId', action.actionId));
+}
+
+type GiveUpReason = CommandUndelivered['reason'];
+
+/** Marks open commands undelivered and publishes `command_undelivered` for each, in `tx`. */
+async function giveUp(ctx: Pick<AppContext, 'bus'>, tx: Tx, rows: readonly CommandRow[], reason: GiveUpReason, at: Date): Promise<void> {
+  if (rows.length === 0) return;
+  const given = await tx
+    .update(robotCommands)
+    .set({ state: 'undelivered', givenUpAt: at, givenUpReason: reason })
+    .where(and(inArray(robotCommands.id, rows.map((row) => row.id)), inArray(robotCommands.state, OPEN)))
+    .returning();
+  for (const row of given) {
+    const payload: CommandUndelivered = {
+      command_id: row.id,
+      robot_id: row.robotId,
+      job_id: row.jobId,
+      command: UndeliveredCommandKind.catch('order').parse(row.kind),
+      issued_at: row.createdAt.toISOString(),
+      given_up_at: at.toISOString(),
+      reason,
+    };
+    await ctx.bus.publish({ orgId: row.orgId, stream: 'robots', key: row.robotId, type: COMMAND_UNDELIVERED_EVENT, payload }, tx);
+  }
+}
+
+/** The robot's open commands, oldest first, locked. */
+const openCommands = (executor: Executor, robotId: string) =>
+  executor
+    .select()
+    .from(robotCommands)
+    .where(and(eq(robotCommands.robotId, robotId), inArray(robotCommands.state, OPEN)))
+    .orderBy(asc(robotCommands.seq))
+    .for('update');
+
+/**
+ * Applies a state of the robot to its open commands: the acknowledged ones are done, and the earlier ones
+ * not acknowledged are superseded. Returns how many open commands the robot still has.
+ */
+export async function acknowledgeState(ctx: Pick<AppContext, 'db' | 'bus'>, robotId: string, state: StateMessage): Promise<number> {
+  return ctx.db.transaction(async (tx) => {
+    const open = await openCommands(tx, robotId);
+    const acked = open.filter((row) => {
+      const body = CommandBody.safeParse(row.body);
+      return body.success && acknowledges(body.data, state);
+    });
+    const last = acked.at(-1);
+    if (!last) return open.length;
+    const now = new Date();
+    await tx
+      .update(robotCommands)
+      .set({ state: 'acknowledged', acknowledgedAt: now })
+      .where(inArray(robotCommands.id, acked.map((row) => row.id)));
+    const ackedIds = new Set(acked.map((row) => row.id));
+    const superseded = open.filter((row) => row.seq < last.seq && !ackedIds.has(row.id));
+    await giveUp(ctx, tx, superseded, 'superseded', now);
+    return open.length - acked.length - superseded.length;
+  });
+}
+
+const withTimeout = async (send: Promise<void>, ms: number): Promise<void> => {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      reject(new Error(`send did not finish within ${ms} ms`));
+    }, ms);
+  });
+  try {
+    await Promise.race([send, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+};
+
+const Locked = z.object({ locked: z.literal(true) });
+const rowsOf = (result: unknown): unknown[] =>
+  typeof result === 'object' && result !== null && 'rows' in result && Array.isArray(result.rows) ? result.rows : [];
+
+type OutboxContext = Pick<AppContext, 'config' | 'database' | 'bus' | 'fleet'>;
+
+/**
+ * One dispatch round over due commands: gives up the expired ones, sends the due ones of robots online now
+ * (a robot offline gets them when it is back: `offline` collects the robots left waiting). Returns how many
+ * were sent.
+ */
+async function dispatchDue(ctx: OutboxContext, db: Db, logger: FleetLogger, offline: Set<string>): Promise<number> {
+  const now = new Date();
+  const { commandGiveUpMs, commandResendMs } = ctx.config;
+  await db.transaction(async (tx) => {
+    const expired = await tx
+      .select()
+      .from(robotCommands)
+      .where(and(inArray(robotCommands.state, OPEN), lte(robotCommands.createdAt, new Date(now.getTime() - commandGiveUpMs))))
+      .orderBy(asc(robotCommands.seq))
+      .limit(BATCH)
+      .for('update', { skipLocked: true });
+    await giveUp(ctx, tx, expired, 'unacknowledged', now);
+  });
+
+  const due = await db
+    .selectDistinct({ robotId: robotCommands.robotId })
+    .from(robotCommands)
+    .where(and(inArray(robotCommands.state, OPEN), lte(robotCommands.nextAttemptAt, now)))
+    .limit(BATCH);
+  let sent = 0;
+  for (const { robotId } of due) {
+    if (!ctx.fleet.isOnline(robotId)) {
+      offline.add(robotId);
+      continue;
+    }
+    sent += await db.transaction(async (tx) => {
+      // One process at a time sends a robot's commands, and holds the lock until they are out: two processes
+      // never interleave one robot's commands.
+      const lock = await tx.execute(sql`SELECT pg_try_advisory_xact_lock(hashtextextended(${`robot_commands ${robotId}`}, 0)) AS locked`);
+      if (!Locked.safeParse(rowsOf(lock)[0]).success) return 0;
+      const open = await openCommands(tx, robotId);
+      const at = new Date();
+      const lastDue = open.findLast((row) => row.nextAttemptAt <= at);
+      if (!lastDue) return 0;
+      // Every open command up to the last due one, in order: a resend of an earlier one never follows a later one.
+      let count = 0;
+      for (const row of open.filter((candidate) => candidate.seq <= lastDue.seq)) {
+        const body = CommandBody.safeParse(row.body);
+        const sentAt = new Date();
+        try {
+          if (!body.success) throw new Error(`robot command ${row.id} has no valid body`);
+          await withTimeout(
+            'order' in body.data ? ctx.fleet.sendOrder(robotId, body.data.order) : ctx.fleet.sendInstantActions(robotId, body.data.actions),
+            SEND_TIMEOUT_MS,
+          );
+        } catch (error) {
+          logger.warn({ command: row.id, robot: robotId, err: error }, 'robot command not sent; it is tried again');
+          await tx
+            .update(robotCommands)
+            .set({ nextAttemptAt: new Date(sentAt.getTime() + commandResendMs) })
+            .where(eq(robotCommands.id, row.id));
+          // The later ones wait for it: they must not overtake it.
+          break;
+        }
+        await tx
+          .update(robotCommands)
+          .set({ state: 'sent', attempts: row.attempts + 1, sentAt, nextAttemptAt: new Date(sentAt.getTime() + commandResendMs) })
+          .where(eq(robotCommands.id, row.id));
+        count += 1;
+      }
+      return count;
+    });
+  }
+  return sent;
+}
+
+export interface CommandOutbox {
+  /** Sends what is due now (call after a transaction that recorded a command commits). */
+  wake(): void;
+  /** Resolves when the current round is over (tests). */
+  idle(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** The dispatcher of this process, and the acknowledgements from the robots' states. */
+export async function startCommandOutbox(ctx: OutboxContext, logger: FleetLogger & { error(data: Record<string, unknown>, message: string): void }): Promise<CommandOutbox> {
+  const db = ctx.database.db;
+  let closed = false;
+  let running: Promise<void> | undefined;
+  // Set by a wake while a round is under way: that round goes round once more instead of stopping.
+  const pending = { again: false };
+  const wokenMeanwhile = () => pending.again;
+  /** Robots with open commands as of the last round or recorded since: the only ones whose states are checked. */
+  const robotsWithOpen = new Set<string>();
+  /** Robots whose due commands wait for them to be online: their next state wakes the dispatcher. */
+  const offline = new Set<string>();
+
+  const refreshOpen = async () => {
+    const rows = await db.selectDistinct({ robotId: robotCommands.robotId }).from(robotCommands).where(inArray(robotCommands.state, OPEN));
+    robotsWithOpen.clear();
+    for (const row of rows) robotsWithOpen.add(row.robotId);
+  };
+
+  const runOnce = async () => {
+    do {
+      pending.again = false;
+      await dispatchDue(ctx, db, logger, offline);
+      await refreshOpen();
+    } while (wokenMeanwhile() && !closed);
+  };
+
+  const wake = () => {
+    if (closed) return;
+    if (running) {
+      pending.again = true;
+      return;
+    }
+    running = runOnce()
+      .catch((error: unknown) => {
+        logger.error({ err: error }, 'robot command dispatch failed; it tries again at its next poll');
+      })
+      .finally(() => {
+        running = undefined;
+      });
+  };
+
+  const unlisten = await ctx.database.notifier.listen(ROBOT_COMMAND_CHANNEL, (robotId) => {
+    if (robotId) robotsWithOpen.add(robotId);
+    wake();
+  });
+  // The gateway does not wait for listeners: each robot's states are applied one after the other here.
+  const queues = new Map<string, Promise<void>>();
+  const acknowledge = async (robotId: string, state: StateMessage) => {
+    if (closed || !robotsWithOpen.has(robotId)) return;
+    try {
+      await acknowledgeState({ db, bus: ctx.bus }, robotId, state);
+    } catch (error) {
+      logger.error({ err: error, robot: robotId }, 'robot command acknowledgement failed');
+    }
+  };
+  const unsubscribe = ctx.fleet.onState((robot, state) => {
+    if (offline.delete(robot.robotId)) wake();
+    if (closed || !robotsWithOpen.has(robot.robotId)) return;
+    const queued = (queues.get(robot.robotId) ?? Promise.resolve()).then(() => acknowledge(robot.robotId, state));
+    queues.set(robot.robotId, queued);
+    void queued.finally(() => {
+      if (queues.get(robot.robotId) === queued) queues.delete(robot.robotId);
+    });
+  });
+  const timer = setInterval(wake, POLL_MS);
+  timer.unref();
+  wake();
+
+  return {
+    wake,
+    async idle() {
+      while (running) await running;
+    },
+    async close() {
+      closed = true;
+      clearInterval(timer);
+      unsubscribe();
+      await unlisten();
+      while (running) await running;
+      await Promise.all(queues.values());
+    },
+  };
+}

@@ -1,0 +1,84 @@
+import { and, eq } from 'drizzle-orm';
+import type { FastifyPluginAsync } from 'fastify';
+import { commandJob, DataFlag, postRobotCommand, startJobNow } from '@uvd/contracts';
+import type { AppContext } from '../context.ts';
+import type { Tx } from '../db/client.ts';
+import { robots } from '../db/schema.ts';
+import { findJob } from '../jobs/repository.ts';
+import { notFound } from '../lib/http-error.ts';
+import { idempotencyKey, idempotent } from '../lib/idempotency.ts';
+import { registerRoute } from '../lib/route.ts';
+import { robotVisible } from '../lib/visibility.ts';
+import { checkControllable, instantActionOf } from './commands.ts';
+import { pauseOrResume, startJob, stopJob } from './lifecycle.ts';
+import { recordCommand } from './outbox.ts';
+
+/**
+ * The commands of the robot link (spec §7): POST /command/{robot_id} (play/resume, pause, stop, home),
+ * POST /jobs/job/start and POST /command/job/{job_id}. Each runs in one transaction: refusals (robot offline,
+ * not Autonomous, busy, job state) are decided first; then the change and the robot's command (recorded in
+ * the outbox) commit together, and the command is sent after the commit. An Idempotency-Key makes a retried
+ * command answer the first reply without a second command.
+ */
+export const robotLinkRoutes: FastifyPluginAsync<AppContext> = async (app, ctx) => {
+  /** Runs `command` in a transaction, once per Idempotency-Key; after the commit, sends what it recorded. */
+  const runCommand = async (
+    request: Parameters<typeof idempotencyKey>[0],
+    orgId: string,
+    scope: string,
+    command: (tx: Tx) => Promise<DataFlag>,
+  ): Promise<DataFlag> => {
+    const key = idempotencyKey(request);
+    const reply = await ctx.db.transaction(async (tx) => idempotent(tx, { orgId, key, scope, reply: DataFlag }, () => command(tx)));
+    ctx.commands.wake();
+    return reply;
+  };
+
+  registerRoute(app, postRobotCommand, async ({ params, query, principal, request }) =>
+    runCommand(request, principal.orgId, `robot ${query.command} ${params.robot_id}`, async (tx) => {
+      const [robot] = await tx
+        .select({ id: robots.id, name: robots.name, mode: robots.mode })
+        .from(robots)
+        .where(and(eq(robots.orgId, principal.orgId), eq(robots.id, params.robot_id), robotVisible(tx, principal, robots.id)));
+      if (!robot) throw notFound('Robot');
+      checkControllable(ctx.fleet, robot);
+      await recordCommand(tx, {
+        orgId: principal.orgId,
+        robotId: robot.id,
+        jobId: null,
+        kind: query.command,
+        body: { actions: [instantActionOf({ kind: query.command })] },
+      });
+      return { data: true };
+    }),
+  );
+
+  registerRoute(app, startJobNow, async ({ query, principal, request }) =>
+    runCommand(request, principal.orgId, `start ${query.job_id}`, async (tx) => {
+      const job = await findJob(tx, principal, query.job_id, true);
+      if (!job) throw notFound('Job');
+      await startJob(ctx, tx, job);
+      return { data: true };
+    }),
+  );
+
+  registerRoute(app, commandJob, async ({ params, query, principal, request }) =>
+    runCommand(request, principal.orgId, `${query.command} ${params.job_id}`, async (tx) => {
+      const job = await findJob(tx, principal, params.job_id, true);
+      if (!job) throw notFound('Job');
+      switch (query.command) {
+        case 'start':
+          await startJob(ctx, tx, job);
+          break;
+        case 'pause':
+        case 'resume':
+          await pauseOrResume(ctx, tx, job, query.command);
+          break;
+        case 'stop':
+          await stopJob(ctx, tx, job);
+          break;
+      }
+      return { data: true };
+    }),
+  );
+};
