@@ -1,14 +1,10 @@
-import { RobotMode } from '@uvd/contracts';
+import { RobotMode, type Robot } from '@uvd/contracts';
 
 /**
- * What the console needs of a robot to tell whether it is there. `signal` is written nullable: the server has no
- * signal for a robot that is not online (never heard from, not since the server started, or disconnected).
+ * What the console needs of a robot to tell whether it is there. `signal` is nullable: the server has no signal
+ * for a robot that is not online (never heard from, not since the server started, or disconnected).
  */
-export interface RobotPresenceFields {
-  mode: number;
-  battery: number | null;
-  signal: number | null;
-}
+export type RobotPresenceFields = Pick<Robot, 'mode' | 'battery' | 'signal'>;
 
 /**
  * Offline for the operator: mode 0 (spec §3 Offline), which is also what the server reports for a robot that has
