@@ -53,6 +53,24 @@ export default tseslint.config(
       ],
     },
   })),
+  // The simulator is a client of the server, never part of it: product code does not import it (tests may play
+  // robots with it).
+  {
+    files: ['apps/server/src/**/*.ts'],
+    ignores: ['apps/server/src/**/*.test.ts', 'apps/server/src/testing/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [{ name: '@uvd/robot-sim', message: 'The server does not run the simulator: it is a separate process (apps/robot-sim).' }],
+          patterns: [
+            { group: ['@uvd/robot-sim/*'], message: 'The server does not run the simulator: it is a separate process (apps/robot-sim).' },
+            { regex: 'robot-sim/', message: 'The server does not run the simulator: it is a separate process (apps/robot-sim).' },
+          ],
+        },
+      ],
+    },
+  },
   {
     files: ['**/*.js', '**/*.mjs'],
     extends: [tseslint.configs.disableTypeChecked],

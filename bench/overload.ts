@@ -88,7 +88,6 @@ async function startServer(databaseUrl: string, env: Record<string, string>): Pr
       MQTT_PORT: String(mqttPort),
       PORT: String(port),
       HOST: '127.0.0.1',
-      SIM_FLEET: 'false',
       SEED_DEMO: 'true',
       LOG_LEVEL: 'error',
       TOKEN_RATE_LIMIT_PER_MINUTE: '0',

@@ -180,7 +180,8 @@ async function main(): Promise<void> {
       plan = await prepareFleet(dataDir, robotTotal, username);
     },
     // The bench plays the robots: it decides when the stream is idle and when it streams.
-    env: { WEB_DIST, SIM_FLEET: 'false', MQTT_HOST: '127.0.0.1', MQTT_PORT: String(mqttPort) },
+    demoFleet: false,
+    env: { WEB_DIST, MQTT_HOST: '127.0.0.1', MQTT_PORT: String(mqttPort) },
   });
   const browser = await puppeteer.launch({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS });
   const lighthouse: { screen: string; stream: Stream; figures: LighthouseFigures; js: Sizes; css: Sizes }[] = [];

@@ -1,11 +1,20 @@
 #!/usr/bin/env node
-// `npm start`: build the web console, then run the server, which serves it next to the API.
+// `npm start`: build the web console, run the server (which serves it next to the API) and, beside it, the demo
+// fleet: simulated robots for the seeded organizations and the demo activity that gives them jobs
+// (apps/robot-sim/src/demo). The demo is a client of the server like any other: MQTT and the public HTTP API.
+//
 // A failed build does not keep the API from starting: the server then answers the console's pages with a 503
 // that says how to build it. SKIP_WEB_BUILD=true starts the server on the last build (or none).
+// SIM_FLEET=true|false runs the demo or not (default: only with the embedded broker, i.e. MQTT_URL unset);
+// SIM_TIME_FACTOR and DEMO_ACTIVITY are read by the demo process (apps/robot-sim/README.md "Demo").
+// SIGINT/SIGTERM stop the demo first (it sets the rooms it made not ready ready again), then the server.
 import { spawn, spawnSync } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+const STARTUP_TIMEOUT_MS = 120_000;
+const STOP_TIMEOUT_MS = 15_000;
 
 if (process.env.SKIP_WEB_BUILD === 'true') {
   console.log('SKIP_WEB_BUILD=true: starting the server on the existing web build.');
@@ -20,15 +29,98 @@ if (process.env.SKIP_WEB_BUILD === 'true') {
   }
 }
 
-// The server's own start script, without another npm in between: signals reach the server itself.
+const simFleet = process.env.SIM_FLEET === undefined || process.env.SIM_FLEET === '' ? !process.env.MQTT_URL : process.env.SIM_FLEET === 'true';
+
+// Both children in their own process groups: a Ctrl-C reaches this script only, which stops them in order.
 const serverDir = fileURLToPath(new URL('../apps/server/', import.meta.url));
-const server = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], { cwd: serverDir, stdio: 'inherit' });
-// The server shuts down cleanly (demo fleet, database, data-folder lock) on these; pass them on.
-for (const signal of ['SIGINT', 'SIGTERM']) {
-  process.on(signal, () => {
-    server.kill(signal);
-  });
+const server = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], { cwd: serverDir, stdio: ['ignore', 'pipe', 'inherit'], detached: true });
+/** @type {import('node:child_process').ChildProcess | undefined} */
+let demo;
+let stopping = false;
+
+/** Resolves once the child exited (at once if it already has). */
+const exited = (child) =>
+  child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((resolve) => child.once('exit', resolve));
+
+/** SIGTERM, then SIGKILL if the child has not exited in time. */
+async function stopChild(child, signal) {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
+  child.kill(signal);
+  await exited(child);
+  clearTimeout(timer);
 }
-server.on('exit', (code, signal) => {
-  process.exit(code ?? (signal ? 1 : 0));
+
+async function stop(signal, code) {
+  if (stopping) return;
+  stopping = true;
+  await stopChild(demo, signal);
+  await stopChild(server, signal);
+  process.exit(code);
+}
+
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.on(signal, () => void stop(signal, 0));
+}
+process.on('exit', () => {
+  // Last resort when this script dies some other way: no orphaned children.
+  for (const child of [demo, server]) if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
 });
+
+server.on('exit', (code, signal) => {
+  if (stopping) return;
+  console.error(`The server exited (${String(code ?? signal)}); stopping the demo.`);
+  void stop('SIGTERM', code ?? 1);
+});
+
+/** The server's address from its log line "Server listening at http://…" (its output is passed on as it comes). */
+const listening = new Promise((resolve, reject) => {
+  const timer = setTimeout(() => reject(new Error(`the server did not listen within ${STARTUP_TIMEOUT_MS / 1000} s`)), STARTUP_TIMEOUT_MS);
+  createInterface({ input: server.stdout }).on('line', (line) => {
+    process.stdout.write(`${line}\n`);
+    const match = /Server listening at (https?:\/\/[^\s"]+)/.exec(line);
+    if (match?.[1]) {
+      clearTimeout(timer);
+      resolve(match[1].replace('0.0.0.0', '127.0.0.1').replace('[::]', '127.0.0.1'));
+    }
+  });
+});
+
+// Without a demo nobody waits for it; its timeout must not end the process.
+listening.catch(() => undefined);
+
+async function answers(baseUrl) {
+  const deadline = Date.now() + STARTUP_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    try {
+      if ((await fetch(`${baseUrl}/healthz`)).ok) return;
+    } catch {
+      // not yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new Error(`${baseUrl}/healthz did not answer`);
+}
+
+if (!simFleet) {
+  console.log('SIM_FLEET is off (or MQTT_URL is set): no demo fleet. SIM_FLEET=true runs it.');
+} else {
+  try {
+    const baseUrl = await listening;
+    await answers(baseUrl);
+    if (!stopping) {
+      const robotSimDir = fileURLToPath(new URL('../apps/robot-sim/', import.meta.url));
+      demo = spawn(process.execPath, ['--import', 'tsx', 'src/demo/cli.ts'], {
+        cwd: robotSimDir,
+        env: { ...process.env, DEMO_SERVER_URL: baseUrl },
+        stdio: 'inherit',
+        detached: true,
+      });
+      demo.on('exit', (code, signal) => {
+        if (!stopping) console.warn(`The demo fleet stopped (${String(code ?? signal)}); the server keeps running.`);
+      });
+    }
+  } catch (error) {
+    console.warn(`No demo fleet: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}

@@ -1,7 +1,8 @@
 /**
  * The real console for browser runs (the e2e global setup, bench/web.ts): build the SPA, start
  * `apps/server/src/server.ts` in a child process over a fresh embedded database in a temporary data folder, with the
- * seeded demo organizations and the simulated fleet, and stop it again. No vitest here, so a plain script can use it.
+ * seeded demo organizations, and beside it the demo fleet (`apps/robot-sim/src/demo/cli.ts`: simulated robots that
+ * get their MQTT passwords from the admin API), and stop both again. No vitest here, so a plain script can use it.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
@@ -66,6 +67,28 @@ export async function waitForHealth(baseUrl: string): Promise<void> {
   }
 }
 
+/** Resolves once the demo process says its robots are connected; rejects when it exits or takes too long first. */
+function waitForDemo(demo: ChildProcess, logFile: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      reject(new Error(`the demo fleet did not start within ${STARTUP_TIMEOUT_MS / 1000} s (see ${logFile})`));
+    }, STARTUP_TIMEOUT_MS);
+    const onExit = (code: number | null) => {
+      clearTimeout(timer);
+      reject(new Error(`the demo fleet exited (${String(code)}) before its robots connected (see ${logFile})`));
+    };
+    demo.once('exit', onExit);
+    if (!demo.stdout) throw new Error('the demo process has no stdout');
+    createInterface({ input: demo.stdout }).on('line', (line) => {
+      if (line.startsWith('[demo] ready:')) {
+        clearTimeout(timer);
+        demo.off('exit', onExit);
+        resolve();
+      }
+    });
+  });
+}
+
 function stop(server: ChildProcess): Promise<void> {
   if (server.exitCode !== null || server.signalCode !== null) return Promise.resolve();
   return new Promise((resolve) => {
@@ -92,6 +115,11 @@ export interface ConsoleServerOptions {
   env?: Record<string, string>;
   /** Runs on the empty data folder before the server opens it (e.g. to seed more robots). */
   prepare?: (dataDir: string) => Promise<void>;
+  /**
+   * The demo fleet beside the server: the seeded organizations' robots played at this time factor, with no demo
+   * activity (the tests start the jobs they watch; no robot gets one behind their back). Default 30; false: none.
+   */
+  demoFleet?: { timeFactor: number } | false;
 }
 
 /** Starts the server on the built SPA. */
@@ -122,10 +150,6 @@ export async function startConsoleServer(options: ConsoleServerOptions = {}): Pr
       MQTT_PORT: '0',
       WEB_DIST,
       SEED_DEMO: 'true',
-      SIM_FLEET: 'true',
-      SIM_TIME_FACTOR: '30',
-      // The tests start the jobs they watch; no robot gets one behind their back.
-      DEMO_ACTIVITY: 'false',
       // Every test signs in from 127.0.0.1.
       TOKEN_RATE_LIMIT_PER_MINUTE: '0',
       LOG_LEVEL: 'info',
@@ -133,10 +157,13 @@ export async function startConsoleServer(options: ConsoleServerOptions = {}): Pr
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  server.stdout.pipe(log);
-  server.stderr.pipe(log);
+  server.stdout.pipe(log, { end: false });
+  server.stderr.pipe(log, { end: false });
+  let demo: ChildProcess | undefined;
 
   const cleanUp = async () => {
+    // The demo first: its robots leave cleanly while the server still listens.
+    if (demo) await stop(demo);
     await stop(server);
     log.end();
     await rm(dataDir, { recursive: true, force: true });
@@ -144,6 +171,17 @@ export async function startConsoleServer(options: ConsoleServerOptions = {}): Pr
   try {
     const baseUrl = (await waitForListening(server, logFile)).replace('0.0.0.0', '127.0.0.1');
     await waitForHealth(baseUrl);
+    const demoFleet = options.demoFleet ?? { timeFactor: 30 };
+    if (demoFleet) {
+      demo = spawn(process.execPath, ['--import', 'tsx', 'src/demo/cli.ts'], {
+        cwd: path.join(REPO_ROOT, 'apps/robot-sim'),
+        env: { ...inherited, DEMO_SERVER_URL: baseUrl, DEMO_BROKER_URL: '', DEMO_LOGINS: '', SIM_TIME_FACTOR: String(demoFleet.timeFactor), DEMO_ACTIVITY: 'false' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      demo.stdout?.pipe(log, { end: false });
+      demo.stderr?.pipe(log, { end: false });
+      await waitForDemo(demo, logFile);
+    }
     return { baseUrl, logFile, stop: cleanUp };
   } catch (error) {
     await cleanUp();

@@ -1,43 +1,60 @@
 /**
- * `npm run sim -- --broker URL --robots N [...]`: the simulated fleet alone, against any broker.
- * See ../README.md for the options and how the server learns about these robots.
+ * `npm run sim -- --broker URL --robots N [...]`: the simulated fleet alone, against any broker; or
+ * `npm run sim -- --server URL --org ORG --admin USER`: the organization's registered robots, each with a fresh
+ * MQTT password from the server's admin API. See ../README.md for the options.
  */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { hash } from '@node-rs/argon2';
-import pg from 'pg';
 import { z } from 'zod';
+import { ApiClient } from './demo/api-client.ts';
+import { startDemoFleet } from './demo/demo-fleet.ts';
 import { startSimFleet } from './sim-fleet.ts';
-import type { SimFleetRobot } from './sim-fleet.ts';
+import type { SimFleet, SimFleetRobot } from './sim-fleet.ts';
 
 const USAGE = `Usage:
-  npm run sim -- --broker URL [--robots N] [--password P] [--manufacturer M] [--map FLOOR_ID] [--org ORG_ID]
+  npm run sim -- --broker URL [--robots N] [--password P] [--manufacturer M] [--map FLOOR_ID]
                  [--time-factor F] [--fault-rate R]
-  npm run sim -- --broker URL --from-db DATABASE_URL --org ORG_ID [--time-factor F] [--fault-rate R]`;
+  npm run sim -- --server URL --org ORG_ID --admin USER [--admin-password P] [--broker URL]
+                 [--time-factor F] [--fault-rate R]
+  (--admin-password may come from SIM_ADMIN_PASSWORD instead)`;
 
 /**
  * An organization id is its realm name (`demo`, `northwind`): lowercase letters, digits, `-` and `_`, as the
- * server's token issuer paths allow (apps/server/src/identity/verifier.ts). It also goes into the printed SQL.
+ * server's token issuer paths allow.
  */
 const OrganizationId = z
   .string()
   .regex(/^[a-z0-9][a-z0-9_-]*$/, '--org must be an organization id (its realm name in lowercase, such as demo)');
 
-export const CliOptions = z.object({
-  broker: z.string().min(1, '--broker is required'),
-  robots: z.coerce.number().int().min(1).default(3),
-  password: z.string().default('sim'),
-  manufacturer: z.string().default('uvd'),
-  map: z.string().optional(),
-  org: OrganizationId.optional(),
-  timeFactor: z.coerce.number().positive().default(1),
-  faultRate: z.coerce.number().min(0).max(1).default(0),
-  fromDb: z.string().optional(),
-});
+export const CliOptions = z
+  .object({
+    broker: z.string().min(1).optional(),
+    robots: z.coerce.number().int().min(1).default(3),
+    password: z.string().default('sim'),
+    manufacturer: z.string().default('uvd'),
+    map: z.string().optional(),
+    org: OrganizationId.optional(),
+    timeFactor: z.coerce.number().positive().default(1),
+    faultRate: z.coerce.number().min(0).max(1).default(0),
+    server: z.url('--server must be the server address, such as http://127.0.0.1:8080').optional(),
+    admin: z.string().min(1).optional(),
+    adminPassword: z.string().min(1).optional(),
+  })
+  .superRefine((options, ctx) => {
+    if (options.server === undefined) {
+      if (options.broker === undefined) ctx.addIssue({ code: 'custom', path: ['broker'], message: '--broker is required (or --server)' });
+      return;
+    }
+    if (options.org === undefined) ctx.addIssue({ code: 'custom', path: ['org'], message: '--server needs --org' });
+    if (options.admin === undefined) ctx.addIssue({ code: 'custom', path: ['admin'], message: '--server needs --admin (an admin of the organization)' });
+    if (options.adminPassword === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['adminPassword'], message: '--server needs --admin-password or SIM_ADMIN_PASSWORD' });
+    }
+  });
 export type CliOptions = z.infer<typeof CliOptions>;
 
-export function parseCliArgs(argv: string[]): CliOptions {
+export function parseCliArgs(argv: string[], env: NodeJS.ProcessEnv = {}): CliOptions {
   const { values } = parseArgs({
     args: argv,
     options: {
@@ -49,11 +66,13 @@ export function parseCliArgs(argv: string[]): CliOptions {
       org: { type: 'string' },
       'time-factor': { type: 'string' },
       'fault-rate': { type: 'string' },
-      'from-db': { type: 'string' },
+      server: { type: 'string' },
+      admin: { type: 'string' },
+      'admin-password': { type: 'string' },
     },
   });
-  const options = CliOptions.parse({
-    broker: values.broker ?? '',
+  return CliOptions.parse({
+    broker: values.broker,
     robots: values.robots,
     password: values.password,
     manufacturer: values.manufacturer,
@@ -61,10 +80,10 @@ export function parseCliArgs(argv: string[]): CliOptions {
     org: values.org,
     timeFactor: values['time-factor'],
     faultRate: values['fault-rate'],
-    fromDb: values['from-db'],
+    server: values.server,
+    admin: values.admin,
+    adminPassword: values['admin-password'] ?? (env.SIM_ADMIN_PASSWORD === '' ? undefined : env.SIM_ADMIN_PASSWORD),
   });
-  if (options.fromDb && !options.org) throw new Error('--from-db needs --org');
-  return options;
 }
 
 /** Robots sim-1..N, all with the given password, in a row along x from the origin of the floor. */
@@ -79,91 +98,32 @@ export function generatedRobots(options: CliOptions): SimFleetRobot[] {
   }));
 }
 
-/** The server's hashing parameters (apps/server/src/identity/passwords.ts): argon2id, OWASP's m=19 MiB, t=2, p=1. */
-const ARGON2ID = { algorithm: 2, memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
-
-const sqlString = (value: string) => `'${value.replaceAll("'", "''")}'`;
-
-/**
- * SQL that registers the generated robots with the server's database (or updates their MQTT password): what the
- * embedded broker needs to let them in, and what any broker needs for the gateway to accept their states.
- */
-export async function registrationSql(robots: SimFleetRobot[], orgId: string | undefined): Promise<string> {
-  const org = orgId ? sqlString(orgId) : ':org_id';
-  const rows = await Promise.all(
-    robots.map(async (robot) => {
-      const passwordHash = robot.password ? await hash(robot.password, ARGON2ID) : null;
-      const values = [
-        org,
-        sqlString(robot.serialNumber),
-        sqlString(robot.manufacturer),
-        sqlString(robot.serialNumber),
-        sqlString(robot.mapId),
-        sqlString(JSON.stringify(robot.home)),
-        passwordHash ? sqlString(passwordHash) : 'NULL',
-      ];
-      return `  (${values.join(', ')})`;
-    }),
-  );
-  return [
-    'INSERT INTO robots (org_id, name, manufacturer, serial_number, floor_id, home, mqtt_password_hash) VALUES',
-    rows.join(',\n'),
-    'ON CONFLICT (manufacturer, serial_number) DO UPDATE SET mqtt_password_hash = EXCLUDED.mqtt_password_hash;',
-  ].join('\n');
-}
-
-const DbRobot = z.object({
-  id: z.string(),
-  manufacturer: z.string(),
-  serial_number: z.string(),
-  floor_id: z.string().nullable(),
-  home: z.object({ x: z.number(), y: z.number(), theta: z.number() }).nullable(),
-});
-
-/** The organization's robots from the server's PostgreSQL, each given a fresh MQTT password for this run. */
-async function robotsFromDatabase(databaseUrl: string, orgId: string): Promise<SimFleetRobot[]> {
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
-  try {
-    const result = await client.query('SELECT id, manufacturer, serial_number, floor_id, home FROM robots WHERE org_id = $1 ORDER BY name', [orgId]);
-    const rows = z.array(DbRobot).parse(result.rows);
-    const robots: SimFleetRobot[] = [];
-    for (const row of rows) {
-      if (!row.floor_id) {
-        console.warn(`skipping ${row.serial_number}: it has no floor`);
-        continue;
-      }
-      const password = randomBytes(18).toString('base64url');
-      await client.query('UPDATE robots SET mqtt_password_hash = $1 WHERE id = $2', [await hash(password, ARGON2ID), row.id]);
-      robots.push({ manufacturer: row.manufacturer, serialNumber: row.serial_number, password, mapId: row.floor_id, home: row.home ?? { x: 0, y: 0, theta: 0 } });
-    }
-    return robots;
-  } finally {
-    await client.end();
-  }
-}
-
 async function main(): Promise<void> {
   let options: CliOptions;
   try {
-    options = parseCliArgs(process.argv.slice(2));
+    options = parseCliArgs(process.argv.slice(2), process.env);
   } catch (error) {
     console.error(error instanceof z.ZodError ? z.prettifyError(error) : error instanceof Error ? error.message : error);
     console.error(USAGE);
     process.exit(2);
   }
-  let robots: SimFleetRobot[];
-  if (options.fromDb && options.org) {
-    robots = await robotsFromDatabase(options.fromDb, options.org);
+  let fleet: SimFleet;
+  let brokerUrl = options.broker ?? '';
+  if (options.server && options.org && options.admin && options.adminPassword) {
+    const api = new ApiClient(options.server, { organization: options.org, username: options.admin, password: options.adminPassword });
+    const demo = await startDemoFleet(api, { timeFactor: options.timeFactor, faultRate: options.faultRate, ...(options.broker ? { brokerUrl: options.broker } : {}) });
+    fleet = demo;
+    brokerUrl = options.broker ?? 'the broker the server named';
   } else {
-    robots = generatedRobots(options);
-    console.log('The server accepts these robots once they are in its database, e.g. (PostgreSQL):\n');
-    console.log(await registrationSql(robots, options.org));
-    console.log();
+    console.log(
+      'The server accepts these robots once they are registered (npm run site:import, robots of a site file) and ' +
+        'their password is the one the broker checks: for the embedded broker, make one with ' +
+        'POST /api/admin/robot/robots/{robot_id}/mqtt_credentials, or play registered robots with --server instead.\n',
+    );
+    fleet = await startSimFleet({ brokerUrl, robots: generatedRobots(options), timeFactor: options.timeFactor, faultRate: options.faultRate });
   }
-  const fleet = await startSimFleet({ brokerUrl: options.broker, robots, timeFactor: options.timeFactor, faultRate: options.faultRate });
   for (const failure of fleet.failed) console.error(`${failure.serialNumber}: ${failure.error.message}`);
-  console.log(`${fleet.robots.length} simulated robots connected to ${options.broker} (time factor ${options.timeFactor}); Ctrl-C stops them.`);
+  console.log(`${fleet.robots.length} simulated robots connected to ${brokerUrl} (time factor ${options.timeFactor}); Ctrl-C stops them.`);
   const stop = async () => {
     await fleet.stop();
     process.exit(0);

@@ -88,22 +88,6 @@ const Mqtt = z
   })
   .transform((e) => ({ mqttUrl: e.MQTT_URL, mqttPort: e.MQTT_PORT, mqttHost: e.MQTT_HOST }));
 
-const Demo = z
-  .object({
-    /** The in-process demo fleet (apps/robot-sim): unset runs it with the embedded broker only; true or false forces it. */
-    SIM_FLEET: z.enum(['true', 'false']).optional(),
-    /** The demo fleet's robots get jobs now and then (sim/demo-activity.ts); on whenever the demo fleet runs unless false. */
-    DEMO_ACTIVITY: flag('true'),
-    /** Simulated seconds per real second for the demo fleet. */
-    SIM_TIME_FACTOR: z.coerce.number().positive().default(1),
-  })
-  .transform((e) => ({
-    /** Unset: decided with the broker (on with the embedded one). */
-    simFleet: e.SIM_FLEET === undefined ? undefined : e.SIM_FLEET === 'true',
-    simTimeFactor: e.SIM_TIME_FACTOR,
-    demoActivity: e.DEMO_ACTIVITY,
-  }));
-
 /**
  * Fleet link timing: a robot silent this long is stale (shown, still online), this long offline (the broker's
  * keepalive would say so too); how often the gateway pings each robot and when a ping counts as lost.
@@ -258,7 +242,6 @@ const ConfigSchema = z
     live: Live,
     server: Server,
     mqtt: Mqtt,
-    demo: Demo,
     identity: Identity,
     fleet: Fleet,
     bruteForce: BruteForce,
@@ -266,12 +249,10 @@ const ConfigSchema = z
     loadShedding: LoadShedding,
     http: Http,
   })
-  .transform(({ live, server, mqtt, demo, identity, ...nested }) => ({
+  .transform(({ live, server, mqtt, identity, ...nested }) => ({
     ...live,
     ...server,
     ...mqtt,
-    ...demo,
-    simFleet: demo.simFleet ?? mqtt.mqttUrl === undefined,
     ...identity,
     ...nested,
   }));

@@ -93,6 +93,25 @@ export type RobotSummary = z.infer<typeof RobotSummary>;
 export const RobotIdList = z.array(Id).min(1);
 export type RobotIdList = z.infer<typeof RobotIdList>;
 
+/**
+ * A robot's MQTT login, made fresh by an admin: the broker accepts the robot with these from now on, and with no
+ * earlier password. The password is shown once (only its argon2id hash is kept). `floor_id` and `home` are where
+ * the robot is registered to stand, what a robot (or the simulator playing it) starts from; `broker_url` is the
+ * broker the server's fleet link uses, without any login of its own (null when the server cannot say).
+ */
+export const RobotMqttCredentials = z.object({
+  robot_id: Id,
+  manufacturer: z.string(),
+  serial_number: z.string(),
+  /** `{manufacturer}/{serial_number}`: the MQTT username. */
+  username: z.string(),
+  password: z.string(),
+  broker_url: z.string().nullable(),
+  floor_id: Id.nullable(),
+  home: MapPose.nullable(),
+});
+export type RobotMqttCredentials = z.infer<typeof RobotMqttCredentials>;
+
 /** Spec §9: robots are listed 50 at a time. */
 const ROBOTS_PAGE = 50;
 
@@ -164,4 +183,14 @@ export const removeRobotsFromGroup = defineRoute({
   querystring: z.object({ group_id: Id }),
   body: RobotIdList,
   response: { 200: DataFlag },
+});
+
+export const createRobotMqttCredentials = defineRoute({
+  method: 'POST',
+  path: '/admin/robot/robots/:robotId/mqtt_credentials',
+  summary: "Make a new random MQTT password for a robot of the organization and return it once; the old one stops working (admin)",
+  tags: ['robots', 'admin'],
+  roles: RESTRICTED_ROLES,
+  params: z.object({ robotId: Id }),
+  response: { 200: RobotMqttCredentials },
 });

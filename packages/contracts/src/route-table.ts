@@ -13,7 +13,16 @@ import { createJob, deleteJob, getDoses, getJob, listJobs, updateJob, updateJobN
 import { EventStreamReply, streamJobs } from './live.ts';
 import { getLog, getLogStatus, listLogs, updateLogNotes } from './logs.ts';
 import { removeDevice, subscribe, unsubscribe } from './notifications.ts';
-import { addRobotsToGroup, getAdminRobots, getFloorRobots, getGroupRobots, getRobots, getRobotSummary, removeRobotsFromGroup } from './robots.ts';
+import {
+  addRobotsToGroup,
+  createRobotMqttCredentials,
+  getAdminRobots,
+  getFloorRobots,
+  getGroupRobots,
+  getRobots,
+  getRobotSummary,
+  removeRobotsFromGroup,
+} from './robots.ts';
 import {
   addRoomsToGroup,
   getAdminGroupRooms,
@@ -69,6 +78,7 @@ export const ROUTE_TABLE: readonly RouteTableEntry[] = [
     getGroupRobots,
     addRobotsToGroup,
     removeRobotsFromGroup,
+    createRobotMqttCredentials,
     postRobotCommand,
     streamRobots,
     getBuildings,

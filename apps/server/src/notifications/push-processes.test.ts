@@ -129,7 +129,6 @@ describe(`a server process killed mid-delivery (${testEngine()})`, () => {
         PORT: '0',
         HOST: '127.0.0.1',
         MQTT_PORT: '0',
-        SIM_FLEET: 'false',
         SEED_DEMO: 'false',
         LOG_LEVEL: 'info',
         PUSH_ENDPOINT_HOSTS: '127.0.0.1',

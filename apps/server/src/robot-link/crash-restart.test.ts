@@ -23,6 +23,8 @@ import { createSite } from '../testing/site-fixtures.ts';
 import { createTestDatabase, testEngine, type TestDatabase } from '../testing/test-database.ts';
 
 const serverEntry = fileURLToPath(new URL('../server.ts', import.meta.url));
+/** The demo fleet's process (apps/robot-sim): it plays the organization's robots beside the server. */
+const demoEntry = fileURLToPath(new URL('../../../robot-sim/src/demo/cli.ts', import.meta.url));
 const MOSQUITTO = 'mqtt://127.0.0.1:1883';
 const ROOMS = 3;
 /** Simulated time runs 5× faster: a room's 10 J/m² (20 s at 0.5 W/m²) takes 4 s, long enough to be caught in. */
@@ -37,8 +39,8 @@ interface ServerRun {
 
 
 /**
- * `inProcess`: the demo fleet (SIM_FLEET) on the embedded broker, so the robot dies with the server and comes
- * back without its order. Otherwise the robot runs in this test process on Mosquitto (MQTT_URL), as a real robot
+ * `inProcess`: the demo fleet on the embedded broker, in a process started beside each server run and killed
+ * with it, so the robot dies with the server and comes back without its order. Otherwise the robot runs in this test process on Mosquitto (MQTT_URL), as a real robot
  * would, and keeps disinfecting while the server is down.
  */
 function crashSuite(fleet: 'inProcess' | 'mosquitto') {
@@ -62,9 +64,6 @@ function crashSuite(fleet: 'inProcess' | 'mosquitto') {
         HOST: '127.0.0.1',
         MQTT_URL: fleet === 'mosquitto' ? MOSQUITTO : '',
         MQTT_PORT: '0',
-        SIM_FLEET: fleet === 'inProcess' ? 'true' : 'false',
-        SIM_TIME_FACTOR: String(TIME_FACTOR),
-        DEMO_ACTIVITY: 'false',
         SEED_DEMO: 'false',
         LOG_LEVEL: 'info',
         // Crash recovery, not overload, is under test: other test files share the machine's two cores, and a busy
@@ -83,7 +82,34 @@ function crashSuite(fleet: 'inProcess' | 'mosquitto') {
       if (match?.[1]) onListening(match[1]);
     });
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const exited = new Promise((resolve) => child.on('exit', resolve));
+    let demo: ChildProcess | undefined;
+    if (fleet === 'inProcess') {
+      // The robot, played once the server listens (its MQTT password from the admin API), dies with the server.
+      void url.then((base) => {
+        if (child.exitCode !== null || child.signalCode !== null) return;
+        demo = spawn(process.execPath, ['--import', 'tsx', demoEntry], {
+          env: {
+            ...process.env,
+            DEMO_SERVER_URL: base,
+            DEMO_BROKER_URL: '',
+            DEMO_LOGINS: `${orgId}:${username}:${password}`,
+            SIM_TIME_FACTOR: String(TIME_FACTOR),
+            DEMO_ACTIVITY: 'false',
+          },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        demo.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+        demo.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      });
+    }
+    const exited = new Promise((resolve) => child.on('exit', resolve)).then(async (code) => {
+      if (demo && demo.exitCode === null && demo.signalCode === null) {
+        const demoExited = new Promise((resolve) => demo?.once('exit', resolve));
+        demo.kill('SIGKILL');
+        await demoExited;
+      }
+      return code;
+    });
     const run = { child, output: () => output, exited, url };
     runs.push(run);
     return run;

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import {
   addRobotsToGroup,
+  createRobotMqttCredentials,
   getAdminRobots,
   getFloorRobots,
   getGroupRobots,
@@ -11,9 +12,13 @@ import {
 } from '@uvd/contracts';
 import type { AppContext } from '../context.ts';
 import { registerRoute } from '../lib/route.ts';
+import { makeMqttCredentials } from './mqtt-credentials.ts';
 import * as repository from './repository.ts';
 
-/** The robots backend (spec §7): robot lists, robots on a floor, summary and group robots. Commands come later. */
+/**
+ * The robots backend (spec §7): robot lists, robots on a floor, summary and group robots; and a robot's MQTT
+ * login, which an admin makes anew (no such call in the spec: it is how robots join the fleet).
+ */
 export const robotsRoutes: FastifyPluginAsync<AppContext> = async (app, ctx) => {
   // Staleness is the gateway's live knowledge (a silent robot writes nothing), added to the stored rows.
   const withLink = (robot: repository.StoredRobot): Robot => ({
@@ -49,5 +54,11 @@ export const robotsRoutes: FastifyPluginAsync<AppContext> = async (app, ctx) => 
   registerRoute(app, removeRobotsFromGroup, async ({ query, body, principal }) => {
     await ctx.db.transaction((tx) => repository.removeRobotsFromGroup(tx, principal, query.group_id, body));
     return { data: true };
+  });
+
+  registerRoute(app, createRobotMqttCredentials, async ({ params, principal, reply }) => {
+    // The password is in the reply: no cache may keep it.
+    void reply.header('cache-control', 'no-store');
+    return makeMqttCredentials(ctx.db, principal, params.robotId, ctx.fleet.brokerUrl);
   });
 };

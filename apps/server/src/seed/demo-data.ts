@@ -23,9 +23,6 @@ export interface DemoRobot {
   /** The floor's level in its building. */
   level: number;
   groups: string[];
-  battery: number;
-  chargingStatus: number;
-  signal: number;
 }
 
 export interface DemoGroup {
@@ -78,10 +75,10 @@ export const DEMO: DemoOrganization = {
     { username: 'operator2', password: 'operator2-demo-1', roles: ['done-teleoperator'], firstName: 'Juha', lastName: 'Mäkinen', email: 'juha.makinen@demo-hospital.example', groups: ['Ward B'] },
   ],
   robots: [
-    { name: 'UVD-1', serialNumber: 'UVDR-23-0101', building: buildingA, level: 1, groups: ['Ward A'], battery: 87, chargingStatus: 0, signal: 120 },
-    { name: 'UVD-2', serialNumber: 'UVDR-23-0102', building: buildingA, level: 3, groups: ['Ward A'], battery: 64, chargingStatus: 0, signal: 210 },
-    { name: 'UVD-3', serialNumber: 'UVDR-23-0103', building: buildingB, level: 1, groups: ['Ward B'], battery: 100, chargingStatus: 1, signal: 95 },
-    { name: 'UVD-4', serialNumber: 'UVDR-23-0104', building: buildingB, level: 2, groups: ['Ward B'], battery: 41, chargingStatus: 0, signal: 340 },
+    { name: 'UVD-1', serialNumber: 'UVDR-23-0101', building: buildingA, level: 1, groups: ['Ward A'] },
+    { name: 'UVD-2', serialNumber: 'UVDR-23-0102', building: buildingA, level: 3, groups: ['Ward A'] },
+    { name: 'UVD-3', serialNumber: 'UVDR-23-0103', building: buildingB, level: 1, groups: ['Ward B'] },
+    { name: 'UVD-4', serialNumber: 'UVDR-23-0104', building: buildingB, level: 2, groups: ['Ward B'] },
   ],
   contacts: [
     { title: 'Technical support', name: 'UVD Robots Support', phone: '+358 9 4155 0100', email: 'support@uvd-robots.example' },
@@ -108,7 +105,7 @@ export const NORTHWIND: DemoOrganization = {
     { username: 'admin', password: 'northwind-admin-1', roles: ['done-admin'], firstName: 'Grace', lastName: 'Holm', email: 'grace.holm@northwind-clinic.example', groups: [] },
     { username: 'operator', password: 'northwind-operator-1', roles: ['done-teleoperator'], firstName: 'Oskar', lastName: 'Lindqvist', email: 'oskar.lindqvist@northwind-clinic.example', groups: ['Clinic'] },
   ],
-  robots: [{ name: 'NW-UVD-1', serialNumber: 'UVDR-23-0877', building: clinicBuilding, level: 1, groups: ['Clinic'], battery: 76, chargingStatus: 0, signal: 150 }],
+  robots: [{ name: 'NW-UVD-1', serialNumber: 'UVDR-23-0877', building: clinicBuilding, level: 1, groups: ['Clinic'] }],
   contacts: [{ title: 'Clinic manager', name: 'Grace Holm', phone: '+358 44 301 7788', email: 'grace.holm@northwind-clinic.example' }],
   historyDays: 3,
   scheduledDays: 1,

@@ -117,11 +117,7 @@ async function seedOrganization(tx: Executor, organization: DemoOrganization, ha
         name: robot.name,
         manufacturer: 'uvd',
         serialNumber: robot.serialNumber,
-        status: 'idle',
-        mode: 2, // Autonomous (spec §3): the robot controls are enabled
-        battery: robot.battery,
-        chargingStatus: robot.chargingStatus,
-        signal: robot.signal,
+        // Mode, battery, charging and signal are the robot's to report once it connects (the demo fleet plays it).
         floorId,
         pose: floor.home,
         home: floor.home,

@@ -1,15 +1,22 @@
+/**
+ * The demo activity against a real server (the server's in-process test harness, imported by path from this test
+ * only): it reaches the server through the public API as the organization's admin, the demo fleet's robots through
+ * the embedded broker. The database is read directly only to check what the API does not show.
+ */
 import { and, eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Job, LogEntry, RobotUpdate } from '@uvd/contracts';
-import { actions, jobs, robots, rooms } from '../db/schema.ts';
-import { executionWorld, waitUntil, type ExecutionWorld } from '../testing/execution-fixtures.ts';
-import { startTestServer, type TestServer } from '../testing/harness.ts';
-import { openSse, type SseClient } from '../testing/live-fixtures.ts';
+import { actions, jobs, rooms } from '../../../server/src/db/schema.ts';
+import { executionWorld, waitUntil, type ExecutionWorld } from '../../../server/src/testing/execution-fixtures.ts';
+import { startTestServer, type TestServer } from '../../../server/src/testing/harness.ts';
+import { openSse, type SseClient } from '../../../server/src/testing/live-fixtures.ts';
+import { ApiClient } from './api-client.ts';
 import { startDemoActivity, type DemoActivity, type DemoActivityOptions } from './demo-activity.ts';
 import { startDemoFleet, type DemoFleet } from './demo-fleet.ts';
 
 let server: TestServer;
 const cleanups: (() => Promise<void> | void)[] = [];
+const quiet = { warn: () => undefined, info: () => undefined };
 
 beforeAll(async () => {
   server = await startTestServer({ schedulerPollMs: 100 });
@@ -19,37 +26,44 @@ afterAll(async () => {
   await server.close();
 });
 
+const adminApi = (world: ExecutionWorld) =>
+  new ApiClient(server.url, { organization: world.orgId, username: world.admin.username, password: world.admin.password });
+
 /** A world of 4 rooms whose robot is played by the demo fleet (fast), with the demo activity running on it. */
 async function demoWorld(options: Partial<DemoActivityOptions> = {}): Promise<{ world: ExecutionWorld; fleet: DemoFleet; activity: DemoActivity }> {
   const world = await executionWorld(server, 4);
-  const fleet = await startDemoFleet(server.context, { timeFactor: 60, orgId: world.orgId });
+  const api = adminApi(world);
+  const fleet = await startDemoFleet(api, { timeFactor: 60 });
   cleanups.push(() => fleet.stop());
   expect(fleet.robotIds).toEqual([world.robotId]);
-  // The first round only once the robot is online and its battery known (a fresh row says 0 %).
+  // The first round only once the robot is online and its battery known.
   await waitUntil(async () => {
-    const [row] = await server.context.db.select({ battery: robots.battery }).from(robots).where(eq(robots.id, world.robotId));
-    return server.context.fleet.isOnline(world.robotId) && (row?.battery ?? 0) >= 40 ? true : undefined;
+    const response = await server.request<{ payload: { mode: number; battery: number | null }[] }>('GET', '/api/robot/robot/robots', { token: world.admin.token });
+    const robot = response.body.payload[0];
+    return robot && robot.mode === 2 && (robot.battery ?? 0) >= 40 ? true : undefined;
   }, 15_000, 'the demo robot online and charged');
-  const activity = startDemoActivity(server.context, {
+  const activity = startDemoActivity(api, {
     robotIds: fleet.robotIds,
     intervalMs: 200,
     firstRoundMs: 0,
     startLeadMs: 0,
     promptTimeoutMs: 600,
     notReadyEvery: 0,
+    logger: quiet,
     ...options,
   });
   cleanups.push(() => activity.stop());
   return { world, fleet, activity };
 }
 
+/** The robot's jobs, oldest first. */
 const jobsOf = async (world: ExecutionWorld) => {
   const response = await server.request<{ payload: unknown[] }>('GET', '/api/jobs/v2/jobs', {
     token: world.admin.token,
     query: { robot_id: world.robotId, limit: 50 },
   });
   expect(response.status).toBe(200);
-  return response.body.payload.map((job) => Job.parse(job));
+  return response.body.payload.map((job) => Job.parse(job)).sort((a, b) => a.created_at.localeCompare(b.created_at));
 };
 
 const logOf = async (world: ExecutionWorld, jobId: string) => {
@@ -57,7 +71,7 @@ const logOf = async (world: ExecutionWorld, jobId: string) => {
   return response.status === 200 ? LogEntry.parse(response.body) : undefined;
 };
 
-describe('demo activity', () => {
+describe('demo activity (through the API)', () => {
   it('gives an idle demo robot jobs of 2-4 rooms of its floor, which start, run (poses in the robot stream) and complete', async () => {
     const { world, activity } = await demoWorld();
     const stream: SseClient = await openSse(server.url, '/api/robot/stream', { token: world.operator.token, query: { robot_list: world.robotId } });
@@ -65,7 +79,8 @@ describe('demo activity', () => {
       stream.close();
     });
 
-    const first = await waitUntil(async () => (await jobsOf(world)).at(-1), 10_000, 'a demo job');
+    const first = await waitUntil(async () => (await jobsOf(world)).at(0), 10_000, 'a demo job');
+    // Made by the admin the demo signed in as, through POST /jobs/jobs/{robotId}.
     expect(first.created_by).toBe(world.admin.username);
     expect(first.rooms.length).toBeGreaterThanOrEqual(2);
     expect(first.rooms.length).toBeLessThanOrEqual(4);
@@ -104,7 +119,7 @@ describe('demo activity', () => {
   it('leaves robots alone that are busy, not Autonomous or low on battery, and robots it does not play', async () => {
     const world = await executionWorld(server, 3);
     // Not played by a demo fleet: offline, so never given a job even when listed.
-    const activity = startDemoActivity(server.context, { robotIds: [world.robotId], intervalMs: 60_000, firstRoundMs: 60_000, startLeadMs: 0 });
+    const activity = startDemoActivity(adminApi(world), { robotIds: [world.robotId], intervalMs: 60_000, firstRoundMs: 60_000, startLeadMs: 0, logger: quiet });
     cleanups.push(() => activity.stop());
     const round = await activity.round();
     expect(round.created).toEqual([]);
@@ -113,32 +128,39 @@ describe('demo activity', () => {
     const { world: busyWorld, fleet, activity: busyActivity } = await demoWorld({ intervalMs: 60_000, firstRoundMs: 60_000, startLeadMs: 5 * 60_000 });
     const sim = fleet.robots[0];
     if (!sim) throw new Error('no simulated robot');
-    const { db } = server.context;
     const robotId = busyWorld.robotId;
-    const battery = async () => (await db.select({ battery: robots.battery }).from(robots).where(eq(robots.id, robotId)))[0]?.battery ?? 0;
+    const listed = async () => {
+      const response = await server.request<{ payload: { robot_id: string; mode: number; battery: number | null }[] }>('GET', '/api/robot/robot/robots', {
+        token: busyWorld.admin.token,
+      });
+      return response.body.payload.find((robot) => robot.robot_id === robotId);
+    };
 
     expect((await busyActivity.round()).created).toHaveLength(1);
     // Its job is due within 10 minutes: the next round makes none.
     expect((await busyActivity.round()).created).toEqual([]);
-    await db.delete(jobs).where(eq(jobs.robotId, robotId));
+    await server.context.db.delete(jobs).where(eq(jobs.robotId, robotId));
 
     sim.setOperatingMode('MANUAL');
-    await waitUntil(async () => (server.context.fleet.link(robotId)?.mode === 1 ? true : undefined), 5000, 'the robot in Manual mode');
+    await waitUntil(async () => ((await listed())?.mode === 1 ? true : undefined), 5000, 'the robot in Manual mode');
     expect((await busyActivity.round()).created).toEqual([]);
 
     sim.setOperatingMode('AUTOMATIC');
     sim.setBattery(35);
-    await waitUntil(async () => ((await battery()) < 40 && server.context.fleet.link(robotId)?.mode === 2 ? true : undefined), 5000, 'the robot low');
+    await waitUntil(async () => {
+      const robot = await listed();
+      return robot && (robot.battery ?? 100) < 40 && robot.mode === 2 ? true : undefined;
+    }, 5000, 'the robot low');
     expect((await busyActivity.round()).created).toEqual([]);
 
     sim.setBattery(90);
-    await waitUntil(async () => ((await battery()) >= 40 ? true : undefined), 5000, 'the robot charged');
+    await waitUntil(async () => (((await listed())?.battery ?? 0) >= 40 ? true : undefined), 5000, 'the robot charged');
     expect((await busyActivity.round()).created).toHaveLength(1);
   });
 
   it('makes a room not ready for one job in n: the robot asks wait_to_enter, nobody answers, the demo confirms, the room is ready again after', async () => {
     const { world } = await demoWorld({ notReadyEvery: 1 });
-    const job = await waitUntil(async () => (await jobsOf(world)).at(-1), 10_000, 'a demo job');
+    const job = await waitUntil(async () => (await jobsOf(world)).at(0), 10_000, 'a demo job');
     const notReady = job.rooms.filter((room) => room.ready_for_disinfection === false);
     expect(notReady).toHaveLength(1);
     const roomId = notReady[0]?.room_id ?? '';

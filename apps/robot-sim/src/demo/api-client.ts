@@ -1,0 +1,114 @@
+/**
+ * The server's public HTTP API as the console uses it: the identity provider's password grant for a token, then
+ * the routes of `@uvd/contracts` under /api. Every reply is parsed with the contract's schema; a 401 (an expired
+ * token) signs in again once and repeats the call.
+ */
+import type { z } from 'zod';
+import { buildPath, getRuntimeConfig, postToken, ROUTE_MOUNTS, TokenResponse, type RouteContract, type RouteMount } from '@uvd/contracts';
+
+export interface ApiLogin {
+  /** The organization's id: its realm name, such as `demo`. */
+  organization: string;
+  username: string;
+  password: string;
+}
+
+export interface CallParts {
+  params?: Record<string, string>;
+  query?: Record<string, string | number | boolean | readonly string[] | undefined>;
+  body?: unknown;
+}
+
+/** A reply the call did not expect (status and the server's error body as text). */
+export class ApiCallError extends Error {
+  constructor(
+    readonly status: number,
+    readonly route: string,
+    readonly body: string,
+  ) {
+    super(`${route}: ${status} ${body.slice(0, 500)}`);
+    this.name = 'ApiCallError';
+  }
+}
+
+export class ApiClient {
+  private token: string | undefined;
+  private clientId: string | undefined;
+  readonly baseUrl: string;
+
+  constructor(
+    baseUrl: string,
+    readonly login: ApiLogin,
+  ) {
+    this.baseUrl = baseUrl.replace(/\/+$/, '');
+  }
+
+  get organization(): string {
+    return this.login.organization;
+  }
+
+  private url(contract: RouteContract, mount: RouteMount, parts: CallParts): string {
+    const url = new URL(`${this.baseUrl}${ROUTE_MOUNTS[mount]}${buildPath(contract.path, parts.params)}`);
+    for (const [key, value] of Object.entries(parts.query ?? {})) {
+      if (value === undefined) continue;
+      if (Array.isArray(value)) for (const item of value as readonly string[]) url.searchParams.append(key, item);
+      else url.searchParams.set(key, String(value));
+    }
+    return url.toString();
+  }
+
+  /** Signs in with the password grant (the console's form). */
+  async signIn(): Promise<void> {
+    if (!this.clientId) {
+      const response = await fetch(this.url(getRuntimeConfig, 'system', {}));
+      if (!response.ok) throw new ApiCallError(response.status, getRuntimeConfig.path, await response.text());
+      this.clientId = getRuntimeConfig.response[200].parse(await response.json()).clientId;
+    }
+    const form = new URLSearchParams({ grant_type: 'password', client_id: this.clientId, username: this.login.username, password: this.login.password, scope: 'openid' });
+    const response = await fetch(this.url(postToken, 'identity', { params: { organization: this.login.organization } }), {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: form.toString(),
+    });
+    const text = await response.text();
+    if (!response.ok) throw new ApiCallError(response.status, `sign-in of ${this.login.username} to ${this.login.organization}`, text);
+    this.token = TokenResponse.parse(JSON.parse(text)).access_token;
+  }
+
+  /** The raw reply of one call: its status and parsed JSON body (null when empty). */
+  async send(contract: RouteContract, parts: CallParts = {}): Promise<{ status: number; body: unknown }> {
+    if (!this.token) await this.signIn();
+    const attempt = async () => {
+      const headers: Record<string, string> = { authorization: `Bearer ${this.token ?? ''}` };
+      if (parts.body !== undefined) headers['content-type'] = 'application/json';
+      const response = await fetch(this.url(contract, 'api', parts), {
+        method: contract.method,
+        headers,
+        ...(parts.body === undefined ? {} : { body: JSON.stringify(parts.body) }),
+      });
+      const text = await response.text();
+      return { status: response.status, text };
+    };
+    let reply = await attempt();
+    if (reply.status === 401) {
+      await this.signIn();
+      reply = await attempt();
+    }
+    let body: unknown = null;
+    if (reply.text !== '') {
+      try {
+        body = JSON.parse(reply.text);
+      } catch {
+        body = reply.text;
+      }
+    }
+    if (reply.status >= 300) throw new ApiCallError(reply.status, `${contract.method} ${contract.path}`, reply.text);
+    return { status: reply.status, body };
+  }
+
+  /** One call whose success reply is parsed with `schema` (the contract's own). */
+  async call<S extends z.ZodType>(contract: RouteContract, schema: S, parts: CallParts = {}): Promise<z.output<S>> {
+    const { body } = await this.send(contract, parts);
+    return schema.parse(body);
+  }
+}

@@ -1,0 +1,79 @@
+/**
+ * The demo fleet: every robot of the organization that stands on a floor, played by a simulated robot. The
+ * robots come from the admin robot list and each gets a fresh MQTT password from the admin call
+ * `POST /admin/robot/robots/{robotId}/mqtt_credentials`, so no demo secret lives in the repository and the
+ * simulator never touches the server's database.
+ */
+import { createRobotMqttCredentials, getAdminRobots, RobotList, RobotMqttCredentials, type Robot } from '@uvd/contracts';
+import { startSimFleet, type SimFleet, type SimFleetRobot } from '../sim-fleet.ts';
+import type { ApiClient } from './api-client.ts';
+
+export interface DemoFleetOptions {
+  timeFactor: number;
+  faultRate?: number;
+  /** The broker to connect to; by default the one the server names with the credentials. */
+  brokerUrl?: string;
+}
+
+export interface DemoFleet extends SimFleet {
+  /** Ids of the robots that connected (what the demo activity gives jobs to). */
+  robotIds: string[];
+}
+
+const PAGE = 200;
+
+/** 55-100 %, from the serial number (FNV-1a), so a robot starts the same on every run. */
+export function startingBattery(serialNumber: string): number {
+  let hash = 0x811c9dc5;
+  for (const char of serialNumber) hash = Math.imul(hash ^ (char.codePointAt(0) ?? 0), 0x01000193) >>> 0;
+  return 55 + (hash % 46);
+}
+
+/** Every robot of the signed-in admin's organization, page by page. */
+export async function listOrganizationRobots(api: ApiClient): Promise<Robot[]> {
+  const all: Robot[] = [];
+  for (let offset = 0; ; offset += PAGE) {
+    const page = await api.call(getAdminRobots, RobotList, { query: { offset, limit: PAGE } });
+    all.push(...page.payload);
+    if (page.payload.length < PAGE || all.length >= page.count) return all;
+  }
+}
+
+/** Fresh credentials for each robot on a floor; robots without a floor have nowhere to drive and are left out. */
+export async function demoRobots(api: ApiClient): Promise<{ robots: SimFleetRobot[]; ids: Map<string, string>; brokerUrl: string | null }> {
+  const robots: SimFleetRobot[] = [];
+  const ids = new Map<string, string>();
+  let brokerUrl: string | null = null;
+  for (const robot of await listOrganizationRobots(api)) {
+    if (robot.floor_id === null) continue;
+    const credentials = await api.call(createRobotMqttCredentials, RobotMqttCredentials, { params: { robotId: robot.robot_id } });
+    if (credentials.floor_id === null) continue;
+    brokerUrl ??= credentials.broker_url;
+    ids.set(credentials.username, credentials.robot_id);
+    robots.push({
+      manufacturer: credentials.manufacturer,
+      serialNumber: credentials.serial_number,
+      password: credentials.password,
+      mapId: credentials.floor_id,
+      home: credentials.home ?? robot.pose ?? { x: 0, y: 0, theta: 0 },
+      // As last reported; a robot never heard from starts somewhere between 55 and 100 % (the same for its serial
+      // number on every run), so the fleet does not look cloned. One nearly empty would only ever go charging.
+      battery: robot.battery !== null && robot.battery >= 30 ? robot.battery : startingBattery(credentials.serial_number),
+    });
+  }
+  return { robots, ids, brokerUrl };
+}
+
+export async function startDemoFleet(api: ApiClient, options: DemoFleetOptions): Promise<DemoFleet> {
+  const { robots, ids, brokerUrl } = await demoRobots(api);
+  const url = options.brokerUrl ?? brokerUrl;
+  if (robots.length > 0 && !url) throw new Error('the server named no MQTT broker; give the demo one (--broker)');
+  const fleet = robots.length === 0 ? await startSimFleet({ brokerUrl: '', robots: [] }) : await startSimFleet({
+    brokerUrl: url ?? '',
+    robots,
+    timeFactor: options.timeFactor,
+    faultRate: options.faultRate ?? 0,
+  });
+  const robotIds = fleet.robots.flatMap((robot) => ids.get(`${robot.manufacturer}/${robot.serialNumber}`) ?? []);
+  return { ...fleet, robotIds };
+}

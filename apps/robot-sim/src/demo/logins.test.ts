@@ -1,0 +1,25 @@
+import { describe, expect, it } from 'vitest';
+// The server's demo seed, read by this test only: the demo's default logins must be its admins.
+import { DEMO_ORGANIZATIONS } from '../../../server/src/seed/demo-data.ts';
+import { DEFAULT_DEMO_LOGINS, parseLogins } from './logins.ts';
+
+describe('demo logins', () => {
+  it("default to the admin of each organization the server's demo seed creates", () => {
+    const seeded = DEMO_ORGANIZATIONS.map((org) => {
+      const admin = org.users.find((user) => user.roles.includes('done-admin'));
+      return { organization: org.id, username: admin?.username, password: admin?.password };
+    });
+    expect(DEFAULT_DEMO_LOGINS).toEqual(seeded);
+    expect(parseLogins(undefined)).toEqual(seeded);
+    expect(parseLogins('  ')).toEqual(seeded);
+  });
+
+  it('read DEMO_LOGINS as organization:username:password entries, a password may hold colons', () => {
+    expect(parseLogins('acme:boss:a:b, other:admin:x')).toEqual([
+      { organization: 'acme', username: 'boss', password: 'a:b' },
+      { organization: 'other', username: 'admin', password: 'x' },
+    ]);
+    expect(() => parseLogins('Acme:boss:x')).toThrow(/organization:username:password/);
+    expect(() => parseLogins('acme:boss')).toThrow(/organization:username:password/);
+  });
+});

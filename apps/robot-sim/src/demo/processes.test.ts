@@ -1,0 +1,156 @@
+/**
+ * The simulator's two commands as processes against a server process (`node --import tsx apps/server/src/server.ts`
+ * over a fresh embedded database with the demo seed): `npm run demo` plays the seeded organizations' robots and
+ * stops cleanly on SIGTERM; `npm run sim -- --server` plays one organization's. Both reach the server through
+ * MQTT and its public HTTP API only.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { getAdminRobots, RobotList, type Robot } from '@uvd/contracts';
+import { ApiClient } from './api-client.ts';
+
+const serverEntry = fileURLToPath(new URL('../../../server/src/server.ts', import.meta.url));
+const demoEntry = fileURLToPath(new URL('./cli.ts', import.meta.url));
+const simEntry = fileURLToPath(new URL('../cli.ts', import.meta.url));
+
+interface Run {
+  child: ChildProcess;
+  output: () => string;
+  exited: Promise<number | null>;
+  /** Resolves with the first match of `pattern` in the output; rejects when the process exits first. */
+  waitFor(pattern: RegExp, timeoutMs?: number): Promise<RegExpExecArray>;
+}
+
+// The server's address and identity provider are its own, whatever the surrounding environment says.
+const { PUBLIC_URL: _publicUrl, IDP_ISSUER_BASE: _issuer, NODE_ENV: _nodeEnv, ...inherited } = process.env;
+
+function run(args: string[], env: Record<string, string>): Run {
+  const child = spawn(process.execPath, ['--import', 'tsx', ...args], { env: { ...inherited, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  const listeners = new Set<() => void>();
+  const onData = (chunk: Buffer) => {
+    output += chunk.toString();
+    for (const listener of listeners) listener();
+  };
+  child.stdout.on('data', onData);
+  child.stderr.on('data', onData);
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => {
+    resolve(code);
+    for (const listener of listeners) listener();
+  }));
+  return {
+    child,
+    output: () => output,
+    exited,
+    waitFor: (pattern, timeoutMs = 60_000) =>
+      new Promise((resolve, reject) => {
+        const timer = setTimeout(() => {
+          listeners.delete(check);
+          reject(new Error(`no ${String(pattern)} within ${timeoutMs} ms:\n${output}`));
+        }, timeoutMs);
+        function check() {
+          const match = pattern.exec(output);
+          if (match) {
+            clearTimeout(timer);
+            listeners.delete(check);
+            resolve(match);
+          } else if (child.exitCode !== null || child.signalCode !== null) {
+            clearTimeout(timer);
+            listeners.delete(check);
+            reject(new Error(`exited (${String(child.exitCode ?? child.signalCode)}) before ${String(pattern)}:\n${output}`));
+          }
+        }
+        listeners.add(check);
+        check();
+      }),
+  };
+}
+
+const stop = async (process: Run | undefined) => {
+  if (!process || process.child.exitCode !== null || process.child.signalCode !== null) return process?.exited;
+  process.child.kill('SIGTERM');
+  return process.exited;
+};
+
+describe('the demo and the simulator as processes beside a server process', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'uvd-demo-'));
+  let server: Run;
+  let baseUrl = '';
+  const admin = (organization: string, password: string) => new ApiClient(baseUrl, { organization, username: 'admin', password });
+  const robotsOf = async (api: ApiClient): Promise<Robot[]> => (await api.call(getAdminRobots, RobotList, { query: { limit: 200 } })).payload;
+  const until = async <T>(read: () => Promise<T | undefined>, timeoutMs: number, what: string): Promise<T> => {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const value = await read();
+      if (value !== undefined) return value;
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  };
+
+  beforeAll(async () => {
+    server = run([serverEntry], {
+      DATA_DIR: dataDir,
+      DATABASE_URL: '',
+      MQTT_URL: '',
+      MQTT_PORT: '0',
+      PORT: '0',
+      HOST: '127.0.0.1',
+      SEED_DEMO: 'true',
+      LOG_LEVEL: 'info',
+      TOKEN_RATE_LIMIT_PER_MINUTE: '0',
+    });
+    baseUrl = (await server.waitFor(/Server listening at (http:\/\/127\.0\.0\.1:\d+)/, 90_000))[1] ?? '';
+  }, 120_000);
+  afterAll(async () => {
+    await stop(server);
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it("npm run demo: every seeded organization's robots on a floor come online; SIGTERM stops it, and the robots go offline", async () => {
+    const demo = run([demoEntry], { DEMO_SERVER_URL: baseUrl, DEMO_BROKER_URL: '', DEMO_LOGINS: '', SIM_TIME_FACTOR: '10', DEMO_ACTIVITY: 'false' });
+    try {
+      const ready = await demo.waitFor(/\[demo\] ready: (\d+) simulated robots in (\d+) organizations/);
+      expect(ready[2]).toBe('2');
+      const demoApi = admin('demo', 'admin-demo-1');
+      const northwind = admin('northwind', 'northwind-admin-1');
+      const onFloor = [...(await robotsOf(demoApi)), ...(await robotsOf(northwind))].filter((robot) => robot.floor_id !== null);
+      expect(Number(ready[1])).toBe(onFloor.length);
+      await until(
+        async () => {
+          const robots = [...(await robotsOf(demoApi)), ...(await robotsOf(northwind))].filter((robot) => robot.floor_id !== null);
+          return robots.every((robot) => robot.mode !== 0 && robot.battery !== null) ? robots : undefined;
+        },
+        30_000,
+        'every demo robot online',
+      );
+      expect(await stop(demo)).toBe(0);
+      await until(
+        async () => ((await robotsOf(demoApi)).every((robot) => robot.mode === 0) ? true : undefined),
+        15_000,
+        'the demo robots offline after the demo stopped',
+      );
+    } finally {
+      await stop(demo);
+    }
+  }, 120_000);
+
+  it('npm run sim -- --server … --org northwind --admin admin: the organization\'s robots, passwords from the admin API', async () => {
+    const sim = run([simEntry, '--server', baseUrl, '--org', 'northwind', '--admin', 'admin', '--time-factor', '10'], { SIM_ADMIN_PASSWORD: 'northwind-admin-1' });
+    try {
+      const connected = await sim.waitFor(/(\d+) simulated robots connected/);
+      expect(sim.output()).not.toContain('Usage');
+      const api = admin('northwind', 'northwind-admin-1');
+      const onFloor = (await robotsOf(api)).filter((robot) => robot.floor_id !== null);
+      expect(Number(connected[1])).toBe(onFloor.length);
+      expect(onFloor.length).toBeGreaterThan(0);
+      await until(async () => ((await robotsOf(api)).filter((robot) => robot.floor_id !== null).every((robot) => robot.mode !== 0) ? true : undefined), 30_000, 'northwind online');
+    } finally {
+      expect(await stop(sim)).toBe(0);
+    }
+  }, 120_000);
+});
