@@ -13,7 +13,7 @@ import { brokerAnswers, createJobFor, executionWorld, waitUntil, type ExecutionW
 import { connectTestRobot, type TestRobot } from '../testing/fleet-fixtures.ts';
 import { startTestServer, type TestServer } from '../testing/harness.ts';
 import { createTestDatabase, testEngine } from '../testing/test-database.ts';
-import { CommandBody } from './outbox.ts';
+import { CommandBody, pruneRobotCommands } from './outbox.ts';
 
 const MOSQUITTO = 'mqtt://127.0.0.1:1883';
 const mosquittoUp = await brokerAnswers();
@@ -143,6 +143,17 @@ describe('robot commands through the outbox', () => {
     expect(copies()).toHaveLength(count);
     const [row] = await commandRows(server, w.robotId);
     expect(row?.attempts).toBeGreaterThanOrEqual(3);
+  });
+
+  it('prunes acknowledged and undelivered commands after the retention, never open ones', async () => {
+    const w = await executionWorld(server);
+    const robot = await connect(server, w);
+    expect((await robotCommand(server, w, 'pause')).status).toBe(200);
+    await reportActions(robot, [await robot.waitForInstantAction('startPause')]);
+    await waitUntil(async () => ((await commandRows(server, w.robotId))[0]?.state === 'acknowledged' ? true : undefined), 5000, 'acknowledged');
+    expect((await robotCommand(server, w, 'home')).status).toBe(200);
+    await pruneRobotCommands(server.context.db, new Date(Date.now() + 60_000));
+    expect((await commandRows(server, w.robotId)).map((row) => row.kind)).toEqual(['home']);
   });
 
   it('resends an order the robot does not report with the same orderId and orderUpdateId, so the robot does not restart it', async () => {

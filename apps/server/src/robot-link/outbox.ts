@@ -18,7 +18,8 @@
  * - Given up `commandGiveUpMs` after it was decided as `unacknowledged`. Every command given up publishes
  *   `command_undelivered` on the robots stream in the transaction that gives it up.
  */
-import { and, asc, eq, inArray, lte, max, sql } from 'drizzle-orm';
+import { randomUUID } from 'node:crypto';
+import { and, asc, eq, inArray, lt, lte, max, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import {
   COMMAND_UNDELIVERED_EVENT,
@@ -33,8 +34,12 @@ import type { Db, Executor, Tx } from '../db/client.ts';
 import { robotCommands, robots } from '../db/schema.ts';
 import type { FleetLogger } from './fleet.ts';
 
-/** Dispatchers LISTEN here: a NOTIFY at commit wakes every process's dispatcher at once. */
+/**
+ * Dispatchers LISTEN here: a NOTIFY at commit (payload: the recording process and the robot) wakes the other
+ * processes' dispatchers at once; the recording process wakes its own (`wake()` after the commit).
+ */
 export const ROBOT_COMMAND_CHANNEL = 'uvd_robot_commands';
+const THIS_PROCESS = randomUUID();
 
 /** Commands that may fall due without a NOTIFY (resends, another process's crash) are looked for this often. */
 const POLL_MS = 1000;
@@ -42,6 +47,9 @@ const POLL_MS = 1000;
 const BATCH = 50;
 /** A publish that does not finish in this time counts as failed; the command is resent later. */
 const SEND_TIMEOUT_MS = 5000;
+/** Acknowledged and undelivered commands are kept this long (what a robot was told, for a day), pruned this often. */
+export const FINISHED_COMMAND_RETENTION_MS = 24 * 3600_000;
+const PRUNE_MS = 10 * 60_000;
 
 export const OrderBody = OrderMessage.omit({ headerId: true, timestamp: true, version: true, manufacturer: true, serialNumber: true });
 export type OrderBody = z.infer<typeof OrderBody>;
@@ -77,7 +85,7 @@ export async function recordCommand(tx: Tx, command: NewCommand): Promise<Comman
     .values({ ...command, seq: (last?.seq ?? 0) + 1 })
     .returning();
   if (!row) throw new Error('robot command not recorded');
-  await tx.execute(sql`SELECT pg_notify(${ROBOT_COMMAND_CHANNEL}, ${command.robotId})`);
+  await tx.execute(sql`SELECT pg_notify(${ROBOT_COMMAND_CHANNEL}, ${`${THIS_PROCESS} ${command.robotId}`})`);
   return row;
 }
 
@@ -150,6 +158,15 @@ export async function acknowledgeState(ctx: Pick<AppContext, 'db' | 'bus'>, robo
     await giveUp(ctx, tx, superseded, 'superseded', now);
     return open.length - acked.length - superseded.length;
   });
+}
+
+/** Deletes acknowledged and undelivered commands decided before `before`; returns how many. Open ones stay. */
+export async function pruneRobotCommands(executor: Executor, before: Date): Promise<number> {
+  const deleted = await executor
+    .delete(robotCommands)
+    .where(and(lt(robotCommands.createdAt, before), inArray(robotCommands.state, ['acknowledged', 'undelivered'])))
+    .returning({ id: robotCommands.id });
+  return deleted.length;
 }
 
 const withTimeout = async (send: Promise<void>, ms: number): Promise<void> => {
@@ -293,9 +310,10 @@ export async function startCommandOutbox(ctx: OutboxContext, logger: FleetLogger
       });
   };
 
-  const unlisten = await ctx.database.notifier.listen(ROBOT_COMMAND_CHANNEL, (robotId) => {
+  const unlisten = await ctx.database.notifier.listen(ROBOT_COMMAND_CHANNEL, (payload) => {
+    const [origin, robotId] = payload.split(' ');
     if (robotId) robotsWithOpen.add(robotId);
-    wake();
+    if (origin !== THIS_PROCESS) wake();
   });
   // The gateway does not wait for listeners: each robot's states are applied one after the other here.
   const queues = new Map<string, Promise<void>>();
@@ -318,6 +336,12 @@ export async function startCommandOutbox(ctx: OutboxContext, logger: FleetLogger
   });
   const timer = setInterval(wake, POLL_MS);
   timer.unref();
+  const pruner = setInterval(() => {
+    pruneRobotCommands(db, new Date(Date.now() - FINISHED_COMMAND_RETENTION_MS)).catch((error: unknown) => {
+      logger.error({ err: error }, 'pruning robot commands failed');
+    });
+  }, PRUNE_MS);
+  pruner.unref();
   wake();
 
   return {
@@ -328,6 +352,7 @@ export async function startCommandOutbox(ctx: OutboxContext, logger: FleetLogger
     async close() {
       closed = true;
       clearInterval(timer);
+      clearInterval(pruner);
       unsubscribe();
       await unlisten();
       while (running) await running;

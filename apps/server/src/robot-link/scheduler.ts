@@ -23,7 +23,7 @@ export interface Scheduler {
 }
 
 export function startScheduler(
-  ctx: Pick<AppContext, 'db' | 'bus' | 'fleet'>,
+  ctx: Pick<AppContext, 'db' | 'bus' | 'fleet' | 'commands'>,
   pollMs: number,
   onError: ErrorReporter,
   onStarted: (jobId: string) => void = () => undefined,
@@ -32,8 +32,8 @@ export function startScheduler(
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<unknown> = Promise.resolve();
 
-  const tick = async (): Promise<string[]> =>
-    ctx.db.transaction(async (tx) => {
+  const tick = async (): Promise<string[]> => {
+    const started = await ctx.db.transaction(async (tx) => {
       const due = await tx
         .select()
         .from(jobs)
@@ -54,6 +54,10 @@ export function startScheduler(
       }
       return started;
     });
+    // The started jobs' orders were recorded with the starts: they go out now.
+    if (started.length > 0) ctx.commands.wake();
+    return started;
+  };
 
   const loop = () => {
     if (closed) return;
