@@ -1,21 +1,13 @@
-import { and, eq } from 'drizzle-orm';
 import type { FastifyPluginAsync } from 'fastify';
-import { z } from 'zod';
-import { CommandRefusal, confirmAction, DataFlag, getAction, streamActions } from '@uvd/contracts';
+import { CommandRefusal, confirmAction, DataFlag, getAction } from '@uvd/contracts';
 import type { AppContext } from '../context.ts';
-import { jobs } from '../db/schema.ts';
 import { actionChange, publishActionChange, recordDecision } from '../robot-link/lifecycle.ts';
 import { conflict, notFound } from '../lib/http-error.ts';
 import { idempotencyKey, idempotent } from '../lib/idempotency.ts';
 import { registerRoute } from '../lib/route.ts';
-import type { LiveEvent } from '../live/bus.ts';
-import { registerStream } from '../live/sse.ts';
-import type { Viewer } from '../live/viewer.ts';
 import * as repository from './repository.ts';
 
-const ActionRobot = z.object({ robot_id: z.string() });
-
-/** The actions backend (spec §7): the robot's questions to the operator, the operator's answers, the stream. */
+/** The actions backend (spec §7): the robot's questions to the operator and the operator's answers (the stream: live/streams.ts). */
 export const actionsRoutes: FastifyPluginAsync<AppContext> = async (app, ctx) => {
   registerRoute(app, getAction, async ({ query, principal, reply }) => {
     if (!(await repository.jobVisible(ctx.db, principal, query.job_id))) throw notFound('Job');
@@ -55,23 +47,5 @@ export const actionsRoutes: FastifyPluginAsync<AppContext> = async (app, ctx) =>
     );
     ctx.commands.wake();
     return reply;
-  });
-
-  const robotOfJob = async (orgId: string, jobId: string) => {
-    const [row] = await ctx.db
-      .select({ robotId: jobs.robotId })
-      .from(jobs)
-      .where(and(eq(jobs.orgId, orgId), eq(jobs.id, jobId)));
-    return row?.robotId;
-  };
-  const mayReceive = async (event: LiveEvent, viewer: Viewer): Promise<boolean> => {
-    if (viewer.seesEverything) return true;
-    const robotId = ActionRobot.safeParse(event.payload).data?.robot_id ?? (await robotOfJob(viewer.principal.orgId, event.key));
-    return robotId !== undefined && viewer.canSeeRobot(robotId);
-  };
-  registerStream(app, ctx, streamActions, {
-    stream: 'actions',
-    keysFromQuery: (query) => query.job_list,
-    authorize: mayReceive,
   });
 };
