@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { DataFlag, Id, Text } from './common.ts';
 import { commaIdListQuery, EventStreamReply, LastEventId } from './live.ts';
 import { MapPose } from './rooms.ts';
-import { RobotStatus } from './robots.ts';
+import { RobotMode, RobotStatus } from './robots.ts';
 import { defineRoute } from './route.ts';
 
 /** Spec §3: robots accept play/resume, pause, stop and home. */
@@ -52,7 +52,7 @@ export const RobotUpdate = z.discriminatedUnion('field', [
     value: z.number(),
     charging_status: z.union([z.literal(0), z.literal(1)]),
   }),
-  z.object({ robot_id: Id, field: z.literal('mode'), value: z.number().int().min(0).max(4) }),
+  z.object({ robot_id: Id, field: z.literal('mode'), value: z.enum(RobotMode) }),
   z.object({ robot_id: Id, field: z.literal('status'), value: RobotStatus }),
   z.object({ robot_id: Id, field: z.literal('ping'), value: z.number().int(), timeout: z.boolean() }),
   z.object({ robot_id: Id, field: z.literal('pose'), value: RobotPoseValue }),

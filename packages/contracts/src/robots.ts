@@ -41,7 +41,7 @@ export const Robot = z.object({
   /** The last reported activity; 'idle' if it never reported. */
   status: RobotStatus,
   /** 0 Offline (also: never heard from, or not since the server started), 1 Manual, 2 Autonomous, 3 Semi-autonomous, 4 Maintenance. */
-  mode: z.number().int().min(0).max(4),
+  mode: z.enum(RobotMode),
   /** Percent, 0 to 100, as last reported; null when the robot never reported one. */
   battery: z.number().nullable(),
   /** 1 means charging. */

@@ -3,7 +3,7 @@
  * Ids are UUIDs so an id of another organization cannot be guessed and answers 404.
  */
 import { sql } from 'drizzle-orm';
-import type { LoggedPrompt, LoggedRoom, MapFrame, MapPoint, MapPose, RobotError, RobotStatus, TrajectoryPoint } from '@uvd/contracts';
+import type { LoggedPrompt, LoggedRoom, MapFrame, MapPoint, MapPose, RobotError, RobotMode, RobotStatus, TrajectoryPoint } from '@uvd/contracts';
 import {
   bigint,
   bigserial,
@@ -211,7 +211,7 @@ export const robots = pgTable(
     manufacturer: text('manufacturer').notNull().default('uvd'),
     serialNumber: text('serial_number').notNull(),
     status: text('status').$type<RobotStatus>().notNull().default('idle'),
-    mode: integer('mode').notNull().default(0), // spec §3: 0 Offline … 4 Maintenance
+    mode: integer('mode').$type<RobotMode>().notNull().default(0), // spec §3: 0 Offline … 4 Maintenance
     battery: real('battery').notNull().default(0),
     chargingStatus: integer('charging_status').notNull().default(0),
     signal: integer('signal').notNull().default(-1),

@@ -12,6 +12,7 @@ import {
   UVD_PROMPT_INFO_TYPE,
   UvdActionType,
   type ActionState,
+  type RobotMode,
   type RobotStatus,
   type StateMessage,
 } from '@uvd/contracts';
@@ -24,7 +25,7 @@ import type { Pose } from '../db/schema.ts';
 export interface ReportedFields {
   battery: number;
   chargingStatus: 0 | 1;
-  mode: number;
+  mode: RobotMode;
   status: RobotStatus;
   pose: Pose | null;
   errors: RobotError[];

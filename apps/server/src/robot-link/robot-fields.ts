@@ -3,7 +3,7 @@
  * changes are worth an event or a database write. Telemetry arrives at 1 Hz per robot: events go out for every
  * visible change, rows are written only when something a reader would notice changed (see `needsWrite`).
  */
-import type { RobotError, RobotStatus, RobotUpdate } from '@uvd/contracts';
+import type { RobotError, RobotMode, RobotStatus, RobotUpdate } from '@uvd/contracts';
 import type { Pose } from '../db/schema.ts';
 
 export type { RobotError };
@@ -13,7 +13,7 @@ export interface RobotFields {
   /** null until the robot has ever reported a state. */
   battery: number | null;
   chargingStatus: 0 | 1;
-  mode: number;
+  mode: RobotMode;
   status: RobotStatus;
   pose: Pose | null;
   floorId: string | null;

@@ -35,7 +35,7 @@ interface RobotRow {
   id: string;
   name: string;
   status: RobotStatus;
-  mode: number;
+  mode: RobotMode;
   battery: number;
   chargingStatus: number;
   signal: number;

@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DataFlag, FloorRobots, Robot, RobotList, RobotSummary, type RobotStatus } from '@uvd/contracts';
+import { DataFlag, FloorRobots, Robot, RobotList, RobotSummary, type RobotMode, type RobotStatus } from '@uvd/contracts';
 import { robotGroups, robots } from '../db/schema.ts';
 import { expectFieldError, expectStatus } from '../testing/assertions.ts';
 import { startTestServer, type TestServer } from '../testing/harness.ts';
@@ -18,7 +18,7 @@ afterAll(async () => {
 interface RobotSeed {
   name: string;
   floorId?: string | null;
-  mode?: number;
+  mode?: RobotMode;
   status?: RobotStatus;
   battery?: number;
   chargingStatus?: number;
@@ -307,7 +307,7 @@ describe('OpenAPI document', () => {
     }
   });
 
-  it('names the statuses a robot can have', async () => {
+  it('names the statuses and modes a robot can have', async () => {
     const response = await server.request('GET', '/api/docs/json');
     expectStatus(response, 200);
     const statuses = ['idle', 'driving', 'disinfecting', 'paused', 'charging', 'error'];
@@ -315,5 +315,7 @@ describe('OpenAPI document', () => {
     // A client generated from the document gets the statuses as an enumeration, not any text.
     const enumerations = [...text.matchAll(/"status":\{[^{}]*"enum":(\[[^\]]*\])/g)].map((match) => match[1]);
     expect(enumerations).toContain(JSON.stringify(statuses));
+    // Modes 0 Offline, 1 Manual, 2 Autonomous, 3 Semi-autonomous, 4 Maintenance.
+    expect(text).toMatch(/"mode":\{[^{}]*"enum":\[0,1,2,3,4\]/);
   });
 });
