@@ -4,7 +4,8 @@ import type { RouteContract } from '@uvd/contracts';
 import { describe, expect, it } from 'vitest';
 import { FakeNetwork } from '../testing/fake-network.ts';
 import { ORIGIN, sessionUser, testConfig } from '../testing/fixtures.ts';
-import { backendOf, createApiClient } from './api-client.ts';
+import { backendOf, createApiClient, retryAfterMs } from './api-client.ts';
+import { commandParts } from './command.ts';
 import { ApiRequestError } from './api-error.ts';
 
 const JOB_ID = '0b8f3a52-51d4-4e0c-9d0f-2a6c7d8e9f01';
@@ -128,5 +129,43 @@ describe('api client', () => {
     expect(backendOf('/admin/robot/robots')).toBe('robots');
     expect(backendOf('/admin/rooms/room')).toBe('rooms');
     expect(backendOf('/contact/profile/contacts')).toBe('users');
+  });
+});
+
+describe('commands (an Idempotency-Key, retried)', () => {
+  const refusedBusy = (retryAfter: string) => ({ status: 503, body: { error: 'overloaded', message: 'Busy' }, headers: { 'Retry-After': retryAfter } });
+
+  it('are not retried unless marked so, nor after a Retry-After too long to wait, nor after a refusal', async () => {
+    const network = new FakeNetwork().on(commandJob, { networkError: true });
+    const api = client(network);
+    expect((await failure(api.request(commandJob, { params: { job_id: JOB_ID }, query: { command: 'pause' } }))).kind).toBe('network');
+    expect(network.callsTo(commandJob)).toHaveLength(1);
+
+    network.on(commandJob, refusedBusy('60'));
+    const key = 'key-1';
+    expect((await failure(api.request(commandJob, { params: { job_id: JOB_ID }, query: { command: 'pause' }, ...commandParts(key) }))).status).toBe(503);
+    expect(network.callsTo(commandJob)).toHaveLength(2);
+
+    network.on(commandJob, { status: 409, body: { error: 'job_state', message: 'The job has ended.' } });
+    expect((await failure(api.request(commandJob, { params: { job_id: JOB_ID }, query: { command: 'pause' }, ...commandParts(key) }))).status).toBe(409);
+    expect(network.callsTo(commandJob)).toHaveLength(3);
+    expect(network.callsTo(commandJob).at(-1)?.headers.get('Idempotency-Key')).toBe(key);
+  });
+
+  it('give up after three attempts with the same key', async () => {
+    const network = new FakeNetwork().on(commandJob, refusedBusy('0'));
+    const key = 'key-2';
+    const error = await failure(client(network).request(commandJob, { params: { job_id: JOB_ID }, query: { command: 'stop' }, ...commandParts(key) }));
+    expect(error.status).toBe(503);
+    expect(network.callsTo(commandJob).map((call) => call.headers.get('Idempotency-Key'))).toEqual([key, key, key]);
+  });
+
+  it('read Retry-After in seconds or as an HTTP date', () => {
+    expect(retryAfterMs('2')).toBe(2000);
+    expect(retryAfterMs(null)).toBeNull();
+    expect(retryAfterMs('soon')).toBeNull();
+    const inFiveSeconds = retryAfterMs(new Date(Date.now() + 5000).toUTCString()) ?? -1;
+    expect(inFiveSeconds).toBeGreaterThan(3000);
+    expect(inFiveSeconds).toBeLessThanOrEqual(5000);
   });
 });

@@ -29,6 +29,10 @@ export type RequestParts<C extends RouteContract> = (C extends { params: z.ZodTy
     form?: boolean;
     /** Bearer token for this call instead of the session's (the logout call of spec §7). */
     bearer?: string;
+    /** Extra headers: a command's Idempotency-Key (lib/command.ts). */
+    headers?: Record<string, string>;
+    /** Safe to send again (a command with an Idempotency-Key): retried when no reply came or on 503 Retry-After. */
+    retry?: boolean;
   };
 
 interface WireParts {
@@ -38,6 +42,8 @@ interface WireParts {
   signal?: AbortSignal | undefined;
   form?: boolean | undefined;
   bearer?: string | undefined;
+  headers?: Record<string, string> | undefined;
+  retry?: boolean | undefined;
 }
 
 // ---- serialisation -------------------------------------------------------------------------------------------
@@ -133,6 +139,7 @@ export interface HttpCall {
   signal?: AbortSignal | undefined;
   /** Bearer token for this call instead of the session's. */
   bearer?: string | undefined;
+  headers?: Record<string, string> | undefined;
 }
 
 /** One backend's client: fetch on its base address, with the headers every call carries. */
@@ -150,7 +157,7 @@ const readCookie = (name: string): string | null => {
 };
 
 /**
- * Calls on one base address: no timeout (spec §9) and no retry (a failed call is the caller's to report), the
+ * Calls on one base address: no timeout (spec §9) and no retry here (see `sendRequest` for commands), the
  * anti-forgery cookie echoed, the session's bearer token set. The platform's fetch, no HTTP library: this is all
  * the console needs of one, and every first visit loads this code (issue 4: initial JavaScript under 150 KB).
  */
@@ -162,7 +169,7 @@ export const createHttpInstance = (baseUrl: string, options: HttpClientOptions):
     if (url.protocol !== 'http:' && url.protocol !== 'https:') {
       return Promise.reject(new ApiRequestError({ kind: 'unsupported-protocol', message: `Unsupported protocol ${url.protocol}` }));
     }
-    const headers = new Headers();
+    const headers = new Headers(call.headers);
     const token = call.bearer ?? options.getAccessToken?.();
     if (token) headers.set('Authorization', `Bearer ${token}`);
     // Every base address comes from our own runtime config, so the token may go to each of them.
@@ -205,7 +212,23 @@ const parseReply = <C extends RouteContract>(contract: C, status: number, data: 
   return parsed.data as ReplyOf<C>;
 };
 
-/** Sends one call described by a contract and returns its reply parsed with the contract's schema. */
+/** Attempts of a call marked `retry` (a command with an Idempotency-Key), and the longest Retry-After (ms) waited for. */
+export const COMMAND_ATTEMPTS = 3;
+export const MAX_RETRY_AFTER_MS = 10_000;
+
+/** Retry-After in seconds or as an HTTP date; null when absent or unreadable. */
+export const retryAfterMs = (value: string | null): number | null => {
+  if (value === null || value.trim() === '') return null;
+  const ms = /^\d+$/.test(value.trim()) ? Number(value) * 1000 : Date.parse(value) - Date.now();
+  return Number.isNaN(ms) ? null : Math.max(0, ms);
+};
+
+/**
+ * Sends one call described by a contract and returns its reply parsed with the contract's schema. A call marked
+ * `retry` (a command with an Idempotency-Key) is sent again as it was, same key, up to COMMAND_ATTEMPTS times, when
+ * no reply came (network error, timeout) or the server answered 503 with a Retry-After of at most
+ * MAX_RETRY_AFTER_MS: the server gives every retry of the key the first one's effect and reply.
+ */
 export const sendRequest = async <C extends RouteContract>(
   instance: HttpInstance,
   contract: C,
@@ -213,26 +236,43 @@ export const sendRequest = async <C extends RouteContract>(
 ): Promise<ReplyOf<C>> => {
   // The typed parts, seen as what goes on the wire (serialised below whatever their schema).
   const wire: WireParts = parts;
-  let status: number;
-  let data: unknown;
-  try {
-    // toString, not URLSearchParams.size: Safari before 17 has no size, and the query would be dropped.
-    const query = serialiseQuery(wire.query).toString();
-    const body = wire.body === undefined ? undefined : wire.form ? { form: formOf(wire.body) } : { json: wire.body };
-    const response = await instance.send(pathOf(contract, wire.params), {
-      method: contract.method,
-      query,
-      body,
-      signal: wire.signal,
-      bearer: wire.bearer,
-    });
-    status = response.status;
-    data = await readBody(response);
-  } catch (error) {
-    throw toApiRequestError(error, wire.signal);
+  // toString, not URLSearchParams.size: Safari before 17 has no size, and the query would be dropped.
+  const query = serialiseQuery(wire.query).toString();
+  const body = wire.body === undefined ? undefined : wire.form ? { form: formOf(wire.body) } : { json: wire.body };
+  for (let attempt = 1; ; attempt++) {
+    const retry = wire.retry === true && attempt < COMMAND_ATTEMPTS;
+    let wait: number | null = null;
+    let response: Response | undefined;
+    try {
+      response = await instance.send(pathOf(contract, wire.params), {
+        method: contract.method,
+        query,
+        body,
+        signal: wire.signal,
+        bearer: wire.bearer,
+        headers: wire.headers,
+      });
+      if (response.status === 503) wait = retryAfterMs(response.headers.get('Retry-After'));
+    } catch (error) {
+      const failure = toApiRequestError(error, wire.signal);
+      if (!retry || (failure.kind !== 'network' && failure.kind !== 'timeout')) throw failure;
+      wait = 1000 * attempt;
+    }
+    if (retry && wait !== null && wait <= MAX_RETRY_AFTER_MS) {
+      await new Promise((resolve) => setTimeout(resolve, wait));
+      continue;
+    }
+    if (!response) throw new ApiRequestError({ kind: 'network', message: 'no reply' });
+    let data: unknown;
+    try {
+      data = await readBody(response);
+    } catch (error) {
+      throw toApiRequestError(error, wire.signal);
+    }
+    const { status } = response;
+    if (status < 200 || status > 299) throw statusError(status, data);
+    return parseReply(contract, status, data);
   }
-  if (status < 200 || status > 299) throw statusError(status, data);
-  return parseReply(contract, status, data);
 };
 
 export interface ApiClient {

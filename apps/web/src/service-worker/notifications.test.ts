@@ -78,6 +78,7 @@ describe('planClick: what a click does', () => {
     expect(plan.init.credentials).toBe('omit');
     expect(new Headers(plan.init.headers).get('authorization')).toBe('Bearer access-abc');
     expect(new Headers(plan.init.headers).get('content-type')).toBe('application/json');
+    expect(new Headers(plan.init.headers).get('idempotency-key')).toMatch(/^[0-9a-f-]{36}$/);
     expect(sentBody(plan.init)).toEqual({ action_id: ACTION, confirm: true, source: 'notification' });
     expect(plan.path).toBe(`/job/${JOB}`);
   });

@@ -2,7 +2,7 @@
  * The service worker's decisions, as plain functions (src/sw.ts only wires them to the browser): which pushes to
  * show and how, what a click on a notification or one of its buttons does, and what a failed answer says.
  */
-import { confirmAction, DataFlag, PushChoice, PushMessage } from '@uvd/contracts';
+import { confirmAction, DataFlag, IDEMPOTENCY_KEY_HEADER, PushChoice, PushMessage } from '@uvd/contracts';
 import type { ActionDecision } from '@uvd/contracts';
 import type { MirroredSession } from '../lib/auth/session-mirror.ts';
 import { consolePathOf, promptOf } from '../lib/push/push-message.ts';
@@ -85,7 +85,12 @@ export const planClick = (data: unknown, action: string, session: MirroredSessio
     init: {
       method: 'POST',
       credentials: 'omit',
-      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${session.accessToken}` },
+      headers: {
+        'Content-Type': 'application/json',
+        Authorization: `Bearer ${session.accessToken}`,
+        // One answer per click: a repeat of this request (the browser's, a proxy's) has one effect.
+        [IDEMPOTENCY_KEY_HEADER]: crypto.randomUUID(),
+      },
       body: JSON.stringify(decision),
     },
   };

@@ -16,7 +16,8 @@ export interface RecordedRequest {
   form: URLSearchParams;
 }
 
-export type Reply = { status: number; body?: unknown } | { networkError: true } | { hang: true };
+/** `headers` are extra reply headers (Retry-After). */
+export type Reply = { status: number; body?: unknown; headers?: Record<string, string> } | { networkError: true } | { hang: true };
 type Handler = (request: RecordedRequest) => Reply | Promise<Reply>;
 
 interface Route {
@@ -91,7 +92,7 @@ export class FakeNetwork {
     const text = reply.body === undefined || reply.body === null ? null : JSON.stringify(reply.body);
     return new Response(reply.status === 204 ? null : text, {
       status: reply.status,
-      headers: text === null ? {} : { 'content-type': 'application/json' },
+      headers: { ...(text === null ? {} : { 'content-type': 'application/json' }), ...reply.headers },
     });
   };
 }

@@ -458,6 +458,7 @@ describe('job editor: save and start (spec §3, §4)', () => {
     expect(call?.url.searchParams.get('start_now')).toBe('true');
     expect(bodyOf(call)).toMatchObject({ start_now: true, start_time: '2026-11-23T07:20:00.000Z' });
     expect(network.callsTo(startJobNow).map((request) => request.url.searchParams.get('job_id'))).toEqual([JOB]);
+    expect(network.callsTo(startJobNow)[0]?.headers.get('Idempotency-Key')).toMatch(/^[0-9a-f-]{36}$/);
     await waitFor(() => {
       expect(router.location().pathname).toBe('/jobs');
     });

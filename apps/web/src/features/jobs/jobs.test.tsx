@@ -386,16 +386,18 @@ describe('live updates and focus', () => {
     expect(applyJobChange(undefined, jobFixture(1))).toBeUndefined();
   });
 
-  it('opens one job and one action stream for the visible jobs with the bearer header and applies job_change', async () => {
-    const network = signedIn(listOf([jobFixture(1), jobFixture(2)], 2));
+  it('opens one job and one action stream for the visible jobs, one robot stream for their robots, with the bearer header, and applies job_change', async () => {
+    const network = signedIn(listOf([jobFixture(1), jobFixture(2, { robot_id: ROBOT_B }), jobFixture(3)], 3));
     await openJobs(network);
     await waitFor(() => {
-      expect(streams).toHaveLength(2);
+      expect(streams).toHaveLength(3);
     });
     const jobStream = streams.find((entry) => entry.url.pathname === '/api/jobs/v2/jobs/stream');
     const actionStream = streams.find((entry) => entry.url.pathname === '/api/action/action/stream');
-    expect(jobStream?.url.searchParams.get('job_list')?.split(',').sort()).toEqual([jobId(1), jobId(2)]);
-    expect(actionStream?.url.searchParams.get('job_list')?.split(',').sort()).toEqual([jobId(1), jobId(2)]);
+    const robotStream = streams.find((entry) => entry.url.pathname === '/api/robot/stream');
+    expect(jobStream?.url.searchParams.get('job_list')?.split(',').sort()).toEqual([jobId(1), jobId(2), jobId(3)]);
+    expect(actionStream?.url.searchParams.get('job_list')?.split(',').sort()).toEqual([jobId(1), jobId(2), jobId(3)]);
+    expect(robotStream?.url.searchParams.get('robot_list')?.split(',').sort()).toEqual([ROBOT, ROBOT_B]);
     expect(jobStream?.headers.get('Authorization')).toMatch(/^Bearer /);
 
     jobStream?.stream.event('job_change', jobFixture(1, { name: 'Live name' }));
@@ -404,7 +406,7 @@ describe('live updates and focus', () => {
     await waitFor(() => {
       expect(screen.queryByText('Job 2')).not.toBeInTheDocument();
     });
-    expect(screen.getAllByTestId('job-row')).toHaveLength(1);
+    expect(screen.getAllByTestId('job-row')).toHaveLength(2);
   });
 
   it('action_change shows a new prompt for an expanded Running job', async () => {
@@ -412,7 +414,7 @@ describe('live updates and focus', () => {
     await openJobs(network);
     const details = await expand('Job 1');
     await waitFor(() => {
-      expect(streams).toHaveLength(2);
+      expect(streams).toHaveLength(3);
     });
     const actionStream = streams.find((entry) => entry.url.pathname === '/api/action/action/stream');
     const change = { action_id: ROOM, job_id: jobId(1), robot_id: ROBOT, resolved: false, button: { text: 'go_home', disabled: false } };
@@ -430,7 +432,7 @@ describe('live updates and focus', () => {
     await openJobs(network);
     await screen.findByText('Job 2');
     await waitFor(() => {
-      expect(streams).toHaveLength(2);
+      expect(streams).toHaveLength(3);
     });
     const jobStream = streams.find((entry) => entry.url.pathname === '/api/jobs/v2/jobs/stream');
     const fetchedBefore = network.callsTo(listJobs).length;
@@ -449,7 +451,7 @@ describe('live updates and focus', () => {
     await openJobs(network);
     const details = await expand('Job 1');
     await waitFor(() => {
-      expect(streams).toHaveLength(2);
+      expect(streams).toHaveLength(3);
     });
     const actionStream = streams.find((entry) => entry.url.pathname === '/api/action/action/stream');
 
@@ -504,5 +506,118 @@ describe('live updates and focus', () => {
     await openJobs(network, `/job/${jobId(1)}`);
     expect(await screen.findByRole('button', { name: 'Hide details: Job 1' })).toBeInTheDocument();
     expect(network.callsTo(getJob)).toHaveLength(0);
+  });
+});
+
+describe('commands exactly once, and the commands that never arrive', () => {
+  const KEY = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+  const running = (n: number) => jobFixture(n, { status: 'Running', active_state: 'disinfecting' });
+  const confirmIn = async () => {
+    await userEvent.click(within(await screen.findByRole('dialog')).getByRole('button', { name: 'Confirm' }));
+    await waitFor(() => {
+      expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
+    });
+  };
+
+  it('sends an Idempotency-Key with start, pause, home and a prompt answer, a new one per click', async () => {
+    const network = signedIn(listOf([jobFixture(1), running(2)]))
+      .on(startJobNow, { status: 200, body: { data: true } })
+      .on(commandJob, { status: 200, body: { data: true } })
+      .on(postRobotCommand, { status: 200, body: { data: true } })
+      .on(getAction, { status: 200, body: { action_id: ROOM, job_id: jobId(2), button: { text: 'wait_to_enter', disabled: false } } })
+      .on(confirmAction, { status: 200, body: { data: true } });
+    await openJobs(network);
+    const scheduled = await expand('Job 1');
+    await userEvent.click(within(scheduled).getByRole('button', { name: 'Start now' }));
+    await confirmIn();
+    await userEvent.click(screen.getByRole('button', { name: 'Show details: Job 2' }));
+    const second = screen.getAllByTestId('job-details')[1];
+    if (!second) throw new Error('no details');
+    for (const name of ['Pause', 'Pause', 'Send home']) {
+      await userEvent.click(within(second).getByRole('button', { name }));
+      await confirmIn();
+    }
+    await userEvent.click(await within(second).findByRole('button', { name: 'Confirm' }));
+    await waitFor(() => {
+      expect(network.callsTo(confirmAction)).toHaveLength(1);
+    });
+
+    const keys = [startJobNow, commandJob, postRobotCommand, confirmAction]
+      .flatMap((contract) => network.callsTo(contract))
+      .map((call) => call.headers.get('Idempotency-Key') ?? '');
+    expect(keys).toHaveLength(5);
+    for (const key of keys) expect(key).toMatch(KEY);
+    expect(new Set(keys).size).toBe(5);
+  });
+
+  it('retries a command whose reply was lost, and one answered 503 with Retry-After, with the same key: one intent', async () => {
+    const network = signedIn(listOf([running(1)]))
+      .on(commandJob, { status: 200, body: { data: true } })
+      .on(commandJob, { status: 503, body: { error: 'overloaded', message: 'Busy' }, headers: { 'Retry-After': '0' } }, { times: 1 })
+      .on(commandJob, { networkError: true }, { times: 1 });
+    await openJobs(network);
+    const details = await expand('Job 1');
+    await userEvent.click(within(details).getByRole('button', { name: 'Pause' }));
+    await confirmIn();
+    expect(await screen.findByText('Job paused', undefined, { timeout: 5000 })).toBeInTheDocument();
+    const calls = network.callsTo(commandJob);
+    expect(calls).toHaveLength(3);
+    const [first] = calls.map((call) => call.headers.get('Idempotency-Key'));
+    expect(first).toMatch(KEY);
+    expect(calls.map((call) => call.headers.get('Idempotency-Key'))).toEqual([first, first, first]);
+  });
+
+  it("does not refetch the list after a job command's reply: the job's change arrives on the jobs stream", async () => {
+    const network = signedIn(listOf([running(1)])).on(commandJob, { status: 200, body: { data: true } });
+    await openJobs(network);
+    const details = await expand('Job 1');
+    await waitFor(() => {
+      expect(streams).toHaveLength(3);
+    });
+    const fetched = network.callsTo(listJobs).length;
+    await userEvent.click(within(details).getByRole('button', { name: 'Pause' }));
+    await confirmIn();
+    expect(await screen.findByText('Job paused')).toBeInTheDocument();
+    const jobStream = streams.find((entry) => entry.url.pathname === '/api/jobs/v2/jobs/stream');
+    jobStream?.stream.event('job_change', jobFixture(1, { status: 'Running', active_state: 'paused' }));
+    expect(await within(details).findByRole('button', { name: 'Resume' })).toBeInTheDocument();
+    // Long enough for a refetch the reply would have started.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(network.callsTo(listJobs)).toHaveLength(fetched);
+  });
+
+  it("shows a command the robot never received: a toast naming the robot and the command, once, and the job's row", async () => {
+    const network = signedIn(listOf([running(1), running(2)])).on(commandJob, { status: 200, body: { data: true } });
+    await openJobs(network);
+    const details = await expand('Job 2');
+    await waitFor(() => {
+      expect(streams).toHaveLength(3);
+    });
+    const robotStream = streams.find((entry) => entry.url.pathname === '/api/robot/stream');
+    const undelivered = {
+      command_id: ROOM,
+      robot_id: ROBOT,
+      job_id: jobId(2),
+      command: 'pause',
+      issued_at: '2026-11-20T10:00:00Z',
+      given_up_at: '2026-11-20T10:01:00Z',
+      reason: 'unacknowledged',
+    };
+    robotStream?.stream.push(`id: 41\nevent: command_undelivered\ndata: ${JSON.stringify(undelivered)}\n\n`);
+    // The same event again (another stream, a replay): shown once.
+    robotStream?.stream.push(`id: 41\nevent: command_undelivered\ndata: ${JSON.stringify(undelivered)}\n\n`);
+    expect(await within(details).findByText("Robot Alpha did not receive 'pause'.")).toBeInTheDocument();
+    await waitFor(() => {
+      expect(screen.getAllByText("Robot Alpha did not receive 'pause'.")).toHaveLength(2);
+    });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(screen.getAllByText("Robot Alpha did not receive 'pause'.")).toHaveLength(2);
+
+    // Another command on the job clears the row's note.
+    await userEvent.click(within(details).getByRole('button', { name: 'Pause' }));
+    await confirmIn();
+    await waitFor(() => {
+      expect(within(details).queryByTestId('job-undelivered')).not.toBeInTheDocument();
+    });
   });
 });

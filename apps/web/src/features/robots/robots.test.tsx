@@ -163,6 +163,8 @@ describe('robot dialog (spec §2, §4)', () => {
     expect(calls).toHaveLength(1);
     expect(calls[0]?.url.pathname).toBe(`/api/command/${ALPHA}`);
     expect(calls[0]?.url.searchParams.get('command')).toBe('pause');
+    // One Idempotency-Key per click: a retry of this command would carry the same one.
+    expect(calls[0]?.headers.get('Idempotency-Key')).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
     // Back to the robot dialog once the command is done.
     expect(await screen.findByRole('dialog', { name: 'Alpha' })).toBeInTheDocument();
   });
@@ -197,6 +199,26 @@ describe('robot dialog (spec §2, §4)', () => {
 });
 
 describe('live robot updates (spec §4)', () => {
+  it('shows a command a robot never received as an error toast naming the robot and the command', async () => {
+    await openRobots(signedIn(['done-admin']));
+    await waitFor(() => {
+      expect(streams).toHaveLength(1);
+    });
+    const [live] = streams;
+    live?.stream.push(
+      `id: 7\nevent: command_undelivered\ndata: ${JSON.stringify({
+        command_id: CHARLIE,
+        robot_id: BRAVO,
+        job_id: null,
+        command: 'home',
+        issued_at: '2026-11-20T10:00:00Z',
+        given_up_at: '2026-11-20T10:01:00Z',
+        reason: 'unacknowledged',
+      })}\n\n`,
+    );
+    expect(await screen.findByText("Robot Bravo did not receive 'home'.")).toBeInTheDocument();
+  });
+
   it('opens one stream with the bearer header for the listed robots and applies each update to the table and dialog', async () => {
     const user = userEvent.setup();
     await openRobots(signedIn(['done-admin']));

@@ -1,4 +1,4 @@
-import { RobotUpdate } from '@uvd/contracts';
+import { COMMAND_UNDELIVERED_EVENT, CommandUndelivered, RobotUpdate } from '@uvd/contracts';
 import type { Robot, RobotList } from '@uvd/contracts';
 import { StreamHub, jsonParser } from './stream-hub.ts';
 import type { StreamConnect } from './stream-hub.ts';
@@ -14,16 +14,29 @@ export interface RobotStreamHubOptions {
   onUpdate: (update: RobotUpdate) => void;
   /** After a reconnect or a resync frame: robot_update events are telemetry the server does not replay. */
   onResync?: (robotIds: readonly string[]) => void;
+  /** A command the server gave up sending to one of these robots (command_undelivered, a recorded event). */
+  onUndelivered?: (event: CommandUndelivered) => void;
   initialDelayMs?: number;
   maxDelayMs?: number;
 }
 
 const ROBOT_UPDATE_EVENT = 'robot_update';
 
-/** The shared stream hub listening to robot_update events of GET /robot/stream. */
+const parseUndelivered = jsonParser(CommandUndelivered);
+
+/** The shared stream hub of GET /robot/stream: robot_update and command_undelivered events. */
 export class RobotStreamHub extends StreamHub<RobotUpdate> {
-  constructor({ onUpdate, ...options }: RobotStreamHubOptions) {
-    super({ ...options, event: ROBOT_UPDATE_EVENT, parse: jsonParser(RobotUpdate), onEvent: onUpdate });
+  constructor({ onUpdate, onUndelivered, ...options }: RobotStreamHubOptions) {
+    super({
+      ...options,
+      event: ROBOT_UPDATE_EVENT,
+      parse: jsonParser(RobotUpdate),
+      onEvent: onUpdate,
+      onOther: (event, data) => {
+        const undelivered = event === COMMAND_UNDELIVERED_EVENT ? parseUndelivered(data) : null;
+        if (undelivered) onUndelivered?.(undelivered);
+      },
+    });
   }
 }
 

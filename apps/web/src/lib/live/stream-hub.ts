@@ -12,6 +12,8 @@ export interface StreamHubOptions<T> {
   parse: (data: string) => T | null;
   /** Receives every payload that parses, once per event whatever the number of subscribers. */
   onEvent: (payload: T) => void;
+  /** Frames of the stream's other events (not `resync`), by name, with their data. */
+  onOther?: (event: string, data: string) => void;
   /**
    * Called with the stream's ids when the client may have missed what the stream does not replay: after every
    * reconnect (any connection but the first attempt's) and on every `resync` frame. The server replays events
@@ -134,7 +136,10 @@ export class StreamHub<T> {
             resync();
             return;
           }
-          if (frame.event !== this.options.event) return;
+          if (frame.event !== this.options.event) {
+            this.options.onOther?.(frame.event, frame.data);
+            return;
+          }
           const payload = this.options.parse(frame.data);
           if (payload !== null) this.options.onEvent(payload);
         });

@@ -1,12 +1,15 @@
 import { useEffect } from 'react';
 import { hashKey, useQueryClient } from '@tanstack/react-query';
 import type { QueryClient, QueryKey } from '@tanstack/react-query';
+import type { i18n as I18n } from 'i18next';
+import { useTranslation } from 'react-i18next';
 import { streamRobots } from '@uvd/contracts';
 import type { RobotList } from '@uvd/contracts';
 import type { ApiClient } from '../api-client.ts';
 import { useApi } from '../api-context.tsx';
 import { applyRobotUpdate, RobotStreamHub } from './robot-stream.ts';
 import { fetchStream } from './stream-hub.ts';
+import { undeliveredReporter } from './undelivered.ts';
 
 /** Opens the robot stream with fetch, sending the session's bearer token (re-read on every reconnect). */
 export const fetchRobotStream = (api: ApiClient) => fetchStream(api, () => api.baseUrl('robots'), streamRobots.path, 'robot_list');
@@ -20,7 +23,7 @@ interface LiveRobots {
 /** One hub per query cache: every screen of one app shares its connections and feeds the same cache. */
 const feeds = new WeakMap<QueryClient, LiveRobots>();
 
-const liveRobotsFor = (queryClient: QueryClient, api: ApiClient): LiveRobots => {
+const liveRobotsFor = (queryClient: QueryClient, api: ApiClient, i18n: I18n): LiveRobots => {
   let feed = feeds.get(queryClient);
   if (!feed) {
     const lists: LiveRobots['lists'] = new Map();
@@ -33,6 +36,7 @@ const liveRobotsFor = (queryClient: QueryClient, api: ApiClient): LiveRobots => 
       onResync: () => {
         for (const { key } of lists.values()) void queryClient.invalidateQueries({ queryKey: key, exact: true });
       },
+      onUndelivered: undeliveredReporter(queryClient, i18n),
     });
     feed = { hub, lists };
     feeds.set(queryClient, feed);
@@ -42,16 +46,18 @@ const liveRobotsFor = (queryClient: QueryClient, api: ApiClient): LiveRobots => 
 
 /**
  * Keeps the robot list cached under `listKey` (a constant key) live for these robots while the calling component
- * is mounted. Screens watching the same robots share one connection (spec §4 live robot updates).
+ * is mounted, and shows the commands the server could not deliver to them (command_undelivered: a toast naming
+ * the robot and the command). Screens watching the same robots share one connection (spec §4 live robot updates).
  */
 export const useRobotStream = (listKey: QueryKey, robotIds: readonly string[], enabled = true): void => {
   const queryClient = useQueryClient();
   const api = useApi();
+  const { i18n } = useTranslation();
   // A string, so a new array with the same robots does not reopen the stream.
   const ids = [...new Set(robotIds)].sort().join(',');
   useEffect(() => {
     if (!enabled || ids === '') return undefined;
-    const { hub, lists } = liveRobotsFor(queryClient, api);
+    const { hub, lists } = liveRobotsFor(queryClient, api, i18n);
     const hash = hashKey(listKey);
     const list = lists.get(hash) ?? { key: listKey, refs: 0 };
     list.refs += 1;
@@ -62,5 +68,5 @@ export const useRobotStream = (listKey: QueryKey, robotIds: readonly string[], e
       list.refs -= 1;
       if (list.refs === 0) lists.delete(hash);
     };
-  }, [queryClient, api, listKey, ids, enabled]);
+  }, [queryClient, api, i18n, listKey, ids, enabled]);
 };

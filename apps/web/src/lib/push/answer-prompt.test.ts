@@ -29,6 +29,7 @@ describe("the mobile shell's prompt buttons", () => {
     const network = new FakeNetwork().on(confirmAction, { status: 200, body: { data: true } });
     const opened = await wake({ status: 'authenticated', user: sessionUser() }, network);
     expect(network.callsTo(confirmAction).map((request) => JSON.parse(request.body) as unknown)).toEqual([decision]);
+    expect(network.callsTo(confirmAction)[0]?.headers.get('Idempotency-Key')).toMatch(/^[0-9a-f-]{36}$/);
     expect(opened).toEqual([]);
   });
 

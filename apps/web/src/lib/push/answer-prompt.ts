@@ -6,6 +6,7 @@
 import { confirmAction } from '@uvd/contracts';
 import type { ActionDecision, PushMessage } from '@uvd/contracts';
 import { isApiRequestError } from '../api-error.ts';
+import { commandParts } from '../command.ts';
 import { toast } from '../toast.ts';
 import type { NativePushContext } from './native-push-hooks.ts';
 import { consolePathOf } from './push-message.ts';
@@ -22,7 +23,7 @@ export const answerPromptFromNotification = async (
     return;
   }
   try {
-    const reply = await api.request(confirmAction, { body: decision });
+    const reply = await api.request(confirmAction, { body: decision, ...commandParts() });
     if (!reply.data) toast.error(i18n.t('push.answerFailed'));
   } catch (error) {
     const status = isApiRequestError(error) ? error.status : null;

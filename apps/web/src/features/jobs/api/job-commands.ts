@@ -2,6 +2,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { commandJob, confirmAction, deleteJob, postRobotCommand, startJobNow, updateRoomReadiness } from '@uvd/contracts';
 import type { Action, JobList } from '@uvd/contracts';
 import { useApi } from '../../../lib/api-context.tsx';
+import { commandParts } from '../../../lib/command.ts';
 import { actionKey, jobListsKey } from './jobs-query.ts';
 
 /** The job list row commands; each has its spec §8 toast keys. */
@@ -10,16 +11,20 @@ export type JobCommandKind = 'start' | 'pause' | 'resume' | 'stop' | 'home' | 'd
 /**
  * start → POST /jobs/job/start?job_id=, pause/resume/stop → POST /command/job/{id}?command=, home → POST
  * /command/{robot_id}?command=home (the job's robot), delete → DELETE /jobs/jobs/{id}. Resolves true only when the
- * reply's data is truthy (spec §7: falsy data is a failure).
+ * reply's data is truthy (spec §7: falsy data is a failure). Each command (one click) carries its own
+ * Idempotency-Key, which its retries reuse.
  */
 export const useJobCommand = () => {
   const api = useApi();
   return useMutation({
     mutationFn: async ({ jobId, robotId, kind }: { jobId: string; robotId: string; kind: JobCommandKind }): Promise<boolean> => {
-      if (kind === 'start') return (await api.request(startJobNow, { query: { job_id: jobId } })).data;
-      if (kind === 'home') return (await api.request(postRobotCommand, { params: { robot_id: robotId }, query: { command: 'home' } })).data;
       if (kind === 'delete') return (await api.request(deleteJob, { params: { id: jobId } })).data;
-      return (await api.request(commandJob, { params: { job_id: jobId }, query: { command: kind } })).data;
+      const command = commandParts();
+      if (kind === 'start') return (await api.request(startJobNow, { query: { job_id: jobId }, ...command })).data;
+      if (kind === 'home') {
+        return (await api.request(postRobotCommand, { params: { robot_id: robotId }, query: { command: 'home' }, ...command })).data;
+      }
+      return (await api.request(commandJob, { params: { job_id: jobId }, query: { command: kind }, ...command })).data;
     },
   });
 };
@@ -68,7 +73,7 @@ export const useActionDecision = () => {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: async ({ actionId, confirm }: ActionDecisionInput): Promise<boolean> =>
-      (await api.request(confirmAction, { body: { action_id: actionId, confirm } })).data,
+      (await api.request(confirmAction, { body: { action_id: actionId, confirm }, ...commandParts() })).data,
     onSuccess: (_ok, { actionId, jobId }) => {
       queryClient.setQueryData<Action | null>(actionKey(jobId), (cached) =>
         cached?.action_id === actionId ? { ...cached, button: { ...cached.button, disabled: true } } : cached,

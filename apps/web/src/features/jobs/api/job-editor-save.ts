@@ -2,6 +2,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { createJob, startJobNow, updateJob } from '@uvd/contracts';
 import type { Job, JobInput } from '@uvd/contracts';
 import { useApi } from '../../../lib/api-context.tsx';
+import { commandParts } from '../../../lib/command.ts';
 import { editorJobKey } from './job-editor-queries.ts';
 import { jobListsKey } from './jobs-query.ts';
 
@@ -35,7 +36,7 @@ export const useSaveJob = () => {
           : await api.request(updateJob, { params: { jobId }, body: input });
       if (!startNow) return { job, started: null };
       try {
-        const reply = await api.request(startJobNow, { query: { job_id: job.job_id } });
+        const reply = await api.request(startJobNow, { query: { job_id: job.job_id }, ...commandParts() });
         return { job, started: reply.data };
       } catch {
         return { job, started: false };

@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { skipToken, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Button, Form, Table } from 'react-bootstrap';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
@@ -7,6 +8,7 @@ import { ConfirmDialog } from '../../../components/confirm-dialog.tsx';
 import { paths } from '../../../config/paths.ts';
 import { useSessionUser } from '../../../lib/auth/auth-context.tsx';
 import { formatDateTime } from '../../../lib/format-date.ts';
+import { undeliveredKey } from '../../../lib/live/undelivered.ts';
 import { toast } from '../../../lib/toast.ts';
 import { useActionDecision, useJobCommand, useRoomReadiness } from '../api/job-commands.ts';
 import type { JobCommandKind } from '../api/job-commands.ts';
@@ -51,7 +53,7 @@ export const offeredCommands = (job: Job): JobCommandKind[] => {
 
 export interface JobDetailsProps {
   job: Job;
-  /** Reloads the list (after a delete). */
+  /** Reloads the list after a delete; the other commands' effects arrive on the jobs stream (job_change). */
   onReload: () => void;
 }
 
@@ -61,6 +63,9 @@ export const JobDetails = ({ job, onReload }: JobDetailsProps) => {
   const { timezone } = useSessionUser();
   const navigate = useNavigate();
   const command = useJobCommand();
+  const queryClient = useQueryClient();
+  // Set by the robot stream when a command for this job never reached the robot (lib/live/undelivered.ts).
+  const undelivered = useQuery<string | null>({ queryKey: undeliveredKey(job.job_id), queryFn: skipToken }).data;
   const readiness = useRoomReadiness();
   const [pending, setPending] = useState<JobCommandKind | null>(null);
   const [runningError, setRunningError] = useState(false);
@@ -70,6 +75,7 @@ export const JobDetails = ({ job, onReload }: JobDetailsProps) => {
 
   const run = (kind: JobCommandKind) => {
     const keys = TOAST_KEYS[kind];
+    queryClient.setQueryData(undeliveredKey(job.job_id), null);
     command.mutate(
       { jobId: job.job_id, robotId: job.robot_id, kind },
       {
@@ -79,8 +85,10 @@ export const JobDetails = ({ job, onReload }: JobDetailsProps) => {
             return;
           }
           toast.success(t(keys.success));
+          // Start, pause, resume and stop publish the job's change (a running job's stop once the robot reports
+          // the cancel) and home changes no job: the jobs stream keeps the list current. A deleted job's row goes
+          // with a reload.
           if (kind === 'delete') setTimeout(onReload, DELETE_RELOAD_DELAY_MS);
-          else onReload();
         },
         onError: () => {
           toast.error(t(keys.fail));
@@ -194,6 +202,11 @@ export const JobDetails = ({ job, onReload }: JobDetailsProps) => {
       {runningError ? (
         <div className="alert alert-warning mt-2 mb-0" role="alert">
           {t('jobControls.errorJobRunning')}
+        </div>
+      ) : null}
+      {undelivered ? (
+        <div className="alert alert-danger mt-2 mb-0" role="alert" data-testid="job-undelivered">
+          {undelivered}
         </div>
       ) : null}
       <ConfirmDialog

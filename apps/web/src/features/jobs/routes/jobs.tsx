@@ -10,6 +10,8 @@ import { WIDE_SCREEN_CELL } from '../../../components/responsive.ts';
 import { paths } from '../../../config/paths.ts';
 import { useSessionUser } from '../../../lib/auth/auth-context.tsx';
 import { formatDateTime } from '../../../lib/format-date.ts';
+import { useRobotStream } from '../../../lib/live/use-robot-stream.ts';
+import { robotListKey } from '../../../lib/robot-list.ts';
 import { useFilterRobots, useFocusedJob, useJobList } from '../api/jobs-query.ts';
 import { JobDetails } from '../components/job-details.tsx';
 import { applyFilterChange, applyLimit, applyOffset, pageInfo, readFilters, resetFilters } from '../../../lib/list-filters.ts';
@@ -37,6 +39,9 @@ export const JobsRoute = () => {
   const list = useMemo(() => (pageJobs && pinned ? [pinned, ...pageJobs] : pageJobs), [pageJobs, pinned]);
   const ids = useMemo(() => list?.map((job) => job.job_id) ?? [], [list]);
   useJobStreams(ids);
+  // The robots of the jobs shown: a command to one of them that never arrives is reported (and their list kept live).
+  const robotIds = useMemo(() => list?.map((job) => job.robot_id) ?? [], [list]);
+  useRobotStream(robotListKey, robotIds);
 
   const focusRow = useRef<HTMLTableRowElement | null>(null);
   const scrolled = useRef(false);
