@@ -125,19 +125,19 @@ describe('the demo and the simulator as processes beside a server process', () =
           const robots = [...(await robotsOf(demoApi)), ...(await robotsOf(northwind))].filter((robot) => robot.floor_id !== null);
           return robots.every((robot) => robot.mode !== 0 && robot.battery !== null) ? robots : undefined;
         },
-        30_000,
+        60_000,
         'every demo robot online',
       );
       expect(await stop(demo)).toBe(0);
       await until(
         async () => ((await robotsOf(demoApi)).every((robot) => robot.mode === 0) ? true : undefined),
-        15_000,
+        30_000,
         'the demo robots offline after the demo stopped',
       );
     } finally {
       await stop(demo);
     }
-  }, 120_000);
+  }, 180_000);
 
   it('npm run sim -- --server … --org northwind --admin admin: the organization\'s robots, passwords from the admin API', async () => {
     const sim = run([simEntry, '--server', baseUrl, '--org', 'northwind', '--admin', 'admin', '--time-factor', '10'], { SIM_ADMIN_PASSWORD: 'northwind-admin-1' });
@@ -148,7 +148,7 @@ describe('the demo and the simulator as processes beside a server process', () =
       const onFloor = (await robotsOf(api)).filter((robot) => robot.floor_id !== null);
       expect(Number(connected[1])).toBe(onFloor.length);
       expect(onFloor.length).toBeGreaterThan(0);
-      await until(async () => ((await robotsOf(api)).filter((robot) => robot.floor_id !== null).every((robot) => robot.mode !== 0) ? true : undefined), 30_000, 'northwind online');
+      await until(async () => ((await robotsOf(api)).filter((robot) => robot.floor_id !== null).every((robot) => robot.mode !== 0) ? true : undefined), 60_000, 'northwind online');
     } finally {
       expect(await stop(sim)).toBe(0);
     }
