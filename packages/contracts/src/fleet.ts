@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { DataFlag, Id, Text } from './common.ts';
 import { commaIdListQuery, EventStreamReply, LastEventId } from './live.ts';
 import { MapPose } from './rooms.ts';
-import { RobotMode, RobotStatus } from './robots.ts';
+import { ChargingStatus, RobotMode, RobotStatus } from './robots.ts';
 import { defineRoute } from './route.ts';
 
 /** Spec §3: robots accept play/resume, pause, stop and home. */
@@ -50,7 +50,7 @@ export const RobotUpdate = z.discriminatedUnion('field', [
     robot_id: Id,
     field: z.literal('battery'),
     value: z.number(),
-    charging_status: z.union([z.literal(0), z.literal(1)]),
+    charging_status: ChargingStatus,
   }),
   z.object({ robot_id: Id, field: z.literal('mode'), value: z.enum(RobotMode) }),
   z.object({ robot_id: Id, field: z.literal('status'), value: RobotStatus }),

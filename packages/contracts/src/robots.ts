@@ -25,6 +25,10 @@ export const LOW_BATTERY_PERCENT = 20;
 export const RobotStatus = z.enum(['idle', 'driving', 'disinfecting', 'paused', 'charging', 'error']);
 export type RobotStatus = z.infer<typeof RobotStatus>;
 
+/** 1 means charging, 0 not. */
+export const ChargingStatus = z.union([z.literal(0), z.literal(1)]);
+export type ChargingStatus = z.infer<typeof ChargingStatus>;
+
 /**
  * Spec §3 robot, plus where it is (floor, building, pose in metres on the floor's map frame) and when it last
  * reported: the map draws robots from these.
@@ -44,8 +48,7 @@ export const Robot = z.object({
   mode: z.enum(RobotMode),
   /** Percent, 0 to 100, as last reported; null when the robot never reported one. */
   battery: z.number().nullable(),
-  /** 1 means charging. */
-  charging_status: z.union([z.literal(0), z.literal(1)]),
+  charging_status: ChargingStatus,
   /**
    * Round-trip ping in ms, -1 when the online robot does not answer (the console maps it to percent of 800 ms,
    * spec §9); null when the robot is not online (nothing to measure).
