@@ -7,6 +7,8 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COMMAND_UNDELIVERED_EVENT, CommandUndelivered } from '@uvd/contracts';
 import { robotGroups } from '../db/schema.ts';
+import { executionWorld, waitUntil } from '../testing/execution-fixtures.ts';
+import { connectTestRobot, type TestRobot } from '../testing/fleet-fixtures.ts';
 import { startTestServer, type TestServer } from '../testing/harness.ts';
 import { openSse, type SseClient } from '../testing/live-fixtures.ts';
 import { createSite } from '../testing/site-fixtures.ts';
@@ -122,5 +124,47 @@ describe('GET /jobs/v2/jobs/stream', () => {
     const change = await server.context.bus.publish({ orgId, stream: 'jobs', key: jobId, type: 'job_change', payload });
     const frame = await client.nextEvent();
     expect([frame.event, frame.id]).toEqual(['job_change', String(change.id)]);
+  });
+});
+
+describe('a command the robot never acknowledges', () => {
+  let slow: TestServer;
+  let robot: TestRobot | undefined;
+  beforeAll(async () => {
+    slow = await startTestServer({ commandResendMs: 200, commandGiveUpMs: 1500 });
+  });
+  afterAll(async () => {
+    await robot?.close().catch(() => undefined);
+    await slow.close();
+  });
+
+  it('reaches the teleoperator of the robot on the robot stream as command_undelivered, once', async () => {
+    const w = await executionWorld(slow);
+    robot = await connectTestRobot({
+      brokerUrl: slow.context.fleet.brokerUrl,
+      manufacturer: w.robot.manufacturer,
+      serialNumber: w.robot.serialNumber,
+      username: `${w.robot.manufacturer}/${w.robot.serialNumber}`,
+      password: w.mqttPassword,
+    });
+    await robot.publishState({ operatingMode: 'AUTOMATIC' });
+    await waitUntil(async () => (slow.context.fleet.link(w.robotId)?.mode === 2 ? true : undefined), 5000, 'the robot online and Autonomous');
+    const live = await openSse(slow.url, '/api/robot/stream', { token: w.operator.token, query: { robot_list: w.robotId } });
+    clients.push(live);
+    expect(live.status).toBe(200);
+
+    // The robot receives the pause (and its resends) but never reports it finished.
+    const sent = await slow.request('POST', `/api/command/${w.robotId}`, { token: w.operator.token, query: { command: 'pause' } });
+    expect(sent.status).toBe(200);
+    const frame = await live.waitFor((candidate) => candidate.event === COMMAND_UNDELIVERED_EVENT, 8000);
+    expect(frame.id).toMatch(/^\d+$/);
+    expect(CommandUndelivered.parse(JSON.parse(frame.data))).toMatchObject({
+      robot_id: w.robotId,
+      job_id: null,
+      command: 'pause',
+      reason: 'unacknowledged',
+    });
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    expect(live.frames.filter((candidate) => candidate.event === COMMAND_UNDELIVERED_EVENT)).toHaveLength(1);
   });
 });
