@@ -5,10 +5,18 @@
  * + http, no validation, no database) measured in the same run as the baseline.
  *
  *   npx tsx bench/telemetry.ts [--robots 100,500,1000] [--clients 50,200] [--seconds 8] [--targets relay,server]
+ *                              [--jobs 20] [--room-seconds 3] [--database postgres://…]
  *
  * The server (real app: embedded broker, gateway, PGlite in memory) and the relay each run in a child process,
  * so their CPU and RSS are their own; robots and clients run here. Robots move 5 cm per state, so every state
  * is a pose event; the pose's x identifies the state a client received. Prints figures; never fails on them.
+ *
+ * With --jobs N the server is measured twice in the same run, with the same robots and clients: first as
+ * above, then while N of the robots run real jobs: each job is created and started through the API (3 rooms on
+ * a floor); the robot takes the order from MQTT, reports each room's uvd_disinfect RUNNING for --room-seconds,
+ * then FINISHED, on its floor's map, and the next job starts once the server has completed the last. So the
+ * server writes room results, trajectory points, job changes and logs while telemetry is measured; the row
+ * shows the p99 of the job robots' own poses too.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -29,10 +37,23 @@ const { values: args } = parseArgs({
     seconds: { type: 'string', default: '8' },
     warmup: { type: 'string', default: '3' },
     targets: { type: 'string', default: 'relay,server' },
+    jobs: { type: 'string', default: '0' },
+    /** A PostgreSQL server to run the server on (a scratch database, dropped after); PGlite in memory if not given. */
+    database: { type: 'string', default: '' },
+    'room-seconds': { type: 'string', default: '3' },
   },
 });
 
-const Ready = z.object({ url: z.string(), brokerUrl: z.string(), token: z.string(), password: z.string(), robotIds: z.array(z.string()) });
+const Ready = z.object({
+  url: z.string(),
+  brokerUrl: z.string(),
+  token: z.string(),
+  password: z.string(),
+  robotIds: z.array(z.string()),
+  /** The floor and its rooms jobs run on (--jobs only). */
+  floorId: z.string().optional(),
+  roomIds: z.array(z.string()).optional(),
+});
 type Ready = z.infer<typeof Ready>;
 const MANUFACTURER = 'bench';
 
@@ -41,12 +62,16 @@ const MANUFACTURER = 'bench';
 async function runServer(robotCount: number): Promise<void> {
   const { buildApp } = await import('../apps/server/src/app.ts');
   const { loadConfig, LOAD_SHEDDING_OFF } = await import('../apps/server/src/config.ts');
-  const { openDatabase } = await import('../apps/server/src/db/client.ts');
-  const { organizations, robots, users } = await import('../apps/server/src/db/schema.ts');
+  const { createScratchDatabase } = await import('../apps/server/src/db/scratch-database.ts');
+  const { buildings, floors, organizations, robots, rooms, users } = await import('../apps/server/src/db/schema.ts');
   const { hashPassword } = await import('../apps/server/src/identity/passwords.ts');
   const { realmIssuer, signAccessToken } = await import('../apps/server/src/identity/tokens.ts');
 
-  const database = await openDatabase({});
+  const scratch = await createScratchDatabase(args.database || undefined, 'uvd_bench');
+  const { database } = scratch;
+  process.once('SIGTERM', () => {
+    void scratch.drop().finally(() => process.exit(0));
+  });
   const config = {
     ...loadConfig({ LOG_LEVEL: 'silent', SEED_DEMO: 'false', ...LOAD_SHEDDING_OFF }),
     port: 0,
@@ -85,6 +110,37 @@ async function runServer(robotCount: number): Promise<void> {
     { keys: context.keys, issuer: realmIssuer(`${url}/idp`, orgId), clientId: config.clientId, ttlSeconds: 3600, sessionId: randomUUID(), scope: 'openid' },
   );
   const ready: Ready = { url, brokerUrl: context.fleet.brokerUrl, token, password, robotIds };
+  if (Number(args.jobs) > 0) {
+    // A floor with three rooms in a row, 5 m apart, for the jobs.
+    const [building] = await database.db.insert(buildings).values({ orgId, name: 'Bench building' }).returning({ id: buildings.id });
+    if (!building) throw new Error('building not created');
+    const [floor] = await database.db
+      .insert(floors)
+      .values({ orgId, buildingId: building.id, name: 'Bench floor', level: 0 })
+      .returning({ id: floors.id });
+    if (!floor) throw new Error('floor not created');
+    const inserted = await database.db
+      .insert(rooms)
+      .values(
+        [0, 1, 2].map((index) => ({
+          orgId,
+          buildingId: building.id,
+          floorId: floor.id,
+          name: `Bench room ${index + 1}`,
+          orderNo: index,
+          polygon: [
+            { x: index * 5, y: 0 },
+            { x: index * 5 + 4, y: 0 },
+            { x: index * 5 + 4, y: 4 },
+            { x: index * 5, y: 4 },
+          ],
+          entryPoint: { x: index * 5 + 2, y: 2, theta: 0 },
+        })),
+      )
+      .returning({ id: rooms.id });
+    ready.floorId = floor.id;
+    ready.roomIds = inserted.map((row) => row.id);
+  }
   process.stdout.write(`${JSON.stringify(ready)}\n`);
 }
 
@@ -147,7 +203,7 @@ interface Target {
 }
 
 async function startTarget(role: 'server' | 'relay', robotCount: number): Promise<Target> {
-  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--role', role, '--robots', String(robotCount)], {
+  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--role', role, '--robots', String(robotCount), '--jobs', args.jobs, '--database', args.database], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const ready = await new Promise<Ready>((resolve, reject) => {
@@ -176,6 +232,33 @@ interface Robot {
   id: string;
   timer?: NodeJS.Timeout;
   seq: number;
+  /** Set for a robot that runs jobs: the map it reports, and the order it works on. */
+  job?: JobRobot;
+}
+
+interface JobRobot {
+  floorId: string;
+  order: { orderId: string; orderUpdateId: number; actionIds: string[]; receivedAt: number } | undefined;
+  /** Jobs the server completed (ended while this robot ran them). */
+  completed: number;
+}
+
+const OrderOnWire = z.object({
+  orderId: z.string(),
+  orderUpdateId: z.number(),
+  nodes: z.array(z.object({ actions: z.array(z.object({ actionId: z.string(), actionType: z.string() })) })),
+});
+
+/** What a job robot reports of its order now: each room RUNNING for `roomMs`, then FINISHED, one after another. */
+function actionStatesOf(job: JobRobot, roomMs: number): { actionId: string; actionType: string; actionStatus: string }[] {
+  const order = job.order;
+  if (!order) return [];
+  const elapsed = Date.now() - order.receivedAt;
+  return order.actionIds.map((actionId, index) => ({
+    actionId,
+    actionType: 'uvd_disinfect',
+    actionStatus: elapsed >= (index + 1) * roomMs ? 'FINISHED' : elapsed >= index * roomMs ? 'RUNNING' : 'WAITING',
+  }));
 }
 
 /** When each (robot, x) state was published, for the clients to look up. */
@@ -201,25 +284,26 @@ async function connectRobots(target: Target, role: 'server' | 'relay'): Promise<
   return robots;
 }
 
-function startPublishing(robots: Robot[]): void {
+function startPublishing(robots: Robot[], roomMs: number): void {
   robots.forEach((robot, index) => {
     const publish = () => {
       const x = (robot.seq++ % 2000) * 0.05;
+      const job = robot.job;
       const state = {
         headerId: robot.seq,
         timestamp: new Date().toISOString(),
         version: '2.0.0',
         manufacturer: MANUFACTURER,
         serialNumber: robot.id,
-        orderId: '',
-        orderUpdateId: 0,
+        orderId: job?.order?.orderId ?? '',
+        orderUpdateId: job?.order?.orderUpdateId ?? 0,
         lastNodeId: '',
         lastNodeSequenceId: 0,
         nodeStates: [],
         edgeStates: [],
-        agvPosition: { x, y: index % 100, theta: 0, mapId: 'bench', positionInitialized: true },
+        agvPosition: { x, y: index % 100, theta: 0, mapId: job?.floorId ?? 'bench', positionInitialized: true },
         driving: true,
-        actionStates: [],
+        actionStates: job ? actionStatesOf(job, roomMs) : [],
         batteryState: { batteryCharge: 80, charging: false },
         operatingMode: 'AUTOMATIC',
         errors: [],
@@ -241,13 +325,16 @@ const X = /"x":(-?[\d.e+-]+)/;
 
 interface Clients {
   latencies: number[];
+  /** Latencies of the robots that run jobs. */
+  jobLatencies: number[];
   received: () => number;
   recording: { on: boolean };
   close: () => void;
 }
 
-async function openClients(target: Target, count: number): Promise<Clients> {
+async function openClients(target: Target, count: number, jobRobotIds: ReadonlySet<string>): Promise<Clients> {
   const latencies: number[] = [];
+  const jobLatencies: number[] = [];
   const recording = { on: false };
   let received = 0;
   const requests: (() => void)[] = [];
@@ -283,6 +370,7 @@ async function openClients(target: Target, count: number): Promise<Clients> {
                   if (sent === undefined) continue;
                   received++;
                   latencies.push(now - sent);
+                  if (jobRobotIds.has(id)) jobLatencies.push(now - sent);
                 }
               });
             },
@@ -292,7 +380,7 @@ async function openClients(target: Target, count: number): Promise<Clients> {
         }),
     ),
   );
-  return { latencies, received: () => received, recording, close: () => { requests.forEach((close) => { close(); }); } };
+  return { latencies, jobLatencies, received: () => received, recording, close: () => { requests.forEach((close) => { close(); }); } };
 }
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
@@ -307,8 +395,60 @@ interface Row {
   p99: string;
   cpu: string;
   rss: string;
+  /** p99 of the job robots' poses, and jobs completed while measuring (--jobs). */
+  jobRobotsP99: string;
+  jobsDone: string;
   /** CPU of this process (robots and clients): near 100 % the figures measure the load generator. */
   benchCpu: string;
+}
+
+/** Runs jobs on `robots` until `stop.on`: create and start through the API, wait for the server to complete each. */
+function runJobs(target: Target, robots: Robot[], roomMs: number, stop: { on: boolean }): Promise<void>[] {
+  const { url, token, roomIds = [] } = target.ready;
+  const call = async (method: string, path: string, body?: unknown) => {
+    const response = await fetch(`${url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const json: unknown = await response.json();
+    if (!response.ok) throw new Error(`${method} ${path} answered ${response.status}: ${JSON.stringify(json)}`);
+    return json;
+  };
+  let reported = false;
+  // Read through a call: the flag changes while a loop awaits.
+  const stopped = () => stop.on;
+  return robots.map(async (robot) => {
+    const job = robot.job;
+    if (!job) return;
+    while (!stopped()) {
+      try {
+        const created = z.object({ job_id: z.string() }).parse(
+          await call('POST', `/api/jobs/jobs/${robot.id}`, {
+            name: 'Bench round',
+            start_time: new Date(Date.now() + 24 * 3600_000).toISOString(),
+            rooms: roomIds.map((room_id, order_no) => ({ room_id, order_no, dose: 10 })),
+          }),
+        );
+        await call('POST', `/api/jobs/job/start?job_id=${created.job_id}`);
+        // The robot needs this long; then the job is looked at once a second (the bench's reads stay few).
+        await pause(roomIds.length * roomMs);
+        const deadline = Date.now() + 20_000;
+        while (Date.now() < deadline && !stopped()) {
+          await pause(1000);
+          const status = z.object({ status: z.string() }).parse(await call('GET', `/api/jobs/job/${created.job_id}`)).status;
+          if (status === 'Completed') {
+            job.completed++;
+            break;
+          }
+        }
+      } catch (error) {
+        if (!reported && !stopped()) console.error('a bench job failed:', error instanceof Error ? error.message : error);
+        reported = true;
+        await pause(1000);
+      }
+    }
+  });
 }
 
 async function measure(role: 'server' | 'relay', robotCount: number, clientCounts: number[], seconds: number, warmup: number): Promise<Row[]> {
@@ -316,15 +456,35 @@ async function measure(role: 'server' | 'relay', robotCount: number, clientCount
   const pid = target.child.pid;
   if (pid === undefined) throw new Error('no pid');
   const rows: Row[] = [];
+  const jobCount = role === 'server' ? Math.min(Number(args.jobs), robotCount) : 0;
+  const roomMs = Number(args['room-seconds']) * 1000;
   try {
     const robots = await connectRobots(target, role);
-    startPublishing(robots);
+    const jobRobots = robots.slice(0, jobCount);
+    const floorId = target.ready.floorId;
+    if (jobCount > 0 && floorId) {
+      for (const robot of jobRobots) {
+        const job: JobRobot = { floorId, order: undefined, completed: 0 };
+        robot.job = job;
+        robot.client.on('message', (_topic, payload) => {
+          const order = OrderOnWire.safeParse(JSON.parse(payload.toString('utf8')));
+          if (!order.success) return;
+          const actionIds = order.data.nodes.flatMap((node) => node.actions.filter((action) => action.actionType === 'uvd_disinfect').map((action) => action.actionId));
+          job.order = { orderId: order.data.orderId, orderUpdateId: order.data.orderUpdateId, actionIds, receivedAt: Date.now() };
+        });
+        await robot.client.subscribeAsync(`uagv/v2/${MANUFACTURER}/${robot.id}/order`);
+      }
+    }
+    const jobRobotIds = new Set(jobRobots.map((robot) => robot.id));
+    startPublishing(robots, roomMs);
     await pause(warmup * 1000);
-    for (const clientCount of clientCounts) {
-      const clients = await openClients(target, clientCount);
+
+    const measureOnce = async (clientCount: number, withJobs: boolean): Promise<Row> => {
+      const clients = await openClients(target, clientCount, jobRobotIds);
       await pause(warmup * 1000);
       const before = usageOf(pid);
       const benchBefore = process.cpuUsage();
+      const doneBefore = jobRobots.reduce((sum, robot) => sum + (robot.job?.completed ?? 0), 0);
       const startedAt = performance.now();
       clients.recording.on = true;
       await pause(seconds * 1000);
@@ -332,11 +492,14 @@ async function measure(role: 'server' | 'relay', robotCount: number, clientCount
       const elapsed = (performance.now() - startedAt) / 1000;
       const after = usageOf(pid);
       const benchUsed = process.cpuUsage(benchBefore);
+      const doneAfter = jobRobots.reduce((sum, robot) => sum + (robot.job?.completed ?? 0), 0);
       clients.close();
       const sorted = clients.latencies.sort((a, b) => a - b);
+      const jobSorted = clients.jobLatencies.sort((a, b) => a - b);
       const expected = robotCount * clientCount * elapsed;
-      rows.push({
-        target: role === 'server' ? 'gateway (server)' : 'baseline relay',
+      await pause(500);
+      return {
+        target: role === 'server' ? (withJobs ? `gateway, ${jobCount} jobs running` : 'gateway (server)') : 'baseline relay',
         robots: robotCount,
         clients: clientCount,
         delivered: `${((100 * clients.received()) / expected).toFixed(0)} %`,
@@ -344,9 +507,21 @@ async function measure(role: 'server' | 'relay', robotCount: number, clientCount
         p99: percentile(sorted, 99).toFixed(1),
         cpu: `${((100 * (after.cpuSeconds - before.cpuSeconds)) / elapsed).toFixed(0)} %`,
         rss: `${(after.rssBytes / 1048576).toFixed(0)} MB`,
+        jobRobotsP99: jobCount > 0 ? percentile(jobSorted, 99).toFixed(1) : '',
+        jobsDone: jobCount > 0 ? String(doneAfter - doneBefore) : '',
         benchCpu: `${((benchUsed.user + benchUsed.system) / 1e4 / elapsed).toFixed(0)} %`,
-      });
-      await pause(500);
+      };
+    };
+
+    for (const clientCount of clientCounts) rows.push(await measureOnce(clientCount, false));
+    if (jobCount > 0) {
+      const stop = { on: false };
+      const loops = runJobs(target, jobRobots, roomMs, stop);
+      // Let the first jobs start and reach their rooms.
+      await pause(warmup * 1000);
+      for (const clientCount of clientCounts) rows.push(await measureOnce(clientCount, true));
+      stop.on = true;
+      await Promise.race([Promise.all(loops), pause(5000)]);
     }
     for (const robot of robots) {
       clearInterval(robot.timer);
