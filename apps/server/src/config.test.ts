@@ -56,9 +56,9 @@ describe('loadConfig', () => {
     );
     expect(() => loadConfig({ TRUST_PROXY: 'yes' })).toThrow(/TRUST_PROXY: /);
     // Every bad variable is listed, not only the first.
-    expect(() => loadConfig({ LOG_LEVEL: 'loud', LOAD_MAX_EVENT_LOOP_UTILIZATION: '2' })).toThrow(
-      /LOG_LEVEL: .*; LOAD_MAX_EVENT_LOOP_UTILIZATION: /,
-    );
+    const both = () => loadConfig({ LOG_LEVEL: 'loud', LOAD_MAX_EVENT_LOOP_UTILIZATION: '2' });
+    expect(both).toThrow(/LOG_LEVEL: /);
+    expect(both).toThrow(/LOAD_MAX_EVENT_LOOP_UTILIZATION: /);
   });
 
   it('derives milliseconds, lists and the combined values from the variables', () => {
