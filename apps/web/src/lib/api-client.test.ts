@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { FakeNetwork } from '../testing/fake-network.ts';
 import { ORIGIN, sessionUser, testConfig } from '../testing/fixtures.ts';
 import { backendOf, createApiClient, retryAfterMs } from './api-client.ts';
-import { commandParts } from './command.ts';
+import { commandParts, newCommandKey } from './command.ts';
 import { ApiRequestError } from './api-error.ts';
 
 const JOB_ID = '0b8f3a52-51d4-4e0c-9d0f-2a6c7d8e9f01';
@@ -158,6 +158,14 @@ describe('commands (an Idempotency-Key, retried)', () => {
     const error = await failure(client(network).request(commandJob, { params: { job_id: JOB_ID }, query: { command: 'stop' }, ...commandParts(key) }));
     expect(error.status).toBe(503);
     expect(network.callsTo(commandJob).map((call) => call.headers.get('Idempotency-Key'))).toEqual([key, key, key]);
+  });
+
+  it('get a UUID, or 128 random bits in hex where the page is no secure context (no crypto.randomUUID)', () => {
+    expect(newCommandKey()).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    const insecure: Pick<Crypto, 'getRandomValues'> = { getRandomValues: crypto.getRandomValues.bind(crypto) };
+    const [a, b] = [newCommandKey(insecure), newCommandKey(insecure)];
+    expect(a).toMatch(/^[0-9a-f]{32}$/);
+    expect(a).not.toBe(b);
   });
 
   it('read Retry-After in seconds or as an HTTP date', () => {
