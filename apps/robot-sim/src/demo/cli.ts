@@ -1,5 +1,5 @@
 /**
- * `npm run demo -w @uvd/robot-sim -- --server URL`: the demo beside a running server. For each organization it
+ * `npm run demo -- --server URL`: the demo beside a running server. For each organization it
  * signs in as the admin, plays the robots that stand on a floor with simulated robots (fresh MQTT passwords from
  * the admin API) and, unless switched off, gives idle robots jobs (demo-activity.ts). SIGINT or SIGTERM stops
  * the activity (rooms it made not ready are set ready again), then the robots. See ../../README.md "Demo".
@@ -12,7 +12,7 @@ import { consoleLogger, startDemoActivity, type DemoActivity } from './demo-acti
 import { startDemoFleet, type DemoFleet } from './demo-fleet.ts';
 import { parseLogins } from './logins.ts';
 
-const USAGE = `Usage: npm run demo -w @uvd/robot-sim -- [--server URL] [--broker URL] [--time-factor F] [--activity true|false]
+const USAGE = `Usage: npm run demo -- [--server URL] [--broker URL] [--time-factor F] [--activity true|false]
 Settings also read from the environment: DEMO_SERVER_URL, DEMO_BROKER_URL, SIM_TIME_FACTOR, DEMO_ACTIVITY, DEMO_LOGINS.`;
 
 const Flag = z.enum(['true', 'false']).transform((value) => value === 'true');
