@@ -3,8 +3,8 @@
  * transaction that decides it, and sent after that transaction commits, so the robot never acts on something
  * the database does not hold, and a command committed just before a crash still goes out after the restart.
  *
- * - Recording locks the robot row and numbers the command after the robot's last one (`seq`), and NOTIFYs
- *   the dispatchers of every server process (delivered at commit).
+ * - Recording (the robot row locked by the deciding transaction) numbers the command after the robot's last
+ *   one (`seq`), and NOTIFYs the dispatchers of the other server processes (delivered at commit).
  * - A dispatcher (one per process, woken by the NOTIFY, by `wake()` after a commit in this process, and by a
  *   poll) sends a robot's open commands in `seq` order while holding the robot's dispatch lock (a transaction
  *   advisory lock: one process at a time per robot), and resends them every `commandResendMs` until the
@@ -31,7 +31,7 @@ import {
 } from '@uvd/contracts';
 import type { AppContext } from '../context.ts';
 import type { Db, Executor, Tx } from '../db/client.ts';
-import { robotCommands, robots } from '../db/schema.ts';
+import { robotCommands } from '../db/schema.ts';
 import type { FleetLogger } from './fleet.ts';
 
 /**
@@ -71,11 +71,11 @@ export interface NewCommand {
 }
 
 /**
- * Records a command in `tx` (the transaction that decides it); it is sent once `tx` commits. Locks the robot
- * row, so the robot's commands are numbered in the order their transactions decide them.
+ * Records a command in `tx` (the transaction that decides it); it is sent once `tx` commits. The caller has
+ * locked the robot row in `tx` (repository.lockRobot, or the robot command's select): the robot's commands are
+ * numbered in the order their transactions decide them.
  */
 export async function recordCommand(tx: Tx, command: NewCommand): Promise<CommandRow> {
-  await tx.select({ id: robots.id }).from(robots).where(eq(robots.id, command.robotId)).for('update');
   const [last] = await tx
     .select({ seq: max(robotCommands.seq) })
     .from(robotCommands)
@@ -192,12 +192,13 @@ type OutboxContext = Pick<AppContext, 'config' | 'database' | 'bus' | 'fleet'>;
 /**
  * One dispatch round over due commands: gives up the expired ones, sends the due ones of robots online now
  * (a robot offline gets them when it is back: `offline` collects the robots left waiting). Returns how many
- * were sent.
+ * were sent. `giveUpToo`: also give up the expired ones (at the polls).
  */
-async function dispatchDue(ctx: OutboxContext, db: Db, logger: FleetLogger, offline: Set<string>): Promise<number> {
+async function dispatchDue(ctx: OutboxContext, db: Db, logger: FleetLogger, offline: Set<string>, giveUpToo: boolean): Promise<number> {
   const now = new Date();
   const { commandGiveUpMs, commandResendMs } = ctx.config;
-  await db.transaction(async (tx) => {
+  // Expiry is looked for at the polls only: a wake after a commit is about the new command.
+  if (giveUpToo) await db.transaction(async (tx) => {
     const expired = await tx
       .select()
       .from(robotCommands)
@@ -274,7 +275,7 @@ export async function startCommandOutbox(ctx: OutboxContext, logger: FleetLogger
   let closed = false;
   let running: Promise<void> | undefined;
   // Set by a wake while a round is under way: that round goes round once more instead of stopping.
-  const pending = { again: false };
+  const pending = { again: false, poll: false };
   const wokenMeanwhile = () => pending.again;
   /** Robots with open commands as of the last round or recorded since: the only ones whose states are checked. */
   const robotsWithOpen = new Set<string>();
@@ -290,7 +291,9 @@ export async function startCommandOutbox(ctx: OutboxContext, logger: FleetLogger
   const runOnce = async () => {
     do {
       pending.again = false;
-      await dispatchDue(ctx, db, logger, offline);
+      const poll = pending.poll;
+      pending.poll = false;
+      await dispatchDue(ctx, db, logger, offline, poll);
       await refreshOpen();
     } while (wokenMeanwhile() && !closed);
   };
@@ -334,7 +337,10 @@ export async function startCommandOutbox(ctx: OutboxContext, logger: FleetLogger
       if (queues.get(robot.robotId) === queued) queues.delete(robot.robotId);
     });
   });
-  const timer = setInterval(wake, POLL_MS);
+  const timer = setInterval(() => {
+    pending.poll = true;
+    wake();
+  }, POLL_MS);
   timer.unref();
   const pruner = setInterval(() => {
     pruneRobotCommands(db, new Date(Date.now() - FINISHED_COMMAND_RETENTION_MS)).catch((error: unknown) => {
@@ -342,6 +348,7 @@ export async function startCommandOutbox(ctx: OutboxContext, logger: FleetLogger
     });
   }, PRUNE_MS);
   pruner.unref();
+  pending.poll = true;
   wake();
 
   return {

@@ -39,7 +39,9 @@ export const robotLinkRoutes: FastifyPluginAsync<AppContext> = async (app, ctx) 
       const [robot] = await tx
         .select({ id: robots.id, name: robots.name, mode: robots.mode })
         .from(robots)
-        .where(and(eq(robots.orgId, principal.orgId), eq(robots.id, params.robot_id), robotVisible(tx, principal, robots.id)));
+        .where(and(eq(robots.orgId, principal.orgId), eq(robots.id, params.robot_id), robotVisible(tx, principal, robots.id)))
+        // Locked: the robot's commands are numbered in the order they are decided (outbox.ts).
+        .for('update');
       if (!robot) throw notFound('Robot');
       checkControllable(ctx.fleet, robot);
       await recordCommand(tx, {
