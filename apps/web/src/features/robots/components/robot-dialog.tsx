@@ -77,7 +77,7 @@ export const RobotDialog = ({ robot, showMode, onClose }: RobotDialogProps) => {
                   <>
                     <dt className="col-5">{t('robotTable.mode')}</dt>
                     <dd className="col-7" data-testid="robot-mode">
-                      {t(MODE_KEYS[robot.mode] ?? 'robotModes.0')}
+                      {t(MODE_KEYS[robot.mode])}
                     </dd>
                   </>
                 ) : null}
