@@ -294,7 +294,8 @@ export async function startCommandOutbox(ctx: OutboxContext, logger: FleetLogger
       const poll = pending.poll;
       pending.poll = false;
       await dispatchDue(ctx, db, logger, offline, poll);
-      await refreshOpen();
+      // Between polls the set follows the recordings (NOTIFY) and the acknowledgements.
+      if (poll) await refreshOpen();
     } while (wokenMeanwhile() && !closed);
   };
 
@@ -323,7 +324,9 @@ export async function startCommandOutbox(ctx: OutboxContext, logger: FleetLogger
   const acknowledge = async (robotId: string, state: StateMessage) => {
     if (closed || !robotsWithOpen.has(robotId)) return;
     try {
-      await acknowledgeState({ db, bus: ctx.bus }, robotId, state);
+      const stillOpen = await acknowledgeState({ db, bus: ctx.bus }, robotId, state);
+      // A command recorded meanwhile puts the robot back (its NOTIFY, or the next poll).
+      if (stillOpen === 0) robotsWithOpen.delete(robotId);
     } catch (error) {
       logger.error({ err: error, robot: robotId }, 'robot command acknowledgement failed');
     }
