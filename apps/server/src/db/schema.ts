@@ -3,7 +3,19 @@
  * Ids are UUIDs so an id of another organization cannot be guessed and answers 404.
  */
 import { sql } from 'drizzle-orm';
-import type { LoggedPrompt, LoggedRoom, MapFrame, MapPoint, MapPose, RobotError, RobotMode, RobotStatus, TrajectoryPoint } from '@uvd/contracts';
+import type {
+  JobActiveState,
+  JobStatus,
+  LoggedPrompt,
+  LoggedRoom,
+  MapFrame,
+  MapPoint,
+  MapPose,
+  RobotError,
+  RobotMode,
+  RobotStatus,
+  TrajectoryPoint,
+} from '@uvd/contracts';
 import {
   bigint,
   bigserial,
@@ -262,9 +274,9 @@ export const jobs = pgTable(
       .references(() => robots.id, { onDelete: 'cascade' }),
     name: text('name').notNull(),
     notes: text('notes').notNull().default(''),
-    status: text('status').notNull().default('Scheduled'), // Scheduled | Running | Completed
+    status: text('status').$type<JobStatus>().notNull().default('Scheduled'),
     /** While Running: disinfecting or paused (spec §4). */
-    activeState: text('active_state'),
+    activeState: text('active_state').$type<JobActiveState>(),
     startTime: timestamp('start_time', { withTimezone: true }).notNull(),
     startNow: boolean('start_now').notNull().default(false),
     performed: boolean('performed').notNull().default(false),

@@ -86,10 +86,10 @@ async function selectJobs(executor: Executor, condition: SQL, extras: JobExtras)
     const job: Job = {
       job_id: row.id,
       name: row.name,
-      status: jobStatus(row.status),
+      status: row.status,
       robot_id: row.robotId,
       robot_name: row.robotName,
-      active_state: row.status === 'Running' ? activeState(row.activeState) : null,
+      active_state: row.status === 'Running' ? (row.activeState ?? 'disinfecting') : null,
       start_time: row.startTime.toISOString(),
       created_at: row.createdAt.toISOString(),
       created_by: row.createdBy,
@@ -124,11 +124,6 @@ export async function toJob(executor: Executor, row: JobRow, extras: JobExtras):
   if (!job) throw new Error('job mapping lost a row');
   return job;
 }
-
-const jobStatus = (status: string): Job['status'] =>
-  status === 'Running' || status === 'Completed' ? status : 'Scheduled';
-const activeState = (state: string | null): Job['active_state'] =>
-  state === 'paused' ? 'paused' : 'disinfecting';
 
 export interface JobValues {
   name: string;
