@@ -1,7 +1,8 @@
 /**
  * The server's public HTTP API as the console uses it: the identity provider's password grant for a token, then
  * the routes of `@uvd/contracts` under /api. Every reply is parsed with the contract's schema; a 401 (an expired
- * token) signs in again once and repeats the call.
+ * token) signs in again once and repeats the call; a 503 or 429 (the server shedding load, the sign-in rate limit)
+ * is tried again after its Retry-After, a few times.
  */
 import type { z } from 'zod';
 import { buildPath, getRuntimeConfig, postToken, ROUTE_MOUNTS, TokenResponse, type RouteContract, type RouteMount } from '@uvd/contracts';
@@ -28,6 +29,22 @@ export class ApiCallError extends Error {
   ) {
     super(`${route}: ${status} ${body.slice(0, 500)}`);
     this.name = 'ApiCallError';
+  }
+}
+
+/** Attempts of one request while the server answers 503 or 429. */
+const BUSY_ATTEMPTS = 5;
+/** Longest wait between them, whatever Retry-After says. */
+const BUSY_WAIT_MAX_MS = 10_000;
+
+/** fetch, again after Retry-After (seconds; 1 s when absent) while the server is busy. */
+async function fetchPolitely(url: string, init: RequestInit): Promise<Response> {
+  for (let attempt = 1; ; attempt += 1) {
+    const response = await fetch(url, init);
+    if ((response.status !== 503 && response.status !== 429) || attempt >= BUSY_ATTEMPTS) return response;
+    const seconds = Number(response.headers.get('retry-after') ?? '1');
+    await response.body?.cancel();
+    await new Promise((resolve) => setTimeout(resolve, Math.min(BUSY_WAIT_MAX_MS, Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : 1000)));
   }
 }
 
@@ -60,12 +77,12 @@ export class ApiClient {
   /** Signs in with the password grant (the console's form). */
   async signIn(): Promise<void> {
     if (!this.clientId) {
-      const response = await fetch(this.url(getRuntimeConfig, 'system', {}));
+      const response = await fetchPolitely(this.url(getRuntimeConfig, 'system', {}), {});
       if (!response.ok) throw new ApiCallError(response.status, getRuntimeConfig.path, await response.text());
       this.clientId = getRuntimeConfig.response[200].parse(await response.json()).clientId;
     }
     const form = new URLSearchParams({ grant_type: 'password', client_id: this.clientId, username: this.login.username, password: this.login.password, scope: 'openid' });
-    const response = await fetch(this.url(postToken, 'identity', { params: { organization: this.login.organization } }), {
+    const response = await fetchPolitely(this.url(postToken, 'identity', { params: { organization: this.login.organization } }), {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
       body: form.toString(),
@@ -81,7 +98,7 @@ export class ApiClient {
     const attempt = async () => {
       const headers: Record<string, string> = { authorization: `Bearer ${this.token ?? ''}` };
       if (parts.body !== undefined) headers['content-type'] = 'application/json';
-      const response = await fetch(this.url(contract, 'api', parts), {
+      const response = await fetchPolitely(this.url(contract, 'api', parts), {
         method: contract.method,
         headers,
         ...(parts.body === undefined ? {} : { body: JSON.stringify(parts.body) }),

@@ -62,7 +62,13 @@ export async function startDemo(settings: DemoSettings): Promise<RunningDemo> {
       console.warn(`[demo] ${login.organization}: not played (${error instanceof Error ? error.message : String(error)})`);
       continue;
     }
-    const fleet = await startDemoFleet(api, { timeFactor: settings.timeFactor, ...(settings.broker ? { brokerUrl: settings.broker } : {}) });
+    let fleet: DemoFleet;
+    try {
+      fleet = await startDemoFleet(api, { timeFactor: settings.timeFactor, ...(settings.broker ? { brokerUrl: settings.broker } : {}) });
+    } catch (error) {
+      console.warn(`[demo] ${login.organization}: not played (${error instanceof Error ? error.message : String(error)})`);
+      continue;
+    }
     for (const failure of fleet.failed) console.warn(`[demo] ${login.organization}: robot ${failure.serialNumber} could not connect: ${failure.error.message}`);
     const activity = settings.activity ? startDemoActivity(api, { robotIds: fleet.robotIds, logger: consoleLogger }) : undefined;
     organizations.push({ organization: login.organization, fleet, ...(activity ? { activity } : {}) });

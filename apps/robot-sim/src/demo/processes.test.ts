@@ -10,8 +10,20 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getAdminRobots, RobotList, type Robot } from '@uvd/contracts';
+import {
+  FloorMapMetadata,
+  getAdminRobots,
+  getFloorMapMetadata,
+  getRoomReadiness,
+  JobList,
+  listJobs,
+  RobotList,
+  RoomReadinessList,
+  type Job,
+  type Robot,
+} from '@uvd/contracts';
 import { ApiClient } from './api-client.ts';
+import { DEMO_NOTES, NOT_READY_NOTES } from './demo-activity.ts';
 
 const serverEntry = fileURLToPath(new URL('../../../server/src/server.ts', import.meta.url));
 const demoEntry = fileURLToPath(new URL('./cli.ts', import.meta.url));
@@ -103,6 +115,10 @@ describe('the demo and the simulator as processes beside a server process', () =
       SEED_DEMO: 'true',
       LOG_LEVEL: 'info',
       TOKEN_RATE_LIMIT_PER_MINUTE: '0',
+      // The demo, not overload, is under test: other suites share the machine's cores, and a busy second must not
+      // turn into a 503 for the test's own calls (the demo itself waits and retries; plugins/load-shedding.test.ts).
+      LOAD_MAX_EVENT_LOOP_DELAY_MS: '0',
+      LOAD_MAX_EVENT_LOOP_UTILIZATION: '0',
     });
     baseUrl = (await server.waitFor(/Server listening at (http:\/\/127\.0\.0\.1:\d+)/, 90_000))[1] ?? '';
   }, 120_000);
@@ -134,6 +150,53 @@ describe('the demo and the simulator as processes beside a server process', () =
         30_000,
         'the demo robots offline after the demo stopped',
       );
+    } finally {
+      await stop(demo);
+    }
+  }, 180_000);
+
+  it('npm run demo with the activity: idle seeded robots get jobs of rooms of their floor with an entry point; one room in four is set not ready, and ready again when the demo stops', async () => {
+    const api = admin('demo', 'admin-demo-1');
+    const startedAt = new Date().toISOString();
+    const demo = run([demoEntry], { DEMO_SERVER_URL: baseUrl, DEMO_BROKER_URL: '', DEMO_LOGINS: '', SIM_TIME_FACTOR: '10', DEMO_ACTIVITY: 'true' });
+    try {
+      await demo.waitFor(/\[demo\] ready:/);
+      const robots = (await robotsOf(api)).filter((robot) => robot.floor_id !== null);
+      const demoJobs = async (): Promise<Job[]> =>
+        (await api.call(listJobs, JobList, { query: { robot_id: robots.map((robot) => robot.robot_id), limit: 200 } })).payload.filter(
+          (job) => (job.notes === DEMO_NOTES || job.notes === NOT_READY_NOTES) && job.created_at >= startedAt,
+        );
+      // The first round comes 5 s after the start, the next 20 s later: by then every robot reported its state.
+      const jobs = await until(async () => {
+        const made = await demoJobs();
+        return made.length >= robots.length ? made : undefined;
+      }, 90_000, 'a demo job for every seeded robot');
+      // One job each: a robot with a job due within 10 minutes is busy.
+      expect(new Set(jobs.map((job) => job.robot_id)).size).toBe(jobs.length);
+      for (const job of jobs) {
+        const robot = robots.find((candidate) => candidate.robot_id === job.robot_id);
+        const floorId = robot?.floor_id ?? '';
+        const plan = await api.call(getFloorMapMetadata, FloorMapMetadata, { query: { floor_id: floorId } });
+        const reachable = new Set(plan.rooms.filter((room) => room.entry_point !== null).map((room) => room.room_id));
+        expect(job.rooms.length).toBeGreaterThanOrEqual(2);
+        expect(job.rooms.length).toBeLessThanOrEqual(4);
+        for (const room of job.rooms) {
+          expect(room.floor_id).toBe(floorId);
+          expect(reachable.has(room.room_id)).toBe(true);
+          // The organization's default dose (30 J/m² in the demo seed).
+          expect(room.dose).toBe(30);
+        }
+      }
+      const notReady = jobs.filter((job) => job.notes === NOT_READY_NOTES);
+      expect(notReady.length).toBe(Math.floor(jobs.length / 4));
+      const markedRooms = notReady.flatMap((job) => job.rooms.filter((room) => room.ready_for_disinfection === false).map((room) => room.room_id));
+      expect(markedRooms).toHaveLength(notReady.length);
+
+      expect(await stop(demo)).toBe(0);
+      if (markedRooms.length > 0) {
+        const readiness = await api.call(getRoomReadiness, RoomReadinessList, { query: { room_list: markedRooms } });
+        expect(readiness.data.map((room) => room.ready_for_disinfection)).toEqual(markedRooms.map(() => true));
+      }
     } finally {
       await stop(demo);
     }
