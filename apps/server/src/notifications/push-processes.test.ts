@@ -205,5 +205,6 @@ describe(`a server process killed mid-delivery (${testEngine()})`, () => {
     second.process.kill('SIGTERM');
     await second.exited;
     await drop();
-  });
+    // Two server processes start one after the other (each a few seconds, more on busy shared cores).
+  }, 120_000);
 });
