@@ -43,6 +43,9 @@ interface Tracked {
   written: RobotFields;
   poseWrittenAt: number;
   seenWrittenAt: number;
+  /** The row write in flight, and whether the fields changed again meanwhile (written after it). */
+  writing: Promise<void> | undefined;
+  writeAgain: boolean;
   /** Pings in flight: actionId → sent at (ms). */
   pings: Map<string, number>;
   headerIds: Record<'order' | 'instantActions', number>;
@@ -154,6 +157,8 @@ export async function createFleet(deps: FleetDependencies): Promise<Fleet> {
       written: fields,
       poseWrittenAt: 0,
       seenWrittenAt: 0,
+      writing: undefined,
+      writeAgain: false,
       pings: new Map(),
       headerIds: { order: 0, instantActions: 0 },
       pingAction: UvdActionType.ping,
@@ -213,34 +218,64 @@ export async function createFleet(deps: FleetDependencies): Promise<Fleet> {
     bus.publishTransient({ orgId: tracked.robot.orgId, stream: 'robots', key: tracked.robot.robotId, type: 'robot_update', payload: update });
   };
 
-  /** Moves the robot to `next`: events for what changed, a row write when it matters. */
-  const commit = async (tracked: Tracked, next: RobotFields, now: number, force = false) => {
+  /** Writes the robot's current fields to its row; one write at a time per robot, the latest fields last. */
+  const writeRow = (tracked: Tracked): void => {
+    if (tracked.writing) {
+      tracked.writeAgain = true;
+      return;
+    }
+    const run = async () => {
+      for (;;) {
+        const now = Date.now();
+        const next = tracked.current;
+        const poseDue = now - tracked.poseWrittenAt >= POSE_WRITE_MS || next.floorId !== tracked.written.floorId;
+        const pose = poseDue ? next.pose : tracked.written.pose;
+        try {
+          await db
+            .update(robots)
+            .set({
+              // undefined leaves the column as it is: a robot that never reported a battery has none to write.
+              battery: next.battery ?? undefined,
+              chargingStatus: next.chargingStatus,
+              mode: next.mode,
+              status: next.status,
+              signal: next.signal,
+              floorId: next.floorId,
+              pose,
+              errors: next.errors,
+              connectionState: next.connectionState,
+              lastStateHeaderId: tracked.lastHeaderId ?? null,
+              lastSeenAt: tracked.lastHeardAt > 0 ? new Date(tracked.lastHeardAt) : null,
+            })
+            .where(eq(robots.id, tracked.robot.robotId));
+          tracked.written = { ...next, pose };
+          if (poseDue) tracked.poseWrittenAt = now;
+          tracked.seenWrittenAt = now;
+        } catch (error) {
+          log.warn({ err: error, robotId: tracked.robot.robotId }, 'fleet gateway could not write a robot row');
+        }
+        // Decided in the same step as the end, so a change after it starts a new write.
+        if (!tracked.writeAgain) {
+          tracked.writing = undefined;
+          return;
+        }
+        tracked.writeAgain = false;
+      }
+    };
+    tracked.writing = run();
+  };
+
+  /**
+   * Moves the robot to `next`: events for what changed at once, a row write when it matters. The write is not
+   * awaited: the robot's next message does not wait for the database (a busy database, job transactions), and
+   * writes of one robot never overlap, the last one carrying its latest fields.
+   */
+  const commit = (tracked: Tracked, next: RobotFields, now: number, force = false): void => {
     for (const update of updatesBetween(tracked.robot.robotId, tracked.current, next)) publishUpdate(tracked, update);
     tracked.current = next;
     const since = { poseMs: now - tracked.poseWrittenAt, seenMs: now - tracked.seenWrittenAt };
     if (!force && !needsWrite(tracked.written, next, since)) return;
-    const poseDue = since.poseMs >= POSE_WRITE_MS || next.floorId !== tracked.written.floorId;
-    const pose = poseDue ? next.pose : tracked.written.pose;
-    await db
-      .update(robots)
-      .set({
-        // undefined leaves the column as it is: a robot that never reported a battery has none to write.
-        battery: next.battery ?? undefined,
-        chargingStatus: next.chargingStatus,
-        mode: next.mode,
-        status: next.status,
-        signal: next.signal,
-        floorId: next.floorId,
-        pose,
-        errors: next.errors,
-        connectionState: next.connectionState,
-        lastStateHeaderId: tracked.lastHeaderId ?? null,
-        lastSeenAt: tracked.lastHeardAt > 0 ? new Date(tracked.lastHeardAt) : null,
-      })
-      .where(eq(robots.id, tracked.robot.robotId));
-    tracked.written = { ...next, pose };
-    if (poseDue) tracked.poseWrittenAt = now;
-    tracked.seenWrittenAt = now;
+    writeRow(tracked);
   };
 
   const stateListeners = new Set<StateListener>();
@@ -303,7 +338,7 @@ export async function createFleet(deps: FleetDependencies): Promise<Fleet> {
       signal,
       connectionState: 'ONLINE',
     };
-    await commit(tracked, next, now);
+    commit(tracked, next, now);
     const { robotId } = tracked.robot;
     for (const listener of stateListeners) notify(robotId, () => listener(tracked.robot, state));
     for (const listener of eventListeners) notify(robotId, () => listener(event));
@@ -313,7 +348,7 @@ export async function createFleet(deps: FleetDependencies): Promise<Fleet> {
     tracked.connection = connection;
     tracked.pings.clear();
     const next: RobotFields = { ...tracked.current, mode: RobotMode.offline, signal: -1, connectionState: connection };
-    await commit(tracked, next, Date.now(), true);
+    commit(tracked, next, Date.now(), true);
   };
 
   const applyConnection = async (tracked: Tracked, message: ConnectionMessage) => {
@@ -330,7 +365,7 @@ export async function createFleet(deps: FleetDependencies): Promise<Fleet> {
     if (!wasOnline) tracked.lastHeaderId = undefined;
     // Until the first state tells the operating mode, the robot stays in the mode it had.
     const mode = tracked.operatingMode === undefined ? tracked.current.mode : modeFromOperatingMode(tracked.operatingMode);
-    await commit(tracked, { ...tracked.current, mode, connectionState: 'ONLINE' }, now, true);
+    commit(tracked, { ...tracked.current, mode, connectionState: 'ONLINE' }, now, true);
   };
 
   const applyFactsheet = async (tracked: Tracked, message: FactsheetMessage) => {
@@ -509,7 +544,9 @@ export async function createFleet(deps: FleetDependencies): Promise<Fleet> {
         lost = true;
       }
       if (lost && tracked.current.signal >= 0) {
-        enqueue(key, () => commit(tracked, { ...tracked.current, signal: -1 }, Date.now()));
+        enqueue(key, async () => {
+          commit(tracked, { ...tracked.current, signal: -1 }, Date.now());
+        });
       }
     }
   }, Math.min(WATCHDOG_MS, timing.staleMs));
@@ -564,6 +601,7 @@ export async function createFleet(deps: FleetDependencies): Promise<Fleet> {
       clearInterval(pingTimer);
       clearInterval(watchdog);
       await Promise.allSettled([...chains.values()]);
+      await Promise.allSettled([...byId.values()].flatMap((tracked) => (tracked.writing ? [tracked.writing] : [])));
       await client.endAsync(true);
       await broker?.close();
     },
