@@ -40,8 +40,8 @@ interface ServerRun {
 
 /**
  * `inProcess`: the demo fleet on the embedded broker, in a process started beside each server run and killed
- * with it, so the robot dies with the server and comes back without its order. Otherwise the robot runs in this test process on Mosquitto (MQTT_URL), as a real robot
- * would, and keeps disinfecting while the server is down.
+ * with it, so the robot dies with the server and comes back without its order. Otherwise the robot runs in this
+ * test process on Mosquitto (MQTT_URL), as a real robot would, and keeps disinfecting while the server is down.
  */
 function crashSuite(fleet: 'inProcess' | 'mosquitto') {
   let scratch: TestDatabase | undefined;
