@@ -3,6 +3,7 @@
  * fans out due push events and sends due deliveries. Every process runs one; they share the work through the
  * database (SKIP LOCKED), wake at once on the push channel's NOTIFY, and poll for retries and escalations.
  */
+import { wakeable, type Wakeable } from '../lib/wakeable.ts';
 import type { FastifyBaseLogger } from 'fastify';
 import type { AppContext } from '../context.ts';
 import { deliverDue, nextDelivery } from './delivery.ts';
@@ -37,15 +38,9 @@ export async function startNotifications(ctx: Pick<AppContext, 'config' | 'datab
   ctx.bus.onRecord(pushOutbox({ escalationMs: push.escalationMs }));
   const db = ctx.database.db;
 
-  let closed = false;
-  let running: Promise<void> | undefined;
-  // Set by a wake while a run is under way: that run goes round once more instead of stopping.
-  const pending = { again: false };
-  const wokenMeanwhile = () => pending.again;
-
-  const runOnce = async () => {
+  const round = async (self: Wakeable) => {
     for (;;) {
-      pending.again = false;
+      self.again();
       const fannedOut = await fanOutDue(db, push.escalationMs);
       const delivered = await deliverDue(db, {
         senders: options.senders,
@@ -57,38 +52,27 @@ export async function startNotifications(ctx: Pick<AppContext, 'config' | 'datab
           options.onOutcome?.(outcome);
         },
       });
-      if (closed) return;
-      if (fannedOut === 0 && delivered === 0 && !wokenMeanwhile()) {
+      if (self.closed) return;
+      if (fannedOut === 0 && delivered === 0 && !self.again()) {
         wakeAt(await nextDue(db));
         return;
       }
     }
   };
+  const worker = wakeable(round, (error) => {
+    options.logger.error({ err: error }, 'push worker failed; it tries again at its next poll');
+  });
+  const wake = worker.wake;
 
   // A retry or an escalation due before the next poll wakes the loop then, not at the poll.
   let alarm: NodeJS.Timeout | undefined;
   const wakeAt = (at: Date | undefined) => {
-    if (!at || closed) return;
+    if (!at || worker.closed) return;
     const wait = at.getTime() - Date.now();
     if (wait >= POLL_MS) return;
     clearTimeout(alarm);
     alarm = setTimeout(wake, Math.max(0, wait));
     alarm.unref();
-  };
-
-  const wake = () => {
-    if (closed) return;
-    if (running) {
-      pending.again = true;
-      return;
-    }
-    running = runOnce()
-      .catch((error: unknown) => {
-        options.logger.error({ err: error }, 'push worker failed; it tries again at its next poll');
-      })
-      .finally(() => {
-        running = undefined;
-      });
   };
 
   const unlisten = await ctx.database.notifier.listen(PUSH_CHANNEL, wake);
@@ -98,15 +82,12 @@ export async function startNotifications(ctx: Pick<AppContext, 'config' | 'datab
 
   return {
     wake,
-    async idle() {
-      while (running) await running;
-    },
+    idle: worker.idle,
     async close() {
-      closed = true;
       clearInterval(timer);
       clearTimeout(alarm);
+      await worker.close();
       await unlisten();
-      await running;
     },
   };
 }

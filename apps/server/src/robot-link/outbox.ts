@@ -18,6 +18,7 @@
  * - Given up `commandGiveUpMs` after it was decided as `unacknowledged`. Every command given up publishes
  *   `command_undelivered` on the robots stream in the transaction that gives it up.
  */
+import { wakeable } from '../lib/wakeable.ts';
 import { randomUUID } from 'node:crypto';
 import { and, asc, eq, inArray, lt, lte, max, sql } from 'drizzle-orm';
 import { z } from 'zod';
@@ -272,11 +273,8 @@ export interface CommandOutbox {
 /** The dispatcher of this process, and the acknowledgements from the robots' states. */
 export async function startCommandOutbox(ctx: OutboxContext, logger: FleetLogger & { error(data: Record<string, unknown>, message: string): void }): Promise<CommandOutbox> {
   const db = ctx.database.db;
-  let closed = false;
-  let running: Promise<void> | undefined;
-  // Set by a wake while a round is under way: that round goes round once more instead of stopping.
-  const pending = { again: false, poll: false };
-  const wokenMeanwhile = () => pending.again;
+  /** Set by the poll: that round also gives up expired commands and rereads the robots with open ones. */
+  const pending = { poll: false };
   /** Robots with open commands as of the last round or recorded since: the only ones whose states are checked. */
   const robotsWithOpen = new Set<string>();
   /** Robots whose due commands wait for them to be online: their next state wakes the dispatcher. */
@@ -288,31 +286,21 @@ export async function startCommandOutbox(ctx: OutboxContext, logger: FleetLogger
     for (const row of rows) robotsWithOpen.add(row.robotId);
   };
 
-  const runOnce = async () => {
-    do {
-      pending.again = false;
-      const poll = pending.poll;
-      pending.poll = false;
-      await dispatchDue(ctx, db, logger, offline, poll);
-      // Between polls the set follows the recordings (NOTIFY) and the acknowledgements.
-      if (poll) await refreshOpen();
-    } while (wokenMeanwhile() && !closed);
-  };
-
-  const wake = () => {
-    if (closed) return;
-    if (running) {
-      pending.again = true;
-      return;
-    }
-    running = runOnce()
-      .catch((error: unknown) => {
-        logger.error({ err: error }, 'robot command dispatch failed; it tries again at its next poll');
-      })
-      .finally(() => {
-        running = undefined;
-      });
-  };
+  const dispatcher = wakeable(
+    async (self) => {
+      do {
+        const poll = pending.poll;
+        pending.poll = false;
+        await dispatchDue(ctx, db, logger, offline, poll);
+        // Between polls the set follows the recordings (NOTIFY) and the acknowledgements.
+        if (poll) await refreshOpen();
+      } while (self.again() && !self.closed);
+    },
+    (error) => {
+      logger.error({ err: error }, 'robot command dispatch failed; it tries again at its next poll');
+    },
+  );
+  const wake = dispatcher.wake;
 
   const unlisten = await ctx.database.notifier.listen(ROBOT_COMMAND_CHANNEL, (payload) => {
     const [origin, robotId] = payload.split(' ');
@@ -322,7 +310,7 @@ export async function startCommandOutbox(ctx: OutboxContext, logger: FleetLogger
   // The gateway does not wait for listeners: each robot's states are applied one after the other here.
   const queues = new Map<string, Promise<void>>();
   const acknowledge = async (robotId: string, state: StateMessage) => {
-    if (closed || !robotsWithOpen.has(robotId)) return;
+    if (dispatcher.closed || !robotsWithOpen.has(robotId)) return;
     try {
       const stillOpen = await acknowledgeState({ db, bus: ctx.bus }, robotId, state);
       // A command recorded meanwhile puts the robot back (its NOTIFY, or the next poll).
@@ -333,7 +321,7 @@ export async function startCommandOutbox(ctx: OutboxContext, logger: FleetLogger
   };
   const unsubscribe = ctx.fleet.onState((robot, state) => {
     if (offline.delete(robot.robotId)) wake();
-    if (closed || !robotsWithOpen.has(robot.robotId)) return;
+    if (dispatcher.closed || !robotsWithOpen.has(robot.robotId)) return;
     const queued = (queues.get(robot.robotId) ?? Promise.resolve()).then(() => acknowledge(robot.robotId, state));
     queues.set(robot.robotId, queued);
     void queued.finally(() => {
@@ -356,16 +344,13 @@ export async function startCommandOutbox(ctx: OutboxContext, logger: FleetLogger
 
   return {
     wake,
-    async idle() {
-      while (running) await running;
-    },
+    idle: dispatcher.idle,
     async close() {
-      closed = true;
       clearInterval(timer);
       clearInterval(pruner);
       unsubscribe();
+      await dispatcher.close();
       await unlisten();
-      while (running) await running;
       await Promise.all(queues.values());
     },
   };
