@@ -1,5 +1,5 @@
 /**
- * The server under more load than it can take (issue 9): load shedding on against off, and the API while wrong
+ * The server under more load than it can take: load shedding on against off, and the API while wrong
  * MQTT logins hammer the embedded broker.
  *
  *   npx tsx bench/overload.ts [--seconds 6] [--acceptable-p99 250]

@@ -1,5 +1,5 @@
 /**
- * Telemetry end to end (issue 3 acceptance): R robots publish VDA 5050 states at 1 Hz into the fleet gateway
+ * Telemetry end to end: R robots publish VDA 5050 states at 1 Hz into the fleet gateway
  * and C clients read GET /api/robot/stream; prints latency p50/p99 from a robot's publish to a client's receipt
  * of the robot_update, the server process's CPU and memory, beside a minimal MQTT→SSE relay (plain aedes + mqtt
  * + http, no validation, no database) measured in the same run as the baseline.

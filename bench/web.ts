@@ -1,5 +1,5 @@
 /**
- * Web console figures (issue 4 acceptance), in Debian's Chromium against the real server:
+ * Web console figures, in Debian's Chromium against the real server:
  * - the gzipped size of the JavaScript and CSS a first visit loads (index.html's entry graph);
  * - Lighthouse's desktop preset (performance score, FCP, LCP, total blocking time) on /jobs and /map, signed in,
  *   with the robot stream idle, and on /map again while the robots stream, with the JS and CSS each screen

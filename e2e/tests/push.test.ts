@@ -1,5 +1,5 @@
 /**
- * The console as an installable app that receives Web Push (issue 8): its web app manifest and icons, its service
+ * The console as an installable app that receives Web Push: its web app manifest and icons, its service
  * worker, and pushes delivered to that worker through the DevTools protocol (ServiceWorker.deliverPushMessage), as
  * a push service would after decrypting one: Chromium here has no push service, so `pushManager.subscribe` is
  * refused and the tests deliver to the registration directly.

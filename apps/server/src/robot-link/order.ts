@@ -1,5 +1,5 @@
 /**
- * A job as a VDA 5050 order (design of issue 3, documented in README.md): first a node where the robot
+ * A job as a VDA 5050 order (documented in README.md): first a node where the robot
  * stands (VDA 5050 §6.6: a new order's first node must be within the vehicle's deviation range, so a standard
  * robot refuses an order that starts elsewhere), then one node per room at its entry point, in job order, each
  * with a HARD `uvd_disinfect` action carrying the room, its dose and whether it is ready; then the robot's home

@@ -159,7 +159,7 @@ const readCookie = (name: string): string | null => {
 /**
  * Calls on one base address: no timeout (spec §9) and no retry here (see `sendRequest` for commands), the
  * anti-forgery cookie echoed, the session's bearer token set. The platform's fetch, no HTTP library: this is all
- * the console needs of one, and every first visit loads this code (issue 4: initial JavaScript under 150 KB).
+ * the console needs of one, and every first visit loads this code (initial JavaScript stays under 150 KB gzip).
  */
 export const createHttpInstance = (baseUrl: string, options: HttpClientOptions): HttpInstance => ({
   send: (path, call) => {

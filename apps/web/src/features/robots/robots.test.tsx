@@ -329,7 +329,7 @@ describe('live robot updates (spec §4)', () => {
   });
 });
 
-describe('robots that are not reporting (issue 9)', () => {
+describe('robots that are not reporting', () => {
   const DELTA = '3e9f3a52-51d4-4e0c-9d0f-2a6c7d8e9f04';
   const ECHO = '4f9f3a52-51d4-4e0c-9d0f-2a6c7d8e9f05';
   // As the server sends a registered robot it has not heard from: Offline, no battery, no signal, a placeholder status.

@@ -1,7 +1,7 @@
 /**
  * Which push device this console runs on: the mobile shell's native push inside Capacitor, else the browser's Web
  * Push. Each is a chunk of its own, loaded on first use (the settings switch, a signed-in session, logout), so a
- * first visit's JavaScript does not grow with either (issue 4: initial JS under 150 KB gzipped).
+ * first visit's JavaScript does not grow with either (initial JS stays under 150 KB gzipped).
  */
 import type { RuntimeConfig } from '../../config/runtime-config.ts';
 import type { NativePushContext } from './native-push-hooks.ts';
