@@ -114,7 +114,9 @@ export function createExecutor(ctx: Pick<AppContext, 'db' | 'bus' | 'fleet'>, on
         return;
       }
       let current = job;
-      if (progress.activeState !== activeState) {
+      // A state sent before the robot took the operator's pause (or resume) still says the opposite: the
+      // operator's decision stands until the robot acknowledges it, or until the command is given up.
+      if (progress.activeState !== activeState && !(await repository.pauseOrResumeUnderway(tx, jobId))) {
         const [row] = await tx
           .update(jobs)
           .set({ activeState: progress.activeState, updatedAt: now })

@@ -8,8 +8,8 @@ import { randomBytes } from 'node:crypto';
 import { and, asc, eq, sql } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { COMMAND_UNDELIVERED_EVENT, CommandUndelivered, DataFlag, UvdActionType, type ActionState, type VdaAction } from '@uvd/contracts';
-import { events, jobs, robotCommands } from '../db/schema.ts';
-import { brokerAnswers, createJobFor, executionWorld, waitUntil, type ExecutionWorld } from '../testing/execution-fixtures.ts';
+import { events, jobRooms, jobs, robotCommands } from '../db/schema.ts';
+import { brokerAnswers, createJobFor, disinfectState, executionWorld, waitUntil, type ExecutionWorld } from '../testing/execution-fixtures.ts';
 import { connectTestRobot, type TestRobot } from '../testing/fleet-fixtures.ts';
 import { startTestServer, type TestServer } from '../testing/harness.ts';
 import { createTestDatabase, testEngine } from '../testing/test-database.ts';
@@ -124,6 +124,36 @@ describe('robot commands through the outbox', () => {
     expect(reused.status).toBe(409);
     expect(reused.body).toMatchObject({ error: 'idempotency_key_reused' });
     expect(await commandRows(server, w.robotId)).toHaveLength(1);
+  });
+
+  it("a job's pause and resume stand while the robot has not taken them: states sent before say the opposite", async () => {
+    const w = await executionWorld(server);
+    const robot = await connect(server, w);
+    const job = await createJobFor(server, w);
+    const id = job.job_id;
+    const roomState = async (orderNo: number) =>
+      (await server.context.db.select().from(jobRooms).where(and(eq(jobRooms.jobId, id), eq(jobRooms.orderNo, orderNo))))[0]?.state;
+    const roomReached = (orderNo: number, state: string) =>
+      waitUntil(async () => ((await roomState(orderNo)) === state ? true : undefined), 5000, `room ${orderNo} ${state}`);
+    expect((await jobCommand(server, w, id, 'start')).status).toBe(200);
+    await robot.publishState({ orderId: id, orderUpdateId: 0, actionStates: [disinfectState(id, 0, 'RUNNING')] });
+    await roomReached(0, 'active');
+
+    expect((await jobCommand(server, w, id, 'pause')).status).toBe(200);
+    // The robot's next state left before the pause reached it: not paused, and the room finished meanwhile.
+    await robot.publishState({ actionStates: [disinfectState(id, 0, 'FINISHED')] });
+    await roomReached(0, 'done');
+    expect((await jobStatus(server, id))?.activeState).toBe('paused');
+    const startPause = await robot.waitForInstantAction('startPause');
+    await robot.publishState({ paused: true, actionStates: [disinfectState(id, 0, 'FINISHED'), { actionId: startPause.actionId, actionType: 'startPause', actionStatus: 'FINISHED' }] });
+    await waitUntil(async () => ((await commandRows(server, w.robotId)).some((row) => row.kind === 'pause' && row.state === 'acknowledged') ? true : undefined), 5000, 'pause acknowledged');
+    expect((await jobStatus(server, id))?.activeState).toBe('paused');
+
+    expect((await jobCommand(server, w, id, 'resume')).status).toBe(200);
+    // Sent before the resume reached the robot: still paused, with the next room started meanwhile.
+    await robot.publishState({ actionStates: [disinfectState(id, 0, 'FINISHED'), disinfectState(id, 1, 'RUNNING')] });
+    await roomReached(1, 'active');
+    expect((await jobStatus(server, id))?.activeState).toBe('disinfecting');
   });
 
   it('resends an instant action the robot does not report, with the same actionId, until it reports it', async () => {
