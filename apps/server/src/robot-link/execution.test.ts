@@ -142,7 +142,9 @@ for (const broker of brokers) {
     it('pauses and resumes a job; a retried pause with the same Idempotency-Key reaches the robot once', async () => {
       const w = await executionWorld(server);
       const sim = await robotFor(w);
-      const created = await createJobFor(server, w, { dose: 30 });
+      // One room of 5 s of disinfection (dose 150 at 60× time): the pause reaches the robot within it even on a
+      // loaded machine (at 1 s the room had sometimes finished first).
+      const created = await createJobFor(server, w, { dose: 150, roomIds: w.roomIds.slice(0, 1) });
       expect((await command(w, created.job_id, 'start')).status).toBe(200);
       await roomState(created.job_id, 0, 'active');
       const key = `pause-${created.job_id}`;
