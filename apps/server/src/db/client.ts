@@ -3,6 +3,7 @@
  * node-postgres when DATABASE_URL is set. Migrations run on open.
  */
 import { mkdirSync } from 'node:fs';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
 import type { ExtractTablesWithRelations } from 'drizzle-orm';
@@ -86,9 +87,44 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
   return openPglite(options.dataDir);
 }
 
+/**
+ * PGlite runs each query synchronously on this thread, and its queue of waiting queries is a chain of promises:
+ * when many are queued (twenty running jobs each writing room results, trajectory points and job changes), one
+ * query's end starts the next as a microtask, so the whole queue ran before the event loop read a socket again,
+ * and robots' telemetry waited behind it for hundreds of milliseconds. Queries now run in slices of
+ * `QUERY_SLICE_MS`: a query that would start a slice later waits for the event loop's next turn first, so I/O
+ * that arrived meanwhile (MQTT states, HTTP requests) is handled between two queries. Waiting before every query
+ * would do the same but cap the database at one query per turn of a busy loop.
+ */
+const QUERY_SLICE_MS = 5;
+
+class TakingTurnsPGlite extends PGlite {
+  /** When the current slice of queries began; undefined once the event loop has turned since. */
+  #sliceStartedAt: number | undefined;
+
+  override _runExclusiveQuery<T>(query: () => Promise<T>): Promise<T> {
+    return super._runExclusiveQuery(async () => {
+      await this.#takeTurn();
+      return query();
+    });
+  }
+
+  async #takeTurn(): Promise<void> {
+    if (this.#sliceStartedAt !== undefined) {
+      if (performance.now() - this.#sliceStartedAt < QUERY_SLICE_MS) return;
+      // The slice's own immediate (below) runs before this one and ends the slice.
+      await nextTurn();
+    }
+    this.#sliceStartedAt = performance.now();
+    setImmediate(() => {
+      this.#sliceStartedAt = undefined;
+    });
+  }
+}
+
 async function openPglite(dataDir: string | undefined): Promise<Database> {
   if (dataDir) mkdirSync(dataDir, { recursive: true });
-  const client = dataDir ? new PGlite(dataDir) : new PGlite();
+  const client = dataDir ? new TakingTurnsPGlite(dataDir) : new TakingTurnsPGlite();
   await client.waitReady;
   const db = drizzlePglite({ client, schema });
   await migratePglite(db, { migrationsFolder: MIGRATIONS_FOLDER });
