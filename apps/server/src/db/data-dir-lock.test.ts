@@ -86,7 +86,7 @@ describe('embedded data folder', () => {
     }
   }, 120_000);
 
-  it('starts over a stale lock whose pid now belongs to another, live process (issue #9, defect 10)', async () => {
+  it('starts over a stale lock whose pid now belongs to another, live process', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'uvd-lock-'));
     try {
       // What a server killed with -9 leaves behind, once the system has handed its pid to someone else: the

@@ -1,5 +1,5 @@
 /**
- * Targeted probes of issue #9 defect 6: text PostgreSQL cannot store (U+0000, unpaired surrogates, index rows
+ * Targeted probes of bad input: text PostgreSQL cannot store (U+0000, unpaired surrogates, index rows
  * over the btree limit) and dates outside years 1–9999 in UTC are 400s naming the field, never 500s or silently
  * altered rows. The fuzz suite (routes.fuzz.test.ts) covers every route; these pin each text family and date form.
  */

@@ -64,7 +64,7 @@ const refresh = (user: TestUser, refreshToken: string) =>
 
 const setEnabled = (user: TestUser, enabled: boolean) => server.context.db.update(users).set({ enabled }).where(eq(users.id, user.id));
 
-describe('access of a deleted or disabled user ends at once (issue #9, defect 5)', () => {
+describe('access of a deleted or disabled user ends at once', () => {
   it("refuses a deleted admin's token with 401 on every call, while other users' tokens keep working", async () => {
     const org = await server.createOrg();
     const [deleted, deleter, operator] = await Promise.all([
