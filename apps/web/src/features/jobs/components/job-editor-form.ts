@@ -148,6 +148,7 @@ export type EditorChange =
   | { type: 'floor'; value: string }
   | { type: 'robot'; value: string }
   | { type: 'addRoom'; room: EditorRoom }
+  | { type: 'roomDose'; index: number; dose: number }
   | { type: 'moveRoom'; index: number; by: -1 | 1 }
   | { type: 'removeRoom'; index: number };
 
@@ -166,6 +167,8 @@ export const applyEditorChange = (values: JobEditorValues, change: EditorChange)
       return { ...values, robotId: change.value };
     case 'addRoom':
       return { ...values, rooms: [...values.rooms, change.room] };
+    case 'roomDose':
+      return { ...values, rooms: values.rooms.map((room, index) => (index === change.index ? { ...room, dose: change.dose } : room)) };
     case 'moveRoom': {
       const target = change.index + change.by;
       const moved = values.rooms[change.index];
