@@ -116,8 +116,7 @@ export const getUsername = defineRoute({
 export const createUser = defineRoute({
   method: 'POST',
   path: '/user/create',
-  summary:
-    'Create a user whose username is the email, lowercased (409 when taken), with a role (done-teleoperator by default; done-superadmin only by a done-superadmin, 403 otherwise) and groups (404 naming an unknown one)',
+  summary: 'Create a user named by their email (409 when taken), with an optional role and groups',
   tags: ['users'],
   body: CreateUserInput,
   response: { 201: User },
@@ -128,7 +127,7 @@ export const deleteUser = defineRoute({
   method: 'DELETE',
   path: '/user/delete/:id',
   summary:
-    'Delete a user and end their sessions. Deleting yourself answers 409 cannot_delete_self; only a done-superadmin deletes a done-superadmin (403)',
+    'Delete a user and end their sessions. Deleting yourself answers 409; only a done-superadmin deletes a done-superadmin (403)',
   tags: ['users'],
   params: UserIdParams,
   response: { 200: DeletedIds },
