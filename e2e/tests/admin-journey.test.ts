@@ -105,7 +105,7 @@ describe.each(VIEWPORTS)('the admin journey at $width×$height', (viewport) => {
     expectNoPageErrors(session);
   });
 
-  it('adds a user, after the messages for a bad email and a short password, and deletes it', async () => {
+  it('adds a user with a role and a group, after the messages for a bad email and a short password, and deletes it', async () => {
     const { page } = session;
     const email = `e2e.user.${viewport.width}@demo-hospital.example`;
     await openAdminTab(session, 'users');
@@ -125,11 +125,24 @@ describe.each(VIEWPORTS)('the admin journey at $width×$height', (viewport) => {
 
     await dialog.getByLabel(t('en', 'addUser.email')).fill(email);
     await dialog.getByLabel(t('en', 'addUser.password')).fill('journey-pass-1');
+    await dialog.getByLabel(t('en', 'addUser.role')).selectOption({ label: t('en', 'roles.done-admin') });
+    await dialog.getByRole('group', { name: t('en', 'addUser.groups') }).getByLabel('Ward B', { exact: true }).check();
+    await screenshot(session, 'admin-add-user-role-groups');
     await dialog.getByRole('button', { name: t('en', 'common.add'), exact: true }).click();
     await expectToast(page, 'adminView.userCreated');
     await dialog.waitFor({ state: 'detached' });
-    // The username of a created user is their email.
-    await rows.filter({ hasText: email }).waitFor({ state: 'visible' });
+    // The username of a created user is their email; the row says who they are, on a phone as "header: value" lines.
+    const created = rows.filter({ hasText: email });
+    await created.waitFor({ state: 'visible' });
+    await expect.poll(() => textOf(created)).toContain(`Erkki Esimerkki ${viewport.width}`);
+    expect(await textOf(created)).toContain(t('en', 'roles.done-admin'));
+    expect(await textOf(created)).toContain('Ward B');
+    await screenshot(session, 'admin-users-details');
+
+    // The admin's own account offers no Delete, and says why.
+    const own = rows.filter({ hasText: DEMO.admin.username }).filter({ hasText: t('en', 'adminView.ownAccount') });
+    await own.waitFor({ state: 'visible' });
+    expect(await page.getByRole('button', { name: tWith('adminView.deleteItem', { name: DEMO.admin.username }), exact: true }).count()).toBe(0);
 
     await deleteRow(page, rows, email, 'adminView.userDeleted');
   });

@@ -19,6 +19,8 @@ export const ErrorCode = {
   rateLimited: 'rate_limited',
   jobRunning: 'jobControls.errorJobRunning',
   duplicateRoom: 'duplicate_room',
+  /** An admin asked to delete their own account: refused, so an organization never deletes its last admin by accident. */
+  cannotDeleteSelf: 'cannot_delete_self',
   internal: 'internal_error',
   /** 503 with Retry-After: the server sheds load rather than queue a request it cannot answer in time. */
   overloaded: 'overloaded',

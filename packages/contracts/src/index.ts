@@ -20,3 +20,4 @@ export * from './vda5050.ts';
 export * from './fleet.ts';
 export * from './execution.ts';
 export * from './route-table.ts';
+export * from './job-name.ts';

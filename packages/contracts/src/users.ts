@@ -1,11 +1,11 @@
 // Contracts of the users backend (spec §3, §7).
 import { z } from 'zod';
 import { Id, Text } from './common.ts';
-import { DeletedIds, GroupUser } from './groups.ts';
+import { DeletedIds, Group, GroupUser } from './groups.ts';
 import { RESTRICTED_ROLES, Role } from './roles.ts';
 import { defineRoute } from './route.ts';
 
-/** Spec §3 user (id, username) with the directory fields the admin screens show. */
+/** Spec §3 user (id, username) with the directory fields the admin screens show: name, email, roles, groups. */
 export const User = z.object({
   id: Id,
   username: z.string(),
@@ -13,6 +13,8 @@ export const User = z.object({
   lastName: z.string(),
   email: z.string(),
   roles: z.array(Role),
+  /** The groups the user is a member of, by name. */
+  groups: z.array(Group),
 });
 export type User = z.infer<typeof User>;
 
@@ -64,9 +66,13 @@ export const EmailInput = Text({ error: USER_MESSAGES.email })
   .toLowerCase()
   .pipe(z.email(USER_MESSAGES.email).max(254, USER_MESSAGES.email));
 
+/** The role of a new user when the create payload names none. */
+export const NEW_USER_DEFAULT_ROLE = 'done-teleoperator' satisfies Role;
+
 /**
- * Spec §3 create payload. The new user signs in with their email (lowercased) as username, has the role
- * done-teleoperator, and joins groups through PATCH /user/update/group/{groupId}.
+ * Spec §3 create payload (firstName, lastName, email, password). The new user signs in with their email
+ * (lowercased) as username. Beyond the spec, optional: `role` (done-teleoperator when left out; done-superadmin
+ * only when the caller is one) and `groupIds`, groups of the organization the user joins at once.
  */
 export const CreateUserInput = z.object({
   firstName: Text({ error: USER_MESSAGES.firstName }).trim().min(1, USER_MESSAGES.firstName).max(200),
@@ -74,6 +80,8 @@ export const CreateUserInput = z.object({
   email: EmailInput,
   // Not trimmed: spaces may be part of a password. 1024 bounds the hashing work an anonymous body can cause.
   password: Text({ error: USER_MESSAGES.password }).min(PASSWORD_MIN_LENGTH, USER_MESSAGES.password).max(1024),
+  role: Role.optional(),
+  groupIds: z.array(Id).max(1000).optional(),
 });
 export type CreateUserInput = z.infer<typeof CreateUserInput>;
 
@@ -108,7 +116,7 @@ export const getUsername = defineRoute({
 export const createUser = defineRoute({
   method: 'POST',
   path: '/user/create',
-  summary: 'Create a done-teleoperator whose username is the email, lowercased (409 when taken)',
+  summary: 'Create a user named by their email (409 when taken), with an optional role and groups',
   tags: ['users'],
   body: CreateUserInput,
   response: { 201: User },

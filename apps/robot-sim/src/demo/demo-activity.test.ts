@@ -30,8 +30,15 @@ const adminApi = (world: ExecutionWorld) =>
   new ApiClient(server.url, { organization: world.orgId, username: world.admin.username, password: world.admin.password });
 
 /** A world of 4 rooms whose robot is played by the demo fleet (fast), with the demo activity running on it. */
-async function demoWorld(options: Partial<DemoActivityOptions> = {}): Promise<{ world: ExecutionWorld; fleet: DemoFleet; activity: DemoActivity }> {
+async function demoWorld(
+  options: Partial<DemoActivityOptions> = {},
+  adminTimezone?: string,
+): Promise<{ world: ExecutionWorld; fleet: DemoFleet; activity: DemoActivity }> {
   const world = await executionWorld(server, 4);
+  if (adminTimezone) {
+    const saved = await server.request('POST', '/api/settings/settings', { token: world.admin.token, body: { language: 'en', timezone: adminTimezone } });
+    expect(saved.status).toBe(200);
+  }
   const api = adminApi(world);
   const fleet = await startDemoFleet(api, { timeFactor: 60 });
   cleanups.push(() => fleet.stop());
@@ -57,6 +64,15 @@ async function demoWorld(options: Partial<DemoActivityOptions> = {}): Promise<{ 
 }
 
 /** The robot's jobs, oldest first. */
+/** DD.MM.YYYY HH:mm of an instant on a timezone's wall clock, read apart from the code under test ('sv-SE' writes YYYY-MM-DD HH:mm). */
+const wallClockText = (iso: string, timeZone: string) => {
+  const [date = '', time = ''] = new Date(iso)
+    .toLocaleString('sv-SE', { timeZone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit' })
+    .split(' ');
+  const [year, month, day] = date.split('-');
+  return `${day}.${month}.${year} ${time}`;
+};
+
 const jobsOf = async (world: ExecutionWorld) => {
   const response = await server.request<{ payload: unknown[] }>('GET', '/api/jobs/v2/jobs', {
     token: world.admin.token,
@@ -73,7 +89,7 @@ const logOf = async (world: ExecutionWorld, jobId: string) => {
 
 describe('demo activity (through the API)', () => {
   it('gives an idle demo robot jobs of 2-4 rooms of its floor, which start, run (poses in the robot stream) and complete', async () => {
-    const { world, activity } = await demoWorld();
+    const { world, activity } = await demoWorld({}, 'America/New_York');
     const stream: SseClient = await openSse(server.url, '/api/robot/stream', { token: world.operator.token, query: { robot_list: world.robotId } });
     cleanups.push(() => {
       stream.close();
@@ -90,6 +106,8 @@ describe('demo activity (through the API)', () => {
       expect(room.dose).toBe(20);
     }
     expect(new Date(first.start_time).getUTCSeconds()).toBe(0);
+    // Named as the console names a job (spec §5), with the start time on the admin's clock, not UTC's.
+    expect(first.name).toBe(`Test ${wallClockText(first.start_time, 'America/New_York')}`);
 
     const completed = await waitUntil(
       async () => (await jobsOf(world)).find((job) => job.job_id === first.job_id && job.status === 'Completed'),

@@ -12,6 +12,7 @@ import {
   confirmAction,
   createJob,
   DataFlag,
+  defaultJobName,
   Doses,
   FloorMapMetadata,
   getAction,
@@ -20,6 +21,7 @@ import {
   getFloorMapMetadata,
   getGroupRobots,
   getJob,
+  getMyProfile,
   getRooms,
   Group,
   GroupRoomsList,
@@ -31,6 +33,7 @@ import {
   RobotMode,
   RoomList,
   RoomReadinessList,
+  SessionUser,
   updateRoomReadiness,
   type JobInput,
   type Room,
@@ -261,7 +264,7 @@ export function startDemoActivity(api: ApiClient, options: DemoActivityOptions):
     return [...unique.values()].sort((a, b) => a.order_no - b.order_no || a.room_id.localeCompare(b.room_id));
   };
 
-  const createDemoJob = async (robot: Robot, floorId: string, groups: Map<string, string[]>): Promise<string | undefined> => {
+  const createDemoJob = async (robot: Robot, floorId: string, groups: Map<string, string[]>, admin: SessionUser): Promise<string | undefined> => {
     const candidates = await candidateRooms(robot, floorId, groups);
     if (candidates.length === 0) return undefined;
     const count = Math.min(candidates.length, prng.int(2, 4));
@@ -275,7 +278,9 @@ export function startDemoActivity(api: ApiClient, options: DemoActivityOptions):
       : undefined;
     const when = new Date(Date.now() + startLeadMs);
     const input: JobInput = {
-      name: `Demo round ${when.toISOString().slice(11, 16)}`,
+      // The console's default name (spec §5), with the start time on the signed-in admin's clock: the console
+      // shows start times in the user's timezone, so a name in UTC would contradict the start time beside it.
+      name: defaultJobName(admin.given_name, when, admin.timezone),
       notes: notReady ? NOT_READY_NOTES : DEMO_NOTES,
       start_time: when.toISOString(),
       rooms: chosen.map((room, orderNo) => ({ room_id: room.room_id, order_no: orderNo, dose })),
@@ -299,10 +304,12 @@ export function startDemoActivity(api: ApiClient, options: DemoActivityOptions):
     const idle = await idleRobots(jobs);
     if (idle.length === 0) return created;
     const groups = await groupsOfRobots();
+    // Read each round, so a timezone the admin saves in Settings names the next jobs.
+    const admin = await api.call(getMyProfile, SessionUser);
     for (const robot of idle) {
       if (closed || robot.floor_id === null) continue;
       try {
-        const jobId = await createDemoJob(robot, robot.floor_id, groups);
+        const jobId = await createDemoJob(robot, robot.floor_id, groups, admin);
         if (jobId) created.push(jobId);
       } catch (error) {
         log.warn({ err: describeError(error), robotId: robot.robot_id }, 'could not make a demo job');

@@ -126,6 +126,21 @@ describe('demo seed', () => {
     expect([...trajectoryFloors].every((floorId) => site.floors.some((floor) => floor.id === floorId))).toBe(true);
   });
 
+  it("names jobs with times on the hospital's clock (Europe/Helsinki, the demo users' timezone), as the console shows start times", async () => {
+    const site = await rowsOf('demo');
+    const firstNames = site.users.map((user) => user.firstName);
+    const named = site.jobs.filter((job) => firstNames.some((name) => job.name.startsWith(`${name} `)));
+    expect(named.length).toBeGreaterThan(5);
+    for (const job of named) {
+      // 'sv-SE' writes YYYY-MM-DD HH:mm.
+      const [date = '', time = ''] = job.startTime
+        .toLocaleString('sv-SE', { timeZone: 'Europe/Helsinki', hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit' })
+        .split(' ');
+      const [year, month, day] = date.split('-');
+      expect(job.name.endsWith(` ${day}.${month}.${year} ${time}`), `${job.name} starting ${job.startTime.toISOString()}`).toBe(true);
+    }
+  });
+
   it('has a few Scheduled jobs in the coming days, with rooms of their robot\'s floor', async () => {
     const site = await rowsOf('demo');
     const scheduled = site.jobs.filter((job) => job.status === 'Scheduled');

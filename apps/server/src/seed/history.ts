@@ -4,6 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { LoggedRoom, Pose, TrajectoryPoint } from '../db/schema.ts';
+import { DEFAULT_TIMEZONE, defaultJobName, wallClock } from '@uvd/contracts';
 import { createPrng, type Prng } from './prng.ts';
 
 export interface HistoryRoom {
@@ -98,18 +99,14 @@ const NOTES = [
   'Cleaning staff informed.',
 ];
 
-const two = (n: number) => String(n).padStart(2, '0');
-/** The job editor's default name (spec §5): given name plus DD.MM.YYYY HH:mm. */
-const defaultName = (firstName: string, at: Date) =>
-  `${firstName} ${two(at.getUTCDate())}.${two(at.getUTCMonth() + 1)}.${at.getUTCFullYear()} ${two(at.getUTCHours())}:${two(at.getUTCMinutes())}`;
-
 function jobName(prng: Prng, robot: HistoryRobot, rooms: HistoryRoom[], creatorFirstName: string, at: Date): string {
   const floorCode = rooms[0]?.name.split('-')[0] ?? robot.name;
   const firstNumber = rooms[0]?.name.split(' ')[0] ?? '';
   const choice = prng.int(0, 3);
-  if (choice === 0) return at.getUTCHours() < 10 ? `Morning round ${floorCode}` : `Afternoon round ${floorCode}`;
+  // Demo users keep the default timezone: names read the hospital's wall clock, as the console shows start times.
+  if (choice === 0) return Number(wallClock(at, DEFAULT_TIMEZONE).hour) < 12 ? `Morning round ${floorCode}` : `Afternoon round ${floorCode}`;
   if (choice === 1) return `Terminal disinfection ${firstNumber}`;
-  return defaultName(creatorFirstName, at);
+  return defaultJobName(creatorFirstName, at, DEFAULT_TIMEZONE);
 }
 
 /** Midnight UTC `days` after the day of `now`, plus a time of day. */

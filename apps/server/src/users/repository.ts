@@ -1,5 +1,5 @@
 import { and, asc, eq, inArray } from 'drizzle-orm';
-import type { GroupUser, Role, User } from '@uvd/contracts';
+import type { Group, GroupUser, Role, User } from '@uvd/contracts';
 import { Role as RoleSchema } from '@uvd/contracts';
 import type { Executor } from '../db/client.ts';
 import { groups, userGroups, users } from '../db/schema.ts';
@@ -17,17 +17,39 @@ const userColumns = {
 const knownRoles = (roles: readonly string[]): Role[] =>
   roles.filter((role): role is Role => RoleSchema.safeParse(role).success);
 
-const toUser = (row: { id: string; username: string; firstName: string; lastName: string; email: string; roles: string[] }): User => ({
+/** A user without their groups: what the checks before a change need. */
+export type DirectoryUser = Omit<User, 'groups'>;
+
+const toUser = (row: { id: string; username: string; firstName: string; lastName: string; email: string; roles: string[] }): DirectoryUser => ({
   ...row,
   roles: knownRoles(row.roles),
 });
 
+/** The users of the organization by username, each with their groups by name (two queries, not one per user). */
 export async function listUsers(db: Executor, orgId: string): Promise<User[]> {
   const rows = await db.select(userColumns).from(users).where(eq(users.orgId, orgId)).orderBy(asc(users.username));
-  return rows.map(toUser);
+  const memberships = await db
+    .select({ userId: userGroups.userId, id: groups.id, name: groups.name })
+    .from(userGroups)
+    .innerJoin(groups, eq(groups.id, userGroups.groupId))
+    .where(eq(groups.orgId, orgId))
+    .orderBy(asc(groups.name));
+  const groupsOf = new Map<string, Group[]>();
+  for (const { userId, id, name } of memberships) groupsOf.set(userId, [...(groupsOf.get(userId) ?? []), { id, name }]);
+  return rows.map((row) => ({ ...toUser(row), groups: groupsOf.get(row.id) ?? [] }));
 }
 
-export async function findUser(db: Executor, orgId: string, id: string): Promise<User | undefined> {
+/** The groups among `ids` that belong to `orgId`, by name. */
+export async function groupsOfOrg(db: Executor, orgId: string, ids: readonly string[]): Promise<Group[]> {
+  if (ids.length === 0) return [];
+  return db
+    .select({ id: groups.id, name: groups.name })
+    .from(groups)
+    .where(and(eq(groups.orgId, orgId), inArray(groups.id, [...ids])))
+    .orderBy(asc(groups.name));
+}
+
+export async function findUser(db: Executor, orgId: string, id: string): Promise<DirectoryUser | undefined> {
   const [row] = await db
     .select(userColumns)
     .from(users)
@@ -71,7 +93,7 @@ export interface NewUser {
   roles: Role[];
 }
 
-export async function insertUser(db: Executor, user: NewUser): Promise<User> {
+export async function insertUser(db: Executor, user: NewUser): Promise<DirectoryUser> {
   const [row] = await db.insert(users).values(user).returning(userColumns);
   if (!row) throw new Error('INSERT … RETURNING gave no row');
   return toUser(row);

@@ -4,6 +4,7 @@ import {
   DEFAULT_TIMEZONE,
   ErrorCode,
   Id,
+  NEW_USER_DEFAULT_ROLE,
   addUsersToGroup,
   createUser,
   deleteUser,
@@ -25,9 +26,6 @@ import { isUniqueViolation } from './unique-violation.ts';
 
 const usernameTaken = (username: string) =>
   conflict(`A user with the username "${username}" already exists.`, undefined, { field: 'email' });
-
-/** The roles a user created from the admin dashboard gets (spec §7 user create). */
-const NEW_USER_ROLES = ['done-teleoperator'] as const;
 
 const fullName = (first: string, last: string) => `${first} ${last}`.trim();
 
@@ -89,20 +87,33 @@ export const usersRoutes: FastifyPluginAsync<AppContext> = async (app, ctx) => {
   registerRoute(app, createUser, async ({ body, principal, reply }) => {
     // Usernames are emails, lowercased by the contract, so sign-in is case-insensitive on the address.
     const username = body.email;
+    const role = body.role ?? NEW_USER_DEFAULT_ROLE;
+    // The rule of deletes, for grants: only a done-superadmin makes another one.
+    if (role === 'done-superadmin' && !principal.roles.includes('done-superadmin')) {
+      throw forbidden('Only a done-superadmin may give the role done-superadmin.');
+    }
+    const groupIds = [...new Set(body.groupIds ?? [])];
     // Hashing takes tens of milliseconds on the thread pool: done before the transaction, not inside it.
     const passwordHash = await hashPassword(body.password);
     const user = await ctx.db
       .transaction(async (tx) => {
+        const groups = await repo.groupsOfOrg(tx, principal.orgId, groupIds);
+        const unknown = groupIds.filter((id) => !groups.some((group) => group.id === id));
+        if (unknown.length > 0) {
+          throw new HttpError(404, ErrorCode.notFound, `Group was not found: ${unknown.join(', ')}.`, { field: 'groupIds', ids: unknown });
+        }
         if (await repo.usernameTaken(tx, principal.orgId, username)) throw usernameTaken(username);
-        return repo.insertUser(tx, {
+        const created = await repo.insertUser(tx, {
           orgId: principal.orgId,
           username,
           firstName: body.firstName,
           lastName: body.lastName,
           email: body.email,
           passwordHash,
-          roles: [...NEW_USER_ROLES],
+          roles: [role],
         });
+        for (const group of groups) await repo.addMembers(tx, group.id, [created.id]);
+        return { ...created, groups };
       })
       .catch((error: unknown) => {
         throw isUniqueViolation(error) ? usernameTaken(username) : error;
@@ -116,7 +127,7 @@ export const usersRoutes: FastifyPluginAsync<AppContext> = async (app, ctx) => {
       const user = await repo.findUser(tx, principal.orgId, params.id);
       if (!user) throw notFound('User');
       // An organization must keep someone able to administer it; removing oneself is the first step to losing that.
-      if (user.id === principal.sub) throw conflict('You cannot delete your own account.');
+      if (user.id === principal.sub) throw conflict('You cannot delete your own account.', ErrorCode.cannotDeleteSelf);
       if (user.roles.includes('done-superadmin') && !principal.roles.includes('done-superadmin')) {
         throw forbidden('Only a done-superadmin may delete a done-superadmin.');
       }

@@ -18,10 +18,12 @@ const Members = z.array(GroupUser);
 const errorOf = (body: unknown) => ApiError.parse(body);
 
 describe('GET /api/user/users', () => {
-  it('lists the users of the organization in data, by username', async () => {
+  it('lists the users of the organization in data, by username, with name, email, roles and groups', async () => {
     const org = await server.createOrg();
+    const wardB = await server.createGroup(org, 'Ward B');
+    const wardA = await server.createGroup(org, 'Ward A');
     const admin = await server.createUser(org, ['done-admin'], { username: 'b-admin' });
-    const operator = await server.createUser(org, ['done-teleoperator'], { username: 'a-operator' });
+    const operator = await server.createUser(org, ['done-teleoperator'], { username: 'a-operator', groupIds: [wardB, wardA] });
     await server.createUser(await server.createOrg(), ['done-admin'], { username: 'a-foreigner' });
     const response = await server.request('GET', '/api/user/users', { token: admin.token });
     expect(response.status).toBe(200);
@@ -34,7 +36,12 @@ describe('GET /api/user/users', () => {
       lastName: 'a-operator',
       email: 'a-operator@example.test',
       roles: ['done-teleoperator'],
+      groups: [
+        { id: wardA, name: 'Ward A' },
+        { id: wardB, name: 'Ward B' },
+      ],
     });
+    expect(data[1]?.groups).toEqual([]);
   });
 
   it('answers 401 without a token and 403 for a teleoperator', async () => {
@@ -157,6 +164,7 @@ describe('POST /api/user/create', () => {
       lastName: 'Lovelace',
       email: 'ada.lovelace@example.com',
       roles: ['done-teleoperator'],
+      groups: [],
     });
     const [row] = await server.context.db.select().from(users).where(eq(users.id, user.id));
     expect(row?.orgId).toBe(org);
@@ -209,6 +217,67 @@ describe('POST /api/user/create', () => {
     expect(replies.map((reply) => reply.status).sort()).toEqual([201, 409, 409, 409]);
   });
 
+  it('gives the new user the chosen role and groups, in one go', async () => {
+    const org = await server.createOrg();
+    const admin = await server.createUser(org, ['done-admin']);
+    const wardA = await server.createGroup(org, 'Ward A');
+    const wardB = await server.createGroup(org, 'Ward B');
+    const response = await server.request('POST', '/api/user/create', {
+      token: admin.token,
+      body: { ...input, role: 'done-admin', groupIds: [wardB, wardA, wardB] },
+    });
+    expect(response.status).toBe(201);
+    const created = User.parse(response.body);
+    const expected = {
+      roles: ['done-admin'],
+      groups: [
+        { id: wardA, name: 'Ward A' },
+        { id: wardB, name: 'Ward B' },
+      ],
+    };
+    expect(created).toMatchObject(expected);
+    const list = UserList.parse((await server.request('GET', '/api/user/users', { token: admin.token })).body);
+    expect(list.data.find((user) => user.id === created.id)).toMatchObject(expected);
+    const members = Members.parse((await server.request('GET', `/api/group/group/${wardA}/users`, { token: admin.token })).body);
+    expect(members.map((member) => member.id)).toContain(created.id);
+    // The role and groups are those the new user's session carries.
+    const login = await server.request<{ access_token?: string }>('POST', `/idp/realms/${org}/protocol/openid-connect/token`, {
+      form: { client_id: 'uvd-console', grant_type: 'password', username: created.username, password: input.password, scope: 'openid' },
+    });
+    expect(login.status).toBe(200);
+    const profile = SessionUser.parse((await server.request('GET', '/api/user/my-profile', { token: login.body.access_token })).body);
+    expect(profile).toMatchObject({ roles: ['done-admin'], groups: ['Ward A', 'Ward B'] });
+  });
+
+  it('lets only a done-superadmin make a done-superadmin (403, nothing written)', async () => {
+    const org = await server.createOrg();
+    const admin = await server.createUser(org, ['done-admin']);
+    const refused = await server.request('POST', '/api/user/create', { token: admin.token, body: { ...input, role: 'done-superadmin' } });
+    expect(refused.status).toBe(403);
+    expect(errorOf(refused.body).message).toMatch(/done-superadmin/);
+    expect(UserList.parse((await server.request('GET', '/api/user/users', { token: admin.token })).body).data).toHaveLength(1);
+    const superadmin = await server.createUser(org, ['done-superadmin']);
+    const made = await server.request('POST', '/api/user/create', { token: superadmin.token, body: { ...input, role: 'done-superadmin' } });
+    expect(made.status).toBe(201);
+    expect(User.parse(made.body).roles).toEqual(['done-superadmin']);
+  });
+
+  it("answers 404 naming an unknown or another organization's group, and writes nothing", async () => {
+    const org = await server.createOrg();
+    const admin = await server.createUser(org, ['done-admin']);
+    const ward = await server.createGroup(org, 'Ward A');
+    const foreign = await server.createGroup(await server.createOrg(), 'Ward A');
+    const response = await server.request('POST', '/api/user/create', { token: admin.token, body: { ...input, groupIds: [ward, foreign] } });
+    expect(response.status).toBe(404);
+    const error = errorOf(response.body);
+    expect(error.message).toBe(`Group was not found: ${foreign}.`);
+    expect(error.details).toEqual({ field: 'groupIds', ids: [foreign] });
+    expect(UserList.parse((await server.request('GET', '/api/user/users', { token: admin.token })).body).data).toHaveLength(1);
+    const badRole = await server.request('POST', '/api/user/create', { token: admin.token, body: { ...input, role: 'root' } });
+    expect(badRole.status).toBe(400);
+    expect(errorOf(badRole.body).message).toMatch(/role/);
+  });
+
   it('answers 401 without a token and 403 for a teleoperator', async () => {
     const operator = await server.createUser(await server.createOrg(), ['done-teleoperator']);
     expect((await server.request('POST', '/api/user/create', { body: input })).status).toBe(401);
@@ -229,11 +298,12 @@ describe('DELETE /api/user/delete/{id}', () => {
     expect(await server.context.db.select().from(sessions).where(eq(sessions.userId, operator.id))).toEqual([]);
   });
 
-  it('refuses to delete yourself with 409 and a clear message', async () => {
+  it('refuses to delete yourself with 409 cannot_delete_self and a clear message, and keeps the account', async () => {
     const admin = await server.createUser(await server.createOrg(), ['done-admin']);
     const response = await server.request('DELETE', `/api/user/delete/${admin.id}`, { token: admin.token });
     expect(response.status).toBe(409);
-    expect(errorOf(response.body).message).toBe('You cannot delete your own account.');
+    expect(errorOf(response.body)).toEqual({ error: 'cannot_delete_self', message: 'You cannot delete your own account.' });
+    expect((await server.request('GET', '/api/user/my-profile', { token: admin.token })).status).toBe(200);
   });
 
   it('lets only a done-superadmin delete a done-superadmin', async () => {

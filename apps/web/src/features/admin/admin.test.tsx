@@ -13,18 +13,28 @@ import { act, fireEvent, screen, waitFor, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { FakeNetwork } from '../../testing/fake-network.ts';
-import { fakeIdentity, storeSession } from '../../testing/fixtures.ts';
+import { fakeIdentity, sessionUser, storeSession } from '../../testing/fixtures.ts';
 import { renderApp } from '../../testing/render-app.tsx';
 import { fixtureId, robotFixture } from '../../testing/robot-fixtures.ts';
 
 const id = fixtureId;
 
-const user = (n: number, username: string): User => ({ id: id(n), username, firstName: 'F', lastName: 'L', email: username, roles: ['done-teleoperator'] });
+const user = (n: number, username: string): User => ({ id: id(n), username, firstName: 'F', lastName: 'L', email: username, roles: ['done-teleoperator'], groups: [] });
 const USERS: User[] = [user(1, 'alice@demo.test'), user(2, 'bob@demo.test'), user(3, 'carol@demo.test')];
 const GROUPS: Group[] = [
   { id: id(11), name: 'Ward A' },
   { id: id(12), name: 'Ward B' },
 ];
+/** The signed-in admin's own row (fakeIdentity signs in as sessionUser()). */
+const SELF: User = { ...user(5, 'olivia'), id: sessionUser().sub, firstName: 'Olivia', lastName: 'Operator', email: 'olivia@demo.test', roles: ['done-admin'] };
+const NURSE: User = {
+  ...user(6, 'nina@demo.test'),
+  firstName: 'Nina',
+  lastName: 'Nurse',
+  email: 'nina@demo.test',
+  roles: ['done-admin'],
+  groups: GROUPS,
+};
 const CONTACTS: Contact[] = [{ id: id(21), title: 'Technician', name: 'Tom Tech', phone: '+358 40 123', email: 'tom@demo.test' }];
 
 const admin = () => {
@@ -139,6 +149,56 @@ describe('admin dashboard states', () => {
   });
 });
 
+describe('users tab: who each user is', () => {
+  it('lists each user with name, email, role and groups', async () => {
+    await renderApp({ path: '/admin', network: admin().on(listUsers, { status: 200, body: { data: [NURSE, ...USERS] } }) });
+    await screen.findAllByTestId('user-row');
+    const table = screen.getByRole('table');
+    expect(within(table).getAllByRole('columnheader').map((header) => header.textContent)).toEqual([
+      'Username',
+      'Name',
+      'Email',
+      'Role',
+      'Groups',
+      'Actions',
+    ]);
+    const [nurse, alice] = screen.getAllByTestId('user-row');
+    expect([...(nurse?.querySelectorAll('td') ?? [])].map((cell) => cell.textContent)).toEqual([
+      'nina@demo.test',
+      'Nina Nurse',
+      'nina@demo.test',
+      'Admin',
+      'Ward A, Ward B',
+      'Delete',
+    ]);
+    expect(alice).toHaveTextContent('No groups');
+  });
+
+  it('on a phone lists each user as "header: value" lines, with role and groups', async () => {
+    vi.stubGlobal('matchMedia', (query: string) => ({ matches: query.includes('max-width'), media: query, addEventListener: vi.fn(), removeEventListener: vi.fn() }));
+    try {
+      await renderApp({ path: '/admin', network: admin().on(listUsers, { status: 200, body: { data: [NURSE] } }), language: 'fi' });
+      const row = await screen.findByTestId('user-row');
+      expect(row.tagName).toBe('LI');
+      expect(row).toHaveTextContent('Nimi: Nina Nurse');
+      expect(row).toHaveTextContent('Rooli: Ylläpitäjä');
+      expect(row).toHaveTextContent('Ryhmät: Ward A, Ward B');
+      expect(screen.queryByRole('table')).toBeNull();
+    } finally {
+      vi.unstubAllGlobals();
+    }
+  });
+
+  it("offers no Delete on the admin's own account and says why", async () => {
+    await renderApp({ path: '/admin', network: admin().on(listUsers, { status: 200, body: { data: [...USERS, SELF] } }) });
+    await screen.findAllByTestId('user-row');
+    expect(screen.getByRole('button', { name: 'Delete alice@demo.test' })).toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: 'Delete olivia' })).toBeNull();
+    const own = screen.getAllByTestId('user-row').find((row) => row.textContent.includes('olivia@demo.test'));
+    expect(own).toHaveTextContent('Your own account cannot be deleted.');
+  });
+});
+
 describe('add user (spec §5)', () => {
   it('shows the validation messages and sends nothing while invalid', async () => {
     const network = admin();
@@ -175,8 +235,51 @@ describe('add user (spec §5)', () => {
     await waitFor(() => {
       expect(usernames()).toContain('dave@demo.test');
     });
-    expect(JSON.parse(network.callsTo(createUser)[0]?.body ?? '{}')).toEqual({ firstName: 'Dave', lastName: 'Doe', email: 'dave@demo.test', password: 'long enough' });
+    expect(JSON.parse(network.callsTo(createUser)[0]?.body ?? '{}')).toEqual({
+      firstName: 'Dave',
+      lastName: 'Doe',
+      email: 'dave@demo.test',
+      password: 'long enough',
+      role: 'done-teleoperator',
+      groupIds: [],
+    });
     expect(await screen.findByText('User was created')).toBeInTheDocument();
+  });
+
+  it('gives the new user the chosen role and groups (an admin is not offered Super Admin)', async () => {
+    const network = admin().on(createUser, (request) => ({ status: 201, body: { ...user(4, 'dave@demo.test'), ...JSON.parse(request.body) } }));
+    await renderApp({ path: '/admin', network });
+    await screen.findAllByTestId('user-row');
+    await userEvent.click(screen.getByRole('button', { name: 'Add' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Add user' });
+    const role = within(dialog).getByLabelText<HTMLSelectElement>('Role');
+    expect([...role.options].map((option) => option.textContent)).toEqual(['User', 'Admin']);
+    await userEvent.type(within(dialog).getByLabelText('First name'), 'Dave');
+    await userEvent.type(within(dialog).getByLabelText('Last name'), 'Doe');
+    await userEvent.type(within(dialog).getByLabelText('Email'), 'dave@demo.test');
+    await userEvent.type(within(dialog).getByLabelText('Password'), 'long enough');
+    await userEvent.selectOptions(role, 'Admin');
+    const groups = within(dialog).getByRole('group', { name: 'Groups' });
+    await userEvent.click(await within(groups).findByRole('checkbox', { name: 'Ward B' }));
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Add' }));
+    expect(await screen.findByText('User was created')).toBeInTheDocument();
+    expect(JSON.parse(network.callsTo(createUser)[0]?.body ?? '{}')).toMatchObject({ role: 'done-admin', groupIds: [id(12)] });
+  });
+
+  it('offers Super Admin to a super admin', async () => {
+    storeSession();
+    const network = fakeIdentity(new FakeNetwork(), ['done-superadmin'])
+      .on(listUsers, { status: 200, body: { data: USERS } })
+      .on(listGroups, { status: 200, body: GROUPS });
+    await renderApp({ path: '/admin', network });
+    await screen.findAllByTestId('user-row');
+    await userEvent.click(screen.getByRole('button', { name: 'Add' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Add user' });
+    expect([...within(dialog).getByLabelText<HTMLSelectElement>('Role').options].map((option) => option.textContent)).toEqual([
+      'User',
+      'Admin',
+      'Super Admin',
+    ]);
   });
 
   it('closes the dialog and toasts "User was not created" when the server refuses', async () => {

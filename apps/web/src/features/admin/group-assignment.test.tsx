@@ -23,7 +23,7 @@ import { renderApp } from '../../testing/render-app.tsx';
 import { fixtureId as id, robotFixture } from '../../testing/robot-fixtures.ts';
 
 const GROUP = { id: id(100), name: 'Ward A' };
-const user = (n: number, username: string): User => ({ id: id(n), username, firstName: 'F', lastName: 'L', email: username, roles: ['done-teleoperator'] });
+const user = (n: number, username: string): User => ({ id: id(n), username, firstName: 'F', lastName: 'L', email: username, roles: ['done-teleoperator'], groups: [] });
 const USERS = [user(1, 'alice'), user(2, 'bob'), user(3, 'carol')];
 const room = (n: number, name: string): Room => ({
   room_id: id(n),

@@ -296,8 +296,8 @@ describe('job editor: rooms (spec §2, §5)', () => {
     await userEvent.selectOptions(select('Dose'), '90');
     await choose('Room', 'Ward 2');
     const cards = screen.getAllByTestId('job-room-card');
-    expect(within(cards[0] as HTMLElement).getByText('Dose: 60')).toBeInTheDocument();
-    expect(within(cards[1] as HTMLElement).getByText('Dose: 90')).toBeInTheDocument();
+    expect(within(cards[0] as HTMLElement).getByRole('combobox', { name: 'Dose of Ward 1' })).toHaveValue('60');
+    expect(within(cards[1] as HTMLElement).getByRole('combobox', { name: 'Dose of Ward 2' })).toHaveValue('90');
 
     await choose('Room', 'Ward 1');
     expect(await screen.findByText('Duplicate room. A room can only be once in a job.')).toBeInTheDocument();
@@ -556,6 +556,50 @@ describe('job editor: editing a saved job (spec §2 /jobs/edit/:jobid)', () => {
     expect(network.callsTo(createJob)).toHaveLength(0);
     await waitFor(() => {
       expect(router.location().pathname).toBe('/jobs');
+    });
+  });
+
+  it("changes a room's dose on its card, and the saved job has the new dose", async () => {
+    let saved = savedFixture();
+    const network = editorNetwork()
+      .on(getJob, () => ({ status: 200, body: saved }))
+      .on(updateJob, (request) => {
+        const input = JobInput.parse(JSON.parse(request.body));
+        saved = savedFixture({
+          rooms: input.rooms.map((room) => ({ ...room, room_name: ROOMS.find((r) => r.room_id === room.room_id)?.room_name, building_id: fixtureId(101), floor_id: fixtureId(201) })),
+        });
+        return { status: 200, body: saved };
+      });
+    const { router } = await openEditor(network, `/jobs/edit/${JOB}`);
+    await waitFor(() => {
+      expect(cardNames()).toEqual(['Ward 2', 'Ward 1']);
+    });
+    // A native select: keyboard and screen readers get the browser's own behaviour.
+    const ward1 = screen.getByRole<HTMLSelectElement>('combobox', { name: 'Dose of Ward 1' });
+    expect(ward1.tagName).toBe('SELECT');
+    expect(ward1).toHaveValue('30');
+    await waitFor(() => {
+      expect(within(ward1).getAllByRole('option').map((option) => option.textContent)).toEqual(['30', '60', '90']);
+    });
+    await userEvent.selectOptions(ward1, '60');
+    expect(ward1).toHaveValue('60');
+    expect(screen.getByRole('combobox', { name: 'Dose of Ward 2' })).toHaveValue('90');
+
+    await userEvent.click(screen.getByRole('button', { name: 'Save' }));
+    expect(await screen.findByText('Job saved')).toBeInTheDocument();
+    expect(bodyOf(network.callsTo(updateJob)[0])).toMatchObject({
+      rooms: [
+        { room_id: fixtureId(302), dose: 90, order_no: 0 },
+        { room_id: fixtureId(301), dose: 60, order_no: 1 },
+      ],
+    });
+    // Opened again, the job shows the dose it was saved with.
+    await waitFor(() => {
+      expect(router.location().pathname).toBe('/jobs');
+    });
+    await router.navigate(`/jobs/edit/${JOB}`);
+    await waitFor(() => {
+      expect(screen.getByRole('combobox', { name: 'Dose of Ward 1' })).toHaveValue('60');
     });
   });
 

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import type { SyntheticEvent } from 'react';
+import type { ReactNode, SyntheticEvent } from 'react';
 import { Button, Form, Modal } from 'react-bootstrap';
 import { useTranslation } from 'react-i18next';
 import type { z } from 'zod';
@@ -22,6 +22,8 @@ interface AddModalProps<K extends string, S extends z.ZodType> {
   schema: S;
   onSubmit: (values: z.output<S>) => Promise<void>;
   onClose: () => void;
+  /** Controls after the text fields whose values the caller keeps (a user's role and groups). */
+  children?: ReactNode;
 }
 
 const blank = <K extends string>(fields: readonly AddField<K>[]) =>
@@ -31,7 +33,7 @@ const blank = <K extends string>(fields: readonly AddField<K>[]) =>
  * The add modal of the admin dashboard: validated with the contract's schema (the server's own rules), each
  * message shown under its field by the spec's key. Whatever the outcome of the call, the modal closes.
  */
-export const AddModal = <K extends string, S extends z.ZodType>({ show, title, fields, schema, onSubmit, onClose }: AddModalProps<K, S>) => {
+export const AddModal = <K extends string, S extends z.ZodType>({ show, title, fields, schema, onSubmit, onClose, children }: AddModalProps<K, S>) => {
   const { t } = useTranslation();
   const [values, setValues] = useState(() => blank(fields));
   const [errors, setErrors] = useState<Partial<Record<K, string>>>({});
@@ -96,6 +98,7 @@ export const AddModal = <K extends string, S extends z.ZodType>({ show, title, f
               </Form.Group>
             );
           })}
+          {children}
         </Modal.Body>
         <Modal.Footer>
           <Button variant="outline-secondary" onClick={close} disabled={busy}>

@@ -26,6 +26,8 @@ interface AdminListProps<T> {
   /** Without it the tab is read-only (robots). */
   onAdd?: () => void;
   onDelete?: (item: T) => Promise<void>;
+  /** Why an item may not be deleted (one's own account): shown instead of its Delete button. */
+  deleteBlockedReason?: (item: T) => string | undefined;
   extraAction?: (item: T) => ReactNode;
 }
 
@@ -34,7 +36,19 @@ interface AdminListProps<T> {
  * data.", a no-data message with a hint to create an item, or the table (on a phone, a list of several columns
  * as blocks of "header: value" lines). Deletes are confirmed first.
  */
-export const AdminList = <T,>({ name, items, loading, failed, columns, idOf, labelOf, onAdd, onDelete, extraAction }: AdminListProps<T>) => {
+export const AdminList = <T,>({
+  name,
+  items,
+  loading,
+  failed,
+  columns,
+  idOf,
+  labelOf,
+  onAdd,
+  onDelete,
+  deleteBlockedReason,
+  extraAction,
+}: AdminListProps<T>) => {
   const { t } = useTranslation();
   const [search, setSearch] = useState('');
   const term = useDebounced(search);
@@ -56,24 +70,32 @@ export const AdminList = <T,>({ name, items, loading, failed, columns, idOf, lab
     }
   };
 
-  const actionsOf = (item: T) => (
-    <>
-      {extraAction?.(item)}
-      {onDelete ? (
-        <Button
-          variant="outline-danger"
-          size="sm"
-          className="ms-2"
-          aria-label={t('adminView.deleteItem', { name: labelOf(item) })}
-          onClick={() => {
-            setPendingDelete(item);
-          }}
-        >
-          {t('common.delete')}
-        </Button>
-      ) : null}
-    </>
-  );
+  const actionsOf = (item: T) => {
+    const blocked = deleteBlockedReason?.(item);
+    return (
+      <>
+        {extraAction?.(item)}
+        {blocked ? (
+          // Wraps inside the actions cell, which keeps its buttons on one line.
+          <span className="d-inline-block text-wrap text-start small text-body-secondary" style={{ maxWidth: '12rem' }} data-testid={`${name}-delete-blocked`}>
+            {blocked}
+          </span>
+        ) : onDelete ? (
+          <Button
+            variant="outline-danger"
+            size="sm"
+            className="ms-2"
+            aria-label={t('adminView.deleteItem', { name: labelOf(item) })}
+            onClick={() => {
+              setPendingDelete(item);
+            }}
+          >
+            {t('common.delete')}
+          </Button>
+        ) : null}
+      </>
+    );
+  };
 
   let body: ReactNode;
   if (failed) {

@@ -1,11 +1,13 @@
-import { CreateContactInput, CreateGroupInput, CreateUserInput } from '@uvd/contracts';
-import type { Contact, Group, Robot, User } from '@uvd/contracts';
+import { CreateContactInput, CreateGroupInput, CreateUserInput, ErrorCode, NEW_USER_DEFAULT_ROLE } from '@uvd/contracts';
+import type { Contact, Group, Robot, Role, User } from '@uvd/contracts';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { PageTitle } from '../../../components/page-title.tsx';
 import { paths } from '../../../config/paths.ts';
 import type { AdminTab } from '../../../config/paths.ts';
+import { isApiRequestError } from '../../../lib/api-error.ts';
+import { useSessionUser } from '../../../lib/auth/auth-context.tsx';
 import { toast } from '../../../lib/toast.ts';
 import {
   useAdminContacts,
@@ -21,11 +23,15 @@ import { AddModal } from '../components/add-modal.tsx';
 import type { AddField } from '../components/add-modal.tsx';
 import { AdminList } from '../components/admin-list.tsx';
 import { HashTabList, panelId, tabId, useHashTab } from '../components/hash-tabs.tsx';
+import { UserAccessFields } from '../components/user-access-fields.tsx';
 
 const TABS: readonly AdminTab[] = ['users', 'groups', 'robots', 'contacts'];
 const PREFIX = 'admin';
 
-const useUserFields = (): readonly AddField<keyof CreateUserInput>[] => {
+/** The text fields of the spec's create payload; role and groups are chosen beside them. */
+type UserTextField = Exclude<keyof CreateUserInput, 'role' | 'groupIds'>;
+
+const useUserFields = (): readonly AddField<UserTextField>[] => {
   const { t } = useTranslation();
   return [
     { name: 'firstName', label: t('addUser.firstName'), error: t('addUser.firstNameError'), autoComplete: 'off' },
@@ -48,13 +54,27 @@ const useContactFields = (): readonly AddField<keyof CreateContactInput>[] => {
   ];
 };
 
+/** Roles an admin may give a new user: done-superadmin only by a done-superadmin (the server's rule). */
+const grantableRoles = (own: readonly Role[]): Role[] => [
+  'done-teleoperator',
+  'done-admin',
+  ...(own.includes('done-superadmin') ? (['done-superadmin'] as const) : []),
+];
+
 const UsersTab = () => {
   const { t } = useTranslation();
+  const self = useSessionUser();
   const users = useAdminUsers();
+  const groups = useAdminGroups();
   const create = useCreateUser();
   const userFields = useUserFields();
   const remove = useAdminDelete('user');
   const [adding, setAdding] = useState(false);
+  const [role, setRole] = useState<Role>(NEW_USER_DEFAULT_ROLE);
+  const [groupIds, setGroupIds] = useState<string[]>([]);
+  const fullName = (user: User) => `${user.firstName} ${user.lastName}`.trim();
+  const roleNames = (user: User) => user.roles.map((name) => t(`roles.${name}`)).join(', ');
+  const groupNames = (user: User) => user.groups.map((group) => group.name).join(', ');
   return (
     <>
       <AdminList<User>
@@ -62,18 +82,32 @@ const UsersTab = () => {
         items={users.data}
         loading={users.isPending}
         failed={users.isError}
-        columns={[{ header: t('adminView.username'), cell: (user) => user.username, text: (user) => user.username }]}
+        columns={[
+          { header: t('adminView.username'), cell: (user) => user.username, text: (user) => user.username },
+          { header: t('adminView.fullName'), cell: fullName, text: fullName },
+          { header: t('adminView.email'), cell: (user) => user.email, text: (user) => user.email },
+          { header: t('adminView.role'), cell: roleNames, text: roleNames },
+          {
+            header: t('adminView.groups'),
+            cell: (user) => groupNames(user) || <span className="text-body-secondary">{t('adminView.noGroups')}</span>,
+            text: groupNames,
+          },
+        ]}
         idOf={(user) => user.id}
         labelOf={(user) => user.username}
         onAdd={() => {
           setAdding(true);
         }}
+        // The server refuses it too (cannot_delete_self): an organization must keep someone able to administer it.
+        deleteBlockedReason={(user) => (user.id === self.sub ? t('adminView.ownAccount') : undefined)}
         onDelete={async (user) => {
           try {
             await remove.mutateAsync(user.id);
             toast.success(t('adminView.userDeleted'));
-          } catch {
-            toast.error(t('adminView.userNotDeleted'));
+          } catch (error) {
+            toast.error(
+              isApiRequestError(error) && error.code === ErrorCode.cannotDeleteSelf ? t('adminView.cannotDeleteSelf') : t('adminView.userNotDeleted'),
+            );
           }
         }}
       />
@@ -84,7 +118,7 @@ const UsersTab = () => {
         schema={CreateUserInput}
         onSubmit={async (values) => {
           try {
-            await create.mutateAsync(values);
+            await create.mutateAsync({ ...values, role, groupIds });
             toast.success(t('adminView.userCreated'));
           } catch {
             toast.error(t('adminView.userNotCreated'));
@@ -92,8 +126,21 @@ const UsersTab = () => {
         }}
         onClose={() => {
           setAdding(false);
+          setRole(NEW_USER_DEFAULT_ROLE);
+          setGroupIds([]);
         }}
-      />
+      >
+        <UserAccessFields
+          role={role}
+          roles={grantableRoles(self.roles)}
+          onRole={setRole}
+          groups={groups.data}
+          groupsLoading={groups.isPending}
+          groupsFailed={groups.isError}
+          groupIds={groupIds}
+          onGroupIds={setGroupIds}
+        />
+      </AddModal>
     </>
   );
 };

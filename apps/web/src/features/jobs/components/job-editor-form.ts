@@ -1,5 +1,5 @@
 import { TZDate } from '@date-fns/tz';
-import { JobInput } from '@uvd/contracts';
+import { JobInput, defaultJobName } from '@uvd/contracts';
 import type { Job } from '@uvd/contracts';
 import type { ParseKeys } from 'i18next';
 import { z } from 'zod';
@@ -7,8 +7,6 @@ import { DEFAULT_TIME_ZONE, formatDateTime } from '../../../lib/format-date.ts';
 
 /** Spec §9: "Start now" schedules the job five minutes ahead, then starts it. */
 export const START_DELAY_MS = 5 * 60 * 1000;
-/** Spec §5: the default name is the given name and now as DD.MM.YYYY HH:mm. */
-export const DEFAULT_NAME_FORMAT = 'dd.MM.yyyy HH:mm';
 
 /** A room added to the job; its position in the list is its order_no. */
 export interface EditorRoom {
@@ -115,7 +113,7 @@ export const newJobValues = (givenName: string, timeZone: string, now: Date = ne
   const iso = now.toISOString();
   return {
     startNow: false,
-    name: `${givenName} ${formatDateTime(iso, timeZone, DEFAULT_NAME_FORMAT)}`.trim(),
+    name: defaultJobName(givenName, now, timeZone),
     notes: '',
     buildingId: '',
     floorId: '',
@@ -148,6 +146,7 @@ export type EditorChange =
   | { type: 'floor'; value: string }
   | { type: 'robot'; value: string }
   | { type: 'addRoom'; room: EditorRoom }
+  | { type: 'roomDose'; index: number; dose: number }
   | { type: 'moveRoom'; index: number; by: -1 | 1 }
   | { type: 'removeRoom'; index: number };
 
@@ -166,6 +165,8 @@ export const applyEditorChange = (values: JobEditorValues, change: EditorChange)
       return { ...values, robotId: change.value };
     case 'addRoom':
       return { ...values, rooms: [...values.rooms, change.room] };
+    case 'roomDose':
+      return { ...values, rooms: values.rooms.map((room, index) => (index === change.index ? { ...room, dose: change.dose } : room)) };
     case 'moveRoom': {
       const target = change.index + change.by;
       const moved = values.rooms[change.index];

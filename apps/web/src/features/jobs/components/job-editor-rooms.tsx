@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { flushSync } from 'react-dom';
-import { Button } from 'react-bootstrap';
+import { Button, Form } from 'react-bootstrap';
 import { useTranslation } from 'react-i18next';
 import { toast } from '../../../lib/toast.ts';
 import { useEditorDoses, useEditorRooms } from '../api/job-editor-queries.ts';
@@ -23,8 +23,8 @@ export interface JobEditorRoomsProps {
 
 /**
  * Spec §2 room sub-form: a dose and a room select; choosing a room appends it at once (a room already in the job
- * is refused with the duplicate-room toast, spec §5). Below, the rooms as cards in job order with move up, move
- * down and remove; the cards stack in one column at 768 px or less (job-editor.css).
+ * is refused with the duplicate-room toast, spec §5). Below, the rooms as cards in job order with their own dose
+ * select, move up, move down and remove; the cards stack in one column at 768 px or less (job-editor.css).
  */
 export const JobEditorRooms = ({ floorId, rooms, error, disabled, onChange }: JobEditorRoomsProps) => {
   const { t } = useTranslation();
@@ -37,6 +37,8 @@ export const JobEditorRooms = ({ floorId, rooms, error, disabled, onChange }: Jo
   const offered = doses.data?.uvc_doses ?? [];
   const fallbackDose = doses.data?.default_dose != null && offered.includes(doses.data.default_dose) ? doses.data.default_dose : offered[0];
   const dose = chosenDose || (fallbackDose === undefined ? '' : String(fallbackDose));
+  // A saved dose the organization no longer offers stays choosable on its card until it is changed.
+  const doseChoices = (current: number) => (offered.includes(current) ? offered : [...offered, current].sort((a, b) => a - b));
   const nameOf = (room: EditorRoom) =>
     room.room_name || floorRooms.data?.find((candidate) => candidate.room_id === room.room_id)?.room_name || room.room_id;
 
@@ -115,8 +117,27 @@ export const JobEditorRooms = ({ floorId, rooms, error, disabled, onChange }: Jo
                   <div className="flex-grow-1 text-break">
                     <span className="visually-hidden">{t('jobEditor.roomOrder', { order: index + 1 })}: </span>
                     <span className="fw-bold">{name}</span>
-                    <div className="small text-body-secondary">
-                      {t('jobEditor.dose')}: {room.dose}
+                    <div className="d-flex align-items-center gap-2 mt-1 small text-body-secondary">
+                      {/* The visible word; the select's own name says which room, as the move buttons do. */}
+                      <span aria-hidden="true">{t('jobEditor.dose')}</span>
+                      <Form.Select
+                        size="sm"
+                        className="w-auto"
+                        id={`job-room-${room.room_id}-dose`}
+                        aria-label={t('jobEditor.roomDose', { room: name })}
+                        value={String(room.dose)}
+                        disabled={disabled}
+                        onChange={(event) => {
+                          const chosen = Number.parseInt(event.target.value, 10);
+                          if (!Number.isNaN(chosen)) onChange({ type: 'roomDose', index, dose: chosen });
+                        }}
+                      >
+                        {doseChoices(room.dose).map((value) => (
+                          <option key={value} value={value}>
+                            {value}
+                          </option>
+                        ))}
+                      </Form.Select>
                     </div>
                   </div>
                   <div className="d-flex gap-1 flex-shrink-0">
