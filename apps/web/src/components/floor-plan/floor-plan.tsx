@@ -47,6 +47,8 @@ export interface FloorPlanProps {
   /** Names what the overlay holds, for screen readers. */
   overlayLabel: string;
   testId?: string;
+  /** A variant of the viewport's size (styles/theme.css), e.g. `floor-plan-inset` inside a list row. */
+  className?: string;
 }
 
 const fill = { position: 'absolute', inset: 0, width: '100%', height: '100%' } as const;
@@ -56,7 +58,7 @@ const fill = { position: 'absolute', inset: 0, width: '100%', height: '100%' } a
  * buttons. 600 px high from 768 px up (spec §2); on a phone as wide as the screen and as high as the plan's shape
  * needs (styles/theme.css `.floor-plan`), so a long corridor is not a strip in a tall grey box.
  */
-export const FloorPlan = ({ floorName, svg, frame, children, overlayLabel, testId = 'floor-map' }: FloorPlanProps) => {
+export const FloorPlan = ({ floorName, svg, frame, children, overlayLabel, testId = 'floor-map', className }: FloorPlanProps) => {
   const { t } = useTranslation();
   const imageRef = useSvgImageRef(svg);
   const { view, viewportRef, zoomIn, zoomOut, showWholePlan, handlers } = useZoomPan();
@@ -65,7 +67,7 @@ export const FloorPlan = ({ floorName, svg, frame, children, overlayLabel, testI
   return (
     <div
       ref={viewportRef}
-      className="floor-plan border rounded bg-light"
+      className={`floor-plan border rounded bg-light ${className ?? ''}`}
       style={shape}
       data-testid={testId}
       role="group"
