@@ -89,10 +89,11 @@ export const FloorPlan = ({ floorName, svg, frame, children, overlayLabel, testI
         </svg>
       </div>
       <div className="floor-plan-controls btn-group-vertical shadow-sm">
-        <button type="button" className="btn btn-light border" onClick={zoomIn} disabled={view.scale >= MAX_SCALE} aria-label={t('map.zoomIn')}>
+        {/* aria-disabled, not disabled: a button that turns disabled under the keyboard's focus drops the focus. */}
+        <button type="button" className="btn btn-light border" onClick={zoomIn} aria-disabled={view.scale >= MAX_SCALE} aria-label={t('map.zoomIn')}>
           <span aria-hidden="true">+</span>
         </button>
-        <button type="button" className="btn btn-light border" onClick={zoomOut} disabled={view.scale <= 1} aria-label={t('map.zoomOut')}>
+        <button type="button" className="btn btn-light border" onClick={zoomOut} aria-disabled={view.scale <= 1} aria-label={t('map.zoomOut')}>
           <span aria-hidden="true">−</span>
         </button>
         <button type="button" className="btn btn-light border" onClick={showWholePlan} aria-label={t('map.zoomReset')}>
