@@ -162,7 +162,7 @@ export const MapRoute = () => {
       ) : floorId === null ? (
         <p className="text-body-secondary">{t('map.selectFloor')}</p>
       ) : mapLoading || !image.data || !metadata.data ? (
-        <div className="d-flex align-items-center justify-content-center border rounded" style={{ height: 600 }}>
+        <div className="floor-plan d-flex align-items-center justify-content-center border rounded">
           <Spinner />
         </div>
       ) : (
