@@ -1,8 +1,8 @@
 // Contracts of the logs backend (spec §3, §7): the record of what each finished job disinfected.
 import { z } from 'zod';
 import { ActionButtonText, DecisionSource } from './actions.ts';
-import { Id, Text, Timestamp } from './common.ts';
-import { JOB_NOTES_MAX, JobListQuery } from './jobs.ts';
+import { BooleanQuery, Id, Text, Timestamp } from './common.ts';
+import { JOB_NOTES_MAX, JobListQuery, TrajectoryPoint } from './jobs.ts';
 import { defineRoute } from './route.ts';
 
 /** Spec §3 logged room states. */
@@ -34,7 +34,11 @@ export const LoggedPrompt = z.object({
 });
 export type LoggedPrompt = z.infer<typeof LoggedPrompt>;
 
-/** Spec §3 log entry, keyed by the id of the job it records. `robot_id` is null once the robot was removed. */
+/**
+ * Spec §3 log entry, keyed by the id of the job it records. `robot_id` is null once the robot was removed.
+ * `trajectory` (only from GET /log/{id} with `extra_navigation_data=true`): the recorded path, which the log keeps
+ * after its job is deleted; the lists carry `has_trajectory` only, a path can hold thousands of points.
+ */
 export const LogEntry = z.object({
   job_id: Id,
   job_name: z.string(),
@@ -47,6 +51,7 @@ export const LogEntry = z.object({
   notes: z.string(),
   has_trajectory: z.boolean(),
   attributes: z.object({ rooms: z.array(LoggedRoom), prompts: z.array(LoggedPrompt) }),
+  trajectory: z.array(TrajectoryPoint).optional(),
 });
 export type LogEntry = z.infer<typeof LogEntry>;
 
@@ -77,9 +82,10 @@ export const listLogs = defineRoute({
 export const getLog = defineRoute({
   method: 'GET',
   path: '/log/:id',
-  summary: 'The log of one job',
+  summary: 'The log of one job, optionally with its recorded trajectory',
   tags: ['logs'],
   params: logIdParams,
+  querystring: z.object({ extra_navigation_data: BooleanQuery.default(false) }),
   response: { 200: LogEntry },
 });
 

@@ -136,10 +136,30 @@ describe('GET /log/{id} and /log/{id}/status', () => {
     expect(status).toEqual({ data: { status: 'Aborted' } });
   });
 
+  it('adds the recorded trajectory with extra_navigation_data=true, also once the job itself is deleted', async () => {
+    const w = await world();
+    // No job row at all: the log is what remains of a job that was deleted after it ran.
+    const jobId = await insertLog(w, { name: 'ward', starttime: '2030-01-01T10:00:00Z', trajectory: true });
+    const plain = LogEntry.parse((await server.request('GET', `/api/log/${jobId}`, { token: w.operator.token })).body);
+    expect(plain.has_trajectory).toBe(true);
+    expect(plain.trajectory).toBeUndefined();
+    const detailed = LogEntry.parse(
+      (await server.request('GET', `/api/log/${jobId}`, { token: w.operator.token, query: { extra_navigation_data: 'true' } })).body,
+    );
+    expect(detailed.trajectory).toEqual([{ t: 0, x: 1, y: 1, floor_id: w.site.floors[0]?.id }]);
+    const without = await insertLog(w, { name: 'no path', starttime: '2030-01-01T11:00:00Z' });
+    const none = LogEntry.parse((await server.request('GET', `/api/log/${without}`, { token: w.operator.token, query: { extra_navigation_data: 'true' } })).body);
+    expect([none.has_trajectory, none.trajectory]).toEqual([false, undefined]);
+    // The list never carries a path, however long.
+    const list = LogList.parse((await server.request('GET', '/api/log', { token: w.operator.token })).body);
+    expect(list.payload.every((log) => log.trajectory === undefined)).toBe(true);
+  });
+
   it('answers 400 naming the field, 401 without a token', async () => {
     const w = await world();
     const jobId = await insertLog(w, { name: 'ward', starttime: '2030-01-01T10:00:00Z' });
     expectError(await server.request('GET', '/api/log/12', { token: w.admin.token }), 400, /id/);
+    expectError(await server.request('GET', `/api/log/${jobId}`, { token: w.admin.token, query: { extra_navigation_data: 'maybe' } }), 400, /extra_navigation_data/);
     expectError(await server.request('GET', '/api/log/12/status', { token: w.admin.token }), 400, /id/);
     expectError(await server.request('GET', `/api/log/${jobId}`), 401);
     expectError(await server.request('GET', `/api/log/${jobId}/status`), 401);

@@ -3,7 +3,7 @@
  * of the robots of their groups, the restricted roles every log of their organization.
  */
 import { and, asc, eq, sql, type SQL } from 'drizzle-orm';
-import type { LogEntry } from '@uvd/contracts';
+import type { LogEntry, TrajectoryPoint } from '@uvd/contracts';
 import type { Executor } from '../db/client.ts';
 import { logs } from '../db/schema.ts';
 import type { Principal } from '../identity/principal.ts';
@@ -33,6 +33,12 @@ const columns = {
   createdAt: logs.createdAt,
   hasTrajectory: sql<boolean>`(${logs.trajectory} IS NOT NULL AND jsonb_array_length(${logs.trajectory}) > 0)`,
 };
+
+/** The log's recorded path, for the one log whose detail asks for it. */
+export async function logTrajectory(executor: Executor, jobId: string): Promise<TrajectoryPoint[] | null> {
+  const [row] = await executor.select({ trajectory: logs.trajectory }).from(logs).where(eq(logs.jobId, jobId));
+  return row?.trajectory ?? null;
+}
 
 export async function findLog(executor: Executor, principal: Principal, jobId: string, lock = false): Promise<LogRow | undefined> {
   const query = executor

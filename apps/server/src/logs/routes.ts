@@ -12,10 +12,13 @@ export const logsRoutes: FastifyPluginAsync<AppContext> = async (app, ctx) => {
     return { count, payload: rows.map(repository.toLogEntry) };
   });
 
-  registerRoute(app, getLog, async ({ params, principal }) => {
+  registerRoute(app, getLog, async ({ params, query, principal }) => {
     const row = await repository.findLog(ctx.db, principal, params.id);
     if (!row) throw notFound('Log');
-    return repository.toLogEntry(row);
+    const entry = repository.toLogEntry(row);
+    if (!query.extra_navigation_data || !row.hasTrajectory) return entry;
+    const trajectory = await repository.logTrajectory(ctx.db, row.jobId);
+    return trajectory ? { ...entry, trajectory } : entry;
   });
 
   registerRoute(app, getLogStatus, async ({ params, principal }) => {

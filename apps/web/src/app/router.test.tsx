@@ -125,10 +125,26 @@ describe('routes and guards (spec §2)', () => {
     });
   });
 
+  it('a signed-in user keeps the navigation on the not-found page, and its heading starts where every screen\'s does', async () => {
+    const user = userEvent.setup();
+    const { router } = await renderApp({ path: '/no/such/screen', network: signedIn(['done-teleoperator']) });
+    const heading = await screen.findByRole('heading', { level: 1, name: 'Page not found' });
+    expect(navLabels()).toEqual(['Jobs', 'Robots', 'Profile', 'Map', 'Logs', 'Settings']);
+    // Inside the one main region of the app's frame, not centred apart from the other screens' headings.
+    expect(screen.getAllByRole('main')).toHaveLength(1);
+    expect(heading.closest('main')).toHaveClass('app-main');
+    expect(heading.closest('.text-center')).toBeNull();
+    await user.click(within(navigation()).getByRole('link', { name: 'Logs' }));
+    await waitFor(() => {
+      expect(router.location().pathname).toBe('/logs');
+    });
+  });
+
   it('the not-found page shows to signed-out visitors too, and home then leads to sign-in', async () => {
     const user = userEvent.setup();
     const { router } = await renderApp({ path: '/jobs/edit' });
     expect(await screen.findByRole('heading', { level: 1, name: 'Page not found' })).toBeInTheDocument();
+    expect(screen.queryByRole('navigation', { name: 'Main navigation' })).toBeNull();
     await user.click(screen.getByRole('link', { name: 'Back to home' }));
     await waitFor(() => {
       expect(router.location().pathname).toBe('/auth');

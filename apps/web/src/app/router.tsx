@@ -2,7 +2,7 @@ import { Suspense, lazy } from 'react';
 import type { ComponentType, LazyExoticComponent } from 'react';
 import { BrowserRouter, Navigate, Route, Routes } from 'react-router';
 import { AuthenticatedOnly, RestrictedOnly, VisitorOnly } from '../components/guards.tsx';
-import { AppLayout, VisitorLayout } from '../components/layout/app-layout.tsx';
+import { AppLayout, SessionLayout, VisitorLayout } from '../components/layout/app-layout.tsx';
 import { homeHrefFor } from '../components/layout/nav-items.ts';
 import { NotFound } from '../components/not-found.tsx';
 import { RouteErrorBoundary } from '../components/route-error.tsx';
@@ -96,7 +96,9 @@ export const AppRoutes = () => (
             </Route>
           </Route>
         </Route>
-        <Route path="*" element={<NotFound />} />
+        <Route element={<SessionLayout />}>
+          <Route path="*" element={<NotFound />} />
+        </Route>
       </Routes>
     </Suspense>
   </RouteErrorBoundary>

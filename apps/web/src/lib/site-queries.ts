@@ -1,5 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
-import { getBuildings, getFloors } from '@uvd/contracts';
+import { getBuildings, getFloorMap, getFloorMapMetadata, getFloors } from '@uvd/contracts';
 import { useApi } from './api-context.tsx';
 
 /** Spec §9: robots, rooms, floors and buildings are listed 50 at a time from offset 0. */
@@ -22,5 +22,25 @@ export const useFloors = (buildingId: string | null, enabled = true) => {
     queryFn: async ({ signal }) =>
       (await api.request(getFloors, { query: buildingId === null ? LIST_PAGE : { ...LIST_PAGE, building_id: buildingId }, signal })).data,
     enabled,
+  });
+};
+
+/** A floor's plan as SVG text; shared by the map and a log's trajectory map. */
+export const useFloorMapImage = (floorId: string | null) => {
+  const api = useApi();
+  return useQuery({
+    queryKey: ['map', 'floor-image', floorId] as const,
+    queryFn: ({ signal }) => api.request(getFloorMap, { query: { floor_id: floorId ?? '', image_format: 'svg' }, signal }),
+    enabled: floorId !== null,
+  });
+};
+
+/** Where a floor's plan lies in metres, and its rooms' outlines. */
+export const useFloorMapMetadata = (floorId: string | null) => {
+  const api = useApi();
+  return useQuery({
+    queryKey: ['map', 'floor-metadata', floorId] as const,
+    queryFn: ({ signal }) => api.request(getFloorMapMetadata, { query: { floor_id: floorId ?? '' }, signal }),
+    enabled: floorId !== null,
   });
 };

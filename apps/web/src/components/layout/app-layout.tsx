@@ -113,3 +113,26 @@ export const VisitorLayout = () => {
     </>
   );
 };
+
+/**
+ * The frame of a screen anyone may reach (the not-found page): the app's, navigation included, for a signed-in
+ * user; a bare main region for a visitor. While a stored session is restored a spinner, so the frame does not
+ * flash from one to the other.
+ */
+export const SessionLayout = () => {
+  const { status } = useAuth();
+  const main = useRef<HTMLElement>(null);
+  useRouteFocus(main);
+  if (status === 'authenticated') return <AppLayout />;
+  if (status === 'initializing') return <PageSpinner />;
+  return (
+    <>
+      <SkipLink />
+      <main id={MAIN_ID} ref={main} tabIndex={-1} className="app-main">
+        <div className="container-lg py-4">
+          <Outlet />
+        </div>
+      </main>
+    </>
+  );
+};

@@ -1,7 +1,7 @@
-import { getLog, getRobots, listLogs, LogEntry, updateLogNotes } from '@uvd/contracts';
+import { getFloorMap, getFloorMapMetadata, getFloors, getLog, getRobots, listLogs, LogEntry, updateLogNotes } from '@uvd/contracts';
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { FakeNetwork } from '../../testing/fake-network.ts';
 import type { RecordedRequest } from '../../testing/fake-network.ts';
 import { fakeIdentity, storeSession } from '../../testing/fixtures.ts';
@@ -16,6 +16,17 @@ const LOG_B = '4b9f3a52-51d4-4e0c-9d0f-2a6c7d8e9f12';
 const ROOM_1 = '5c9f3a52-51d4-4e0c-9d0f-2a6c7d8e9f21';
 const ROOM_2 = '6d9f3a52-51d4-4e0c-9d0f-2a6c7d8e9f22';
 const ROOM_3 = '7e9f3a52-51d4-4e0c-9d0f-2a6c7d8e9f23';
+const BUILDING = '8f9f3a52-51d4-4e0c-9d0f-2a6c7d8e9f31';
+const GROUND = '9a9f3a52-51d4-4e0c-9d0f-2a6c7d8e9f41';
+const FIRST = 'aa9f3a52-51d4-4e0c-9d0f-2a6c7d8e9f42';
+/** The path of the Morning round: two points on the ground floor, then the lift to the first floor. */
+const PATH = [
+  { t: 0, x: -1, y: -2, floor_id: GROUND },
+  { t: 5, x: 1, y: 0.5, floor_id: GROUND },
+  { t: 60, x: 4, y: 3, floor_id: FIRST },
+  { t: 65, x: 5, y: 3, floor_id: FIRST },
+];
+const PLAN_SVG = '<svg xmlns="http://www.w3.org/2000/svg" width="400" height="300"/>';
 
 const logFixture = (overrides: Partial<LogEntry> & Pick<LogEntry, 'job_id' | 'job_name'>): LogEntry =>
   LogEntry.parse({
@@ -58,7 +69,22 @@ const signedIn = (logs: LogEntry[] = [withRooms, empty], count = logs.length) =>
         payload: [robotFixture({ robot_id: ALPHA, name: 'Alpha' }), robotFixture({ robot_id: BRAVO, name: 'Bravo' })],
       },
     });
-  network.on(getLog, (request) => ({ status: 200, body: logs.find((log) => request.url.pathname.endsWith(log.job_id)) ?? logs[0] }));
+  network.on(getLog, (request) => {
+    const log = logs.find((candidate) => request.url.pathname.endsWith(candidate.job_id)) ?? logs[0];
+    // As the server: the path only when asked for, and only a log with one has it.
+    const withPath = request.url.searchParams.get('extra_navigation_data') === 'true' && log?.has_trajectory;
+    return { status: 200, body: withPath ? { ...log, trajectory: PATH } : log };
+  });
+  network
+    .on(getFloors, {
+      status: 200,
+      body: { data: [{ floor_id: GROUND, floor_name: 'Ground', building_id: BUILDING, level: 0 }, { floor_id: FIRST, floor_name: 'First', building_id: BUILDING, level: 1 }] },
+    })
+    .on(getFloorMap, { status: 200, body: PLAN_SVG })
+    .on(getFloorMapMetadata, (request) => ({
+      status: 200,
+      body: { floor_id: request.url.searchParams.get('floor_id') ?? GROUND, resolution: 0.05, origin: { x: -1, y: -2 }, width: 400, height: 300, rooms: [] },
+    }));
   return network;
 };
 
@@ -205,7 +231,14 @@ describe('logs list states', () => {
 });
 
 describe('log detail', () => {
-  it('expands to robot, creator, times, rooms in order with translated results and the trajectory link', async () => {
+  beforeEach(() => {
+    vi.stubGlobal('URL', Object.assign(class extends URL {}, { createObjectURL: () => 'blob:plan', revokeObjectURL: () => undefined }));
+  });
+  afterEach(() => {
+    vi.unstubAllGlobals();
+  });
+
+  it('expands to robot, creator, times, rooms in order with translated results and the trajectory map', async () => {
     const network = signedIn();
     await openLogs(network);
     const detail = await expand('Morning round');
@@ -220,13 +253,38 @@ describe('log detail', () => {
       ['2', 'Room 102', 'Not ready', '30'],
       ['3', 'Room 103', 'Aborted', '40'],
     ]);
-    expect(within(detail).getByRole('link', { name: 'Trajectory' })).toHaveAttribute(
-      'href',
-      `/map?job=${LOG_A}&robot=${ALPHA}&show_trajectory=true`,
-    );
+    // The path drawn on the floor's plan, in the row: where it starts first, the other floor a click away.
+    const map = await within(detail).findByTestId('log-trajectory-map');
+    expect(within(map).getByRole('img', { name: 'Floor plan of Ground' })).toHaveAttribute('src', 'blob:plan');
+    expect(within(map).getByTestId('trajectory')).toHaveAttribute('points', '0,300 40,250');
+    expect(within(detail).queryByRole('link', { name: 'Trajectory' })).toBeNull();
+    expect(network.callsTo(getLog).at(-1)?.url.searchParams.get('extra_navigation_data')).toBe('true');
+    expect(network.callsTo(getFloorMapMetadata).map((call) => call.url.searchParams.get('floor_id'))).toEqual([GROUND]);
+    const floors = within(detail).getByRole('group', { name: 'Floors of the trajectory' });
+    expect(within(floors).getByRole('button', { name: 'Ground' })).toHaveAttribute('aria-pressed', 'true');
+    await userEvent.click(within(floors).getByRole('button', { name: 'First' }));
+    await waitFor(() => {
+      expect(within(detail).getByRole('img', { name: 'Floor plan of First' })).toBeInTheDocument();
+    });
+    expect(within(detail).getByTestId('trajectory')).toHaveAttribute('points', '100,200 120,200');
+    // The plan zooms here as on the map screen.
+    await userEvent.click(within(detail).getByRole('button', { name: 'Zoom in' }));
+    expect(within(detail).getByTestId('plan-layer').style.transform).toContain('scale(1.5)');
   });
 
-  it('shows not reached for a completed job, logDetail.nodata without rooms and no link without a trajectory', async () => {
+  it('keeps the trajectory map after the notes are saved, whose reply carries no path', async () => {
+    const network = signedIn();
+    network.on(updateLogNotes, (request) => ({ status: 200, body: { ...withRooms, notes: (JSON.parse(request.body) as { notes: string }).notes } }));
+    await openLogs(network);
+    const detail = await expand('Morning round');
+    await within(detail).findByTestId('trajectory');
+    await userEvent.type(within(detail).getByLabelText('Notes'), '!');
+    await userEvent.click(within(detail).getByRole('button', { name: 'Save notes' }));
+    expect(await screen.findByText('Notes saved')).toBeInTheDocument();
+    expect(within(detail).getByTestId('trajectory')).toBeInTheDocument();
+  });
+
+  it('shows not reached for a completed job, logDetail.nodata without rooms and no map without a trajectory', async () => {
     const reached = logFixture({
       job_id: LOG_A,
       job_name: 'Morning round',
@@ -236,7 +294,8 @@ describe('log detail', () => {
     await openLogs(network);
     let detail = await expand('Morning round');
     expect(within(detail).getByText('Not reached')).toBeInTheDocument();
-    expect(within(detail).queryByRole('link', { name: 'Trajectory' })).toBeNull();
+    expect(within(detail).queryByTestId('log-trajectory-map')).toBeNull();
+    expect(network.callsTo(getFloorMap)).toHaveLength(0);
     await userEvent.click(within(rowOf('Morning round')).getByRole('button', { name: 'Hide log details: Morning round' }));
     detail = await expand('Evening round');
     expect(within(detail).getByText('No rooms in this log')).toBeInTheDocument();

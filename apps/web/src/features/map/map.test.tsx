@@ -117,7 +117,9 @@ describe('map screen (spec §2)', () => {
 
     const overlay = screen.getByTestId('map-overlay');
     expect(overlay).toHaveAttribute('viewBox', '0 0 400 300');
-    expect(screen.getByTestId('floor-map')).toHaveStyle({ height: '600px' });
+    // Shaped as the plan (400×300) on a phone, 600 px high on a desktop (styles/theme.css; e2e measures both).
+    expect(screen.getByTestId('floor-map')).toHaveClass('floor-plan');
+    expect(screen.getByTestId('floor-map').style.getPropertyValue('--plan-aspect')).toBe('400 / 300');
     // (4 - -1) / 0.05 = 100; 300 - (3 - -2) / 0.05 = 200
     const markers = screen.getAllByTestId('robot-marker');
     expect(markers).toHaveLength(1);
@@ -132,8 +134,8 @@ describe('map screen (spec §2)', () => {
     room.focus();
     expect(await screen.findByTestId('room-name')).toHaveTextContent('Ward 1');
 
-    // The text alternative lists the robots of this floor with their positions.
-    expect(screen.getByTestId('map-robot-list')).toHaveTextContent('Alpha: x 4.0 m, y 3.0 m');
+    // The text alternative lists the robots of this floor by the room they are in, or the corridor outside them.
+    expect(screen.getByTestId('map-robot-list')).toHaveTextContent('Alpha: in the corridor');
     expect(screen.getByTestId('map-robot-list')).not.toHaveTextContent('Bravo');
   });
 
@@ -143,7 +145,7 @@ describe('map screen (spec §2)', () => {
       floors: [floor(F1, 'Ground', B1)],
       robots: [
         robotFixture({ robot_id: ALPHA, name: 'Alpha', floor_id: F1, building_id: B1, pose: { x: 4, y: 3, theta: 0 } }),
-        robotFixture({ robot_id: BRAVO, name: 'Bravo', mode: 0, battery: 70, signal: null, floor_id: F1, building_id: B1, pose: { x: 1, y: 1, theta: 0 } }),
+        robotFixture({ robot_id: BRAVO, name: 'Bravo', mode: 0, battery: 70, signal: null, floor_id: F1, building_id: B1, pose: { x: 0.5, y: -1.5, theta: 0 } }),
       ],
     });
     await renderApp({ path: '/map', network });
@@ -154,7 +156,7 @@ describe('map screen (spec §2)', () => {
     expect(marker(ALPHA)).toHaveAttribute('data-offline', 'false');
     expect(marker(ALPHA)?.querySelector('circle')).toHaveAttribute('fill', '#198754');
     const items = within(screen.getByTestId('map-robot-list')).getAllByRole('listitem');
-    expect(items.map((item) => item.textContent)).toEqual(['Alpha: x 4.0 m, y 3.0 m', 'Bravo: x 1.0 m, y 1.0 m (Offline)']);
+    expect(items.map((item) => item.textContent)).toEqual(['Alpha: in the corridor', 'Bravo: in Ward 1 (Offline)']);
   });
 
   it('moves the robot markers live with the robot stream: a new pose, then another floor', async () => {
@@ -178,17 +180,19 @@ describe('map screen (spec §2)', () => {
     expect(live.url.searchParams.get('robot_list')?.split(',').sort()).toEqual([ALPHA, BRAVO]);
     const robotCalls = network.callsTo(getRobots).length;
 
-    live.stream.event('robot_update', { robot_id: ALPHA, field: 'pose', value: { x: 0, y: 3, theta: 0, floor_id: F1 } });
+    // Alpha drives into Ward 1: the list names the room.
+    expect(screen.getByTestId('map-robot-list')).toHaveTextContent('Alpha: in the corridor');
+    live.stream.event('robot_update', { robot_id: ALPHA, field: 'pose', value: { x: 0.5, y: -1.5, theta: 0, floor_id: F1 } });
     await waitFor(() => {
-      expect(screen.getByTestId('robot-marker')).toHaveAttribute('data-x', '20');
+      expect(screen.getByTestId('robot-marker')).toHaveAttribute('data-x', '30');
     });
-    expect(screen.getByTestId('map-robot-list')).toHaveTextContent('Alpha: x 0.0 m, y 3.0 m');
+    expect(screen.getByTestId('map-robot-list')).toHaveTextContent('Alpha: in Ward 1');
 
     // Bravo drives onto this floor and Alpha leaves it.
     live.stream.event('robot_update', { robot_id: BRAVO, field: 'pose', value: { x: 2, y: 1, theta: 0, floor_id: F1 } });
     live.stream.event('robot_update', { robot_id: ALPHA, field: 'pose', value: { x: 0, y: 3, theta: 0, floor_id: F2 } });
     await waitFor(() => {
-      expect(screen.getByTestId('map-robot-list')).toHaveTextContent('Bravo: x 2.0 m, y 1.0 m');
+      expect(screen.getByTestId('map-robot-list')).toHaveTextContent('Bravo: in the corridor');
     });
     expect(screen.getByTestId('map-robot-list')).not.toHaveTextContent('Alpha');
     expect(screen.getAllByTestId('robot-marker')).toHaveLength(1);
@@ -273,7 +277,7 @@ describe('map screen (spec §2)', () => {
     await renderApp({ path: `/map?robot=${BRAVO}`, network });
     expect(await screen.findByRole('img', { name: 'Floor plan of First' })).toBeInTheDocument();
     expect(floorSelect()).toHaveValue(F2);
-    expect(screen.getByTestId('map-robot-list')).toHaveTextContent('Bravo: x 0.0 m, y 0.0 m (selected)');
+    expect(screen.getByTestId('map-robot-list')).toHaveTextContent('Bravo: in the corridor (selected)');
     expect(screen.getByTestId('robot-marker').querySelector('circle')).toHaveAttribute('fill', '#ffc107');
   });
 

@@ -32,10 +32,13 @@ export const logsQueryOptions = (api: ApiClient, filters: ListFilters) =>
 // No previous-page placeholder: every new filter shows the 10 placeholder rows of spec §2 until its page arrives.
 export const useLogs = (filters: ListFilters) => useQuery(logsQueryOptions(useApi(), filters));
 
-/** GET /log/{id}: the expanded row reads the log afresh. */
+/** GET /log/{id}: the expanded row reads the log afresh, with its recorded path for the trajectory map. */
 export const useLog = (id: string) => {
   const api = useApi();
-  return useQuery({ queryKey: logsKeys.detail(id), queryFn: ({ signal }) => api.request(getLog, { params: { id }, signal }) });
+  return useQuery({
+    queryKey: logsKeys.detail(id),
+    queryFn: ({ signal }) => api.request(getLog, { params: { id }, query: { extra_navigation_data: 'true' }, signal }),
+  });
 };
 
 /** The robots offered by the filter dialog, by name, read once it opens. */
@@ -48,7 +51,10 @@ export const useUpdateLogNotes = () => {
   return useMutation({
     mutationFn: ({ id, notes }: { id: string; notes: string }) => api.request(updateLogNotes, { params: { id }, body: { notes } }),
     onSuccess: (entry: LogEntry) => {
-      client.setQueryData(logsKeys.detail(entry.job_id), entry);
+      // The reply carries no path: the one already shown stays.
+      client.setQueryData(logsKeys.detail(entry.job_id), (shown: LogEntry | undefined) =>
+        shown?.trajectory ? { ...entry, trajectory: shown.trajectory } : entry,
+      );
       void client.invalidateQueries({ queryKey: ['logs', 'list'] });
     },
   });

@@ -1,15 +1,16 @@
 import type { LogEntry, LoggedPrompt, LoggedRoom } from '@uvd/contracts';
-import { useState } from 'react';
+import { Suspense, lazy, useState } from 'react';
 import { Button, Form, Table } from 'react-bootstrap';
 import { useTranslation } from 'react-i18next';
-import { Link } from 'react-router';
 import { Skeleton } from '../../../components/skeleton.tsx';
 import { Spinner } from '../../../components/spinner.tsx';
-import { paths } from '../../../config/paths.ts';
 import { useSessionUser } from '../../../lib/auth/auth-context.tsx';
 import { formatDateTime } from '../../../lib/format-date.ts';
 import { toast } from '../../../lib/toast.ts';
 import { useLog, useUpdateLogNotes } from '../api/logs-query.ts';
+
+// The plan, its zoom and the floor queries load when a row with a trajectory opens, not with the logs list.
+const TrajectoryMap = lazy(async () => ({ default: (await import('./trajectory-map.tsx')).TrajectoryMap }));
 
 type RoomResult = 'disinfected' | 'not_disinfected' | 'not_ready' | 'not_reached';
 
@@ -97,7 +98,7 @@ const PromptList = ({ prompts, timezone }: { prompts: readonly LoggedPrompt[]; t
   );
 };
 
-/** The expanded row (spec §2 "Logs list"): robot, creator, times, notes, logged rooms and the trajectory link. */
+/** The expanded row (spec §2 "Logs list"): robot, creator, times, notes, logged rooms and the trajectory map. */
 export const LogDetail = ({ id }: { id: string }) => {
   const { t } = useTranslation();
   const { timezone } = useSessionUser();
@@ -153,13 +154,10 @@ export const LogDetail = ({ id }: { id: string }) => {
         </div>
       )}
       <PromptList prompts={entry.attributes.prompts} timezone={timezone} />
-      {entry.has_trajectory && entry.robot_id !== null ? (
-        <Link
-          className="btn btn-outline-primary btn-sm"
-          to={paths.map.getHref({ job: entry.job_id, robot: entry.robot_id, show_trajectory: true })}
-        >
-          {t('logDetail.trajectory')}
-        </Link>
+      {entry.trajectory && entry.trajectory.length > 0 ? (
+        <Suspense fallback={<Spinner />}>
+          <TrajectoryMap points={entry.trajectory} />
+        </Suspense>
       ) : null}
     </div>
   );

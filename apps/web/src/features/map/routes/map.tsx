@@ -9,11 +9,10 @@ import { useSessionUser } from '../../../lib/auth/auth-context.tsx';
 import { LOCAL_KEYS, readUserChoice, saveUserChoice } from '../../../lib/storage.ts';
 import { useLiveRobotList } from '../../../lib/robot-list.ts';
 import { robotOffline } from '../../../lib/robot-presence.ts';
-import { useBuildings, useFloors } from '../../../lib/site-queries.ts';
-import { useFloorMapImage, useFloorMapMetadata, useTrajectoryJob } from '../api/map-queries.ts';
+import { useBuildings, useFloorMapImage, useFloorMapMetadata, useFloors } from '../../../lib/site-queries.ts';
+import { useTrajectoryJob } from '../api/map-queries.ts';
 import { FloorMap } from '../components/floor-map.tsx';
-
-const formatMetres = (value: number) => value.toFixed(1);
+import { RobotPlace } from '../components/robot-place.tsx';
 
 /**
  * The choice shown: what the user picked on this visit, else what the link points at (job or robot), else the
@@ -163,7 +162,7 @@ export const MapRoute = () => {
       ) : floorId === null ? (
         <p className="text-body-secondary">{t('map.selectFloor')}</p>
       ) : mapLoading || !image.data || !metadata.data ? (
-        <div className="d-flex align-items-center justify-content-center border rounded" style={{ height: 600 }}>
+        <div className="floor-plan d-flex align-items-center justify-content-center border rounded">
           <Spinner />
         </div>
       ) : (
@@ -186,11 +185,7 @@ export const MapRoute = () => {
               <ul className="list-unstyled mb-0" data-testid="map-robot-list">
                 {robotsHere.map((robot) => (
                   <li key={robot.robot_id} className={robot.robot_id === robotParam ? 'fw-bold' : undefined}>
-                    {t('map.robotPosition', {
-                      name: robot.name,
-                      x: formatMetres(robot.pose?.x ?? 0),
-                      y: formatMetres(robot.pose?.y ?? 0),
-                    })}
+                    <RobotPlace robot={robot} rooms={metadata.data.rooms} />
                     {robotOffline(robot) ? ` (${t('robotModes.0')})` : ''}
                     {robot.robot_id === robotParam ? ` (${t('map.selectedRobot')})` : ''}
                   </li>
