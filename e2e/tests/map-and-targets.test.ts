@@ -164,6 +164,7 @@ describe.each(VIEWPORTS)('the floor map at $width×$height', (viewport) => {
       expect(await page.evaluate(() => window.scrollY)).toBe(scrolled);
     }
     await settle(page);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBe(0);
     await screenshot(session, 'map-zoomed');
     await expectAccessible(session, 'map-zoomed');
 
@@ -200,6 +201,8 @@ describe.each(VIEWPORTS)('the floor map at $width×$height', (viewport) => {
     await detail.getByRole('button', { name: t('en', 'map.zoomIn') }).click();
     await expect.poll(async () => (await viewOf(page)).scale).toBeCloseTo(1.5, 5);
     await settle(page);
+    // The plan fits the row: nothing scrolls sideways.
+    expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBe(0);
     await screenshot(session, 'log-trajectory');
     await expectAccessible(session, 'log-trajectory');
   });

@@ -62,47 +62,51 @@ export const FloorPlan = ({ floorName, svg, frame, children, overlayLabel, testI
   const { t } = useTranslation();
   const imageRef = useSvgImageRef(svg);
   const { view, viewportRef, zoomIn, zoomOut, showWholePlan, handlers } = useZoomPan();
-  const shape = { '--plan-aspect': `${String(frame.width)} / ${String(frame.height)}` } as CSSProperties;
+  const shape = { '--plan-ratio': String(frame.height / frame.width) } as CSSProperties;
 
   return (
-    <div
-      ref={viewportRef}
-      className={`floor-plan border rounded bg-light ${className ?? ''}`}
-      style={shape}
-      data-testid={testId}
-      role="group"
-      aria-label={t('map.viewport', { floor: floorName })}
-      tabIndex={0}
-      {...handlers}
-    >
-      <div style={{ ...fill, transform: transformOf(view), transformOrigin: '0 0' }} data-testid="plan-layer" data-scale={view.scale}>
-        <img ref={imageRef} alt={t('map.planAlt', { floor: floorName })} style={{ ...fill, objectFit: 'contain' }} draggable={false} />
-        <svg
-          viewBox={`0 0 ${String(frame.width)} ${String(frame.height)}`}
-          preserveAspectRatio="xMidYMid meet"
-          style={fill}
-          role="group"
-          aria-label={overlayLabel}
-          data-testid="map-overlay"
-        >
-          {children}
-        </svg>
+    // The frame is a size container: the plan's phone height follows its width (cqw), and inside a table cell
+    // (a log's row) the plan adds nothing to the table's minimum width.
+    <div className="floor-plan-frame">
+      <div
+        ref={viewportRef}
+        className={`floor-plan border rounded bg-light ${className ?? ''}`}
+        style={shape}
+        data-testid={testId}
+        role="group"
+        aria-label={t('map.viewport', { floor: floorName })}
+        tabIndex={0}
+        {...handlers}
+      >
+        <div style={{ ...fill, transform: transformOf(view), transformOrigin: '0 0' }} data-testid="plan-layer" data-scale={view.scale}>
+          <img ref={imageRef} alt={t('map.planAlt', { floor: floorName })} style={{ ...fill, objectFit: 'contain' }} draggable={false} />
+          <svg
+            viewBox={`0 0 ${String(frame.width)} ${String(frame.height)}`}
+            preserveAspectRatio="xMidYMid meet"
+            style={fill}
+            role="group"
+            aria-label={overlayLabel}
+            data-testid="map-overlay"
+          >
+            {children}
+          </svg>
+        </div>
+        <div className="floor-plan-controls btn-group-vertical shadow-sm">
+          {/* aria-disabled, not disabled: a button that turns disabled under the keyboard's focus drops the focus. */}
+          <button type="button" className="btn btn-light border" onClick={zoomIn} aria-disabled={view.scale >= MAX_SCALE} aria-label={t('map.zoomIn')}>
+            <span aria-hidden="true">+</span>
+          </button>
+          <button type="button" className="btn btn-light border" onClick={zoomOut} aria-disabled={view.scale <= 1} aria-label={t('map.zoomOut')}>
+            <span aria-hidden="true">−</span>
+          </button>
+          <button type="button" className="btn btn-light border" onClick={showWholePlan} aria-label={t('map.zoomReset')}>
+            <span aria-hidden="true">⤢</span>
+          </button>
+        </div>
+        <span className="visually-hidden" role="status">
+          {t('map.zoomLevel', { percent: Math.round(view.scale * 100) })}
+        </span>
       </div>
-      <div className="floor-plan-controls btn-group-vertical shadow-sm">
-        {/* aria-disabled, not disabled: a button that turns disabled under the keyboard's focus drops the focus. */}
-        <button type="button" className="btn btn-light border" onClick={zoomIn} aria-disabled={view.scale >= MAX_SCALE} aria-label={t('map.zoomIn')}>
-          <span aria-hidden="true">+</span>
-        </button>
-        <button type="button" className="btn btn-light border" onClick={zoomOut} aria-disabled={view.scale <= 1} aria-label={t('map.zoomOut')}>
-          <span aria-hidden="true">−</span>
-        </button>
-        <button type="button" className="btn btn-light border" onClick={showWholePlan} aria-label={t('map.zoomReset')}>
-          <span aria-hidden="true">⤢</span>
-        </button>
-      </div>
-      <span className="visually-hidden" role="status">
-        {t('map.zoomLevel', { percent: Math.round(view.scale * 100) })}
-      </span>
     </div>
   );
 };

@@ -119,7 +119,7 @@ describe('map screen (spec §2)', () => {
     expect(overlay).toHaveAttribute('viewBox', '0 0 400 300');
     // Shaped as the plan (400×300) on a phone, 600 px high on a desktop (styles/theme.css; e2e measures both).
     expect(screen.getByTestId('floor-map')).toHaveClass('floor-plan');
-    expect(screen.getByTestId('floor-map').style.getPropertyValue('--plan-aspect')).toBe('400 / 300');
+    expect(screen.getByTestId('floor-map').style.getPropertyValue('--plan-ratio')).toBe('0.75');
     // (4 - -1) / 0.05 = 100; 300 - (3 - -2) / 0.05 = 200
     const markers = screen.getAllByTestId('robot-marker');
     expect(markers).toHaveLength(1);
