@@ -469,15 +469,19 @@ describe('one session across the tabs of a browser', () => {
   const browser = () => ({ name: `uvd-session-test-${String((browsers += 1))}`, locks: new MemoryLocks() });
   /** The identity provider's JWT access tokens, valid 15 minutes. */
   const identity = () => fakeIdentity(new FakeNetwork()).on(postToken, () => ({ status: 200, body: { ...tokenReply(), access_token: accessTokenFor(900) } }));
-
-  it('a new tab takes the session of an open one instead of asking to sign in', async () => {
-    const network = identity();
+  /** A tab signed in, then a second tab of the same browser opened. */
+  const twoTabs = async (network: FakeNetwork) => {
     const shared = browser();
     const first = tab(network, shared);
     await first.auth.login({ organization: 'demo', username: 'olivia', password: 'secret' });
-
     const second = tab(network, shared);
     await second.auth.initialize();
+    return { first, second };
+  };
+
+  it('a new tab takes the session of an open one instead of asking to sign in', async () => {
+    const network = identity();
+    const { first, second } = await twoTabs(network);
 
     expect(second.auth.getSnapshot().status).toBe('authenticated');
     expect(second.tokens.read()).toEqual(first.tokens.read());
@@ -497,11 +501,7 @@ describe('one session across the tabs of a browser', () => {
   it('two tabs whose refresh falls due at once spend the refresh token once and both keep the new pair', async () => {
     vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
     const network = identity();
-    const shared = browser();
-    const first = tab(network, shared);
-    await first.auth.login({ organization: 'demo', username: 'olivia', password: 'secret' });
-    const second = tab(network, shared);
-    await second.auth.initialize();
+    const { first, second } = await twoTabs(network);
     const spent = first.tokens.read()?.refreshToken;
 
     await Promise.all([first.auth.refresh(), second.auth.refresh()]);
@@ -514,12 +514,7 @@ describe('one session across the tabs of a browser', () => {
   });
 
   it('a sign-out in one tab signs out the tabs sharing its session', async () => {
-    const network = identity();
-    const shared = browser();
-    const first = tab(network, shared);
-    await first.auth.login({ organization: 'demo', username: 'olivia', password: 'secret' });
-    const second = tab(network, shared);
-    await second.auth.initialize();
+    const { first, second } = await twoTabs(identity());
     expect(second.auth.getSnapshot().status).toBe('authenticated');
 
     await first.auth.logout();
