@@ -23,6 +23,7 @@ describe('loadConfig', () => {
       accessTokenTtlSeconds: 900,
       refreshTokenTtlSeconds: 1800,
       offlineTokenTtlSeconds: 30 * 24 * 3600,
+      refreshTokenGraceSeconds: 30,
       tokenRateLimitPerMinute: 60,
       schedulerPollMs: 1000,
       seedDemo: true,
@@ -55,6 +56,8 @@ describe('loadConfig', () => {
       'Invalid environment: VAPID_SUBJECT: must start with mailto: or https://',
     );
     expect(() => loadConfig({ TRUST_PROXY: 'yes' })).toThrow(/TRUST_PROXY: /);
+    // The grace window of a just exchanged refresh token is capped as Amazon Cognito caps it.
+    expect(() => loadConfig({ REFRESH_TOKEN_GRACE_SECONDS: '61' })).toThrow(/REFRESH_TOKEN_GRACE_SECONDS: /);
     // Every bad variable is listed, not only the first.
     const both = () => loadConfig({ LOG_LEVEL: 'loud', LOAD_MAX_EVENT_LOOP_UTILIZATION: '2' });
     expect(both).toThrow(/LOG_LEVEL: /);

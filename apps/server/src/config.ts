@@ -115,6 +115,12 @@ const Identity = z
     ACCESS_TOKEN_TTL_SECONDS: z.coerce.number().int().min(10).default(900),
     REFRESH_TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).default(1800),
     OFFLINE_TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).default(30 * 24 * 3600),
+    /**
+     * A refresh token just exchanged is accepted again this long, answered with the same reply (as Amazon
+     * Cognito's RetryGracePeriodSeconds, at most 60 s there too): a page reloaded while its refresh was in flight
+     * never saw the reply. 0 switches it off; beyond it a reused token ends its session.
+     */
+    REFRESH_TOKEN_GRACE_SECONDS: z.coerce.number().int().min(0).max(60).default(30),
     /** Password grants per client address and minute at the token endpoint; 0 switches the limit off (benchmarks). */
     TOKEN_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(60),
   })
@@ -125,6 +131,7 @@ const Identity = z
     accessTokenTtlSeconds: e.ACCESS_TOKEN_TTL_SECONDS,
     refreshTokenTtlSeconds: e.REFRESH_TOKEN_TTL_SECONDS,
     offlineTokenTtlSeconds: e.OFFLINE_TOKEN_TTL_SECONDS,
+    refreshTokenGraceSeconds: e.REFRESH_TOKEN_GRACE_SECONDS,
     tokenRateLimitPerMinute: e.TOKEN_RATE_LIMIT_PER_MINUTE,
   }));
 

@@ -158,7 +158,8 @@ export const postToken = defineRoute({
   params: RealmParams,
   querystring: TokenQuery,
   body: TokenRequest,
-  response: { 200: TokenResponse, 400: OAuthError, 401: OAuthError, 404: OAuthError, 429: OAuthError },
+  // 503: shedding load, or a refresh token presented twice at once whose first exchange is still being answered.
+  response: { 200: TokenResponse, 400: OAuthError, 401: OAuthError, 404: OAuthError, 429: OAuthError, 503: OAuthError },
 });
 
 export const postRevoke = defineRoute({

@@ -99,6 +99,13 @@ export const refreshTokens = pgTable(
       .references(() => sessions.id, { onDelete: 'cascade' }),
     issuedAt: createdAt(),
     usedAt: timestamp('used_at', { withTimezone: true }),
+    /** The token that replaced this one when it was used (its jti). */
+    successorId: uuid('successor_id'),
+    /**
+     * The token reply that exchange answered, encrypted under a key derived from this (used) token, so that the
+     * same token presented again within the grace window gets the same reply (identity/reissue.ts).
+     */
+    successorReply: text('successor_reply'),
   },
   (t) => [index('refresh_tokens_session').on(t.sessionId)],
 );

@@ -8,8 +8,9 @@ import { createRemoteJWKSet, decodeJwt, jwtVerify } from 'jose';
 import * as oidc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Jwks, OAuthError, OpenIdConfiguration, TokenResponse, UserInfo } from '@uvd/contracts';
-import { users } from '../db/schema.ts';
+import { refreshTokens, users } from '../db/schema.ts';
 import { startTestServer, type TestServer, type TestUser } from '../testing/harness.ts';
+import { openReply } from './reissue.ts';
 import { localVerifier } from './verifier.ts';
 
 let server: TestServer;
@@ -48,6 +49,15 @@ async function refusal(promise: Promise<unknown>): Promise<{ status: number; err
 
 const tokenRequest = (orgId: string, form: Record<string, string>, query?: Record<string, string>) =>
   server.request('POST', oidcPath(orgId, 'token'), { form, ...(query ? { query } : {}) });
+
+/** As if `refreshToken` had been exchanged `seconds` ago. */
+const usedSecondsAgo = async (refreshToken: string, seconds: number) => {
+  const { jti } = decodeJwt(refreshToken);
+  await server.context.db
+    .update(refreshTokens)
+    .set({ usedAt: new Date(Date.now() - seconds * 1000) })
+    .where(eq(refreshTokens.id, jti ?? ''));
+};
 
 describe('discovery and keys', () => {
   it('serves the discovery document of a realm, with its issuer and endpoints', async () => {
@@ -232,12 +242,13 @@ describe('refresh', () => {
     expect(third.access_token).toBeTruthy();
   });
 
-  it('refuses a reused refresh token and ends the whole session', async () => {
+  it('refuses a refresh token reused after the grace window and ends the whole session', async () => {
     const orgId = await server.createOrg();
     const user = await server.createUser(orgId, ['done-teleoperator']);
     const config = await discover(orgId);
     const first = await passwordGrant(config, user);
     const second = await oidc.refreshTokenGrant(config, first.refresh_token ?? '');
+    await usedSecondsAgo(first.refresh_token ?? '', server.context.config.refreshTokenGraceSeconds + 1);
 
     // An attacker (or a stale tab) presents the already used token: refused…
     expect(await refusal(oidc.refreshTokenGrant(config, first.refresh_token ?? ''))).toEqual({ status: 400, error: 'invalid_grant' });
@@ -251,17 +262,17 @@ describe('refresh', () => {
     expect((await oidc.refreshTokenGrant(config, other.refresh_token ?? '')).access_token).toBeTruthy();
   });
 
-  it('of two simultaneous exchanges of one token exactly one succeeds, and the session ends', async () => {
+  it('answers two simultaneous exchanges of one token with the same new tokens, and the session goes on', async () => {
     const orgId = await server.createOrg();
     const user = await server.createUser(orgId, ['done-teleoperator']);
     const config = await discover(orgId);
     const { refresh_token: token = '' } = await passwordGrant(config, user);
     const form = { grant_type: 'refresh_token', client_id: CLIENT_ID, refresh_token: token };
     const replies = await Promise.all([tokenRequest(orgId, form), tokenRequest(orgId, form)]);
-    expect(replies.map((reply) => reply.status).sort()).toEqual([200, 400]);
-    const winner = replies.find((reply) => reply.status === 200);
-    const next = TokenResponse.parse(winner?.body).refresh_token;
-    expect(await refusal(oidc.refreshTokenGrant(config, next))).toEqual({ status: 400, error: 'invalid_grant' });
+    expect(replies.map((reply) => reply.status)).toEqual([200, 200]);
+    const [one, two] = replies.map((reply) => TokenResponse.parse(reply.body));
+    expect(two).toEqual(one);
+    expect((await oidc.refreshTokenGrant(config, one?.refresh_token ?? '')).access_token).toBeTruthy();
   });
 
   it('exchanges the refresh tokens of many sessions at once, each getting its own', async () => {
@@ -295,6 +306,100 @@ describe('refresh', () => {
 
     await server.context.db.update(users).set({ enabled: false }).where(eq(users.id, user.id));
     expect(await refusal(oidc.refreshTokenGrant(config, refreshToken))).toEqual({ status: 400, error: 'invalid_grant' });
+  });
+});
+
+describe('refresh grace window (REFRESH_TOKEN_GRACE_SECONDS)', () => {
+  const refreshForm = (token: string) => ({ grant_type: 'refresh_token', client_id: CLIENT_ID, refresh_token: token });
+  const exchange = async (orgId: string, token: string) => {
+    const reply = await tokenRequest(orgId, refreshForm(token));
+    return { status: reply.status, body: reply.status === 200 ? TokenResponse.parse(reply.body) : OAuthError.parse(reply.body) };
+  };
+
+  it('answers a token exchanged again within the window with the same new tokens, and the session goes on', async () => {
+    const orgId = await server.createOrg();
+    const user = await server.createUser(orgId, ['done-teleoperator']);
+    const config = await discover(orgId);
+    const first = await passwordGrant(config, user);
+    const token = first.refresh_token ?? '';
+
+    // A page reloaded while its refresh was in flight never saw this reply…
+    const lost = await exchange(orgId, token);
+    expect(lost.status).toBe(200);
+    // …and presents the same token again, a few seconds later: the very same tokens.
+    await usedSecondsAgo(token, server.context.config.refreshTokenGraceSeconds - 5);
+    const again = await exchange(orgId, token);
+    expect(again).toEqual(lost);
+    const next = TokenResponse.parse(again.body);
+    expect((await server.request('GET', oidcPath(orgId, 'userinfo'), { token: next.access_token })).status).toBe(200);
+    expect((await exchange(orgId, next.refresh_token)).status).toBe(200);
+  });
+
+  it('serves only the immediately preceding token: an older one ends the session even within the window', async () => {
+    const orgId = await server.createOrg();
+    const user = await server.createUser(orgId, ['done-teleoperator']);
+    const config = await discover(orgId);
+    const first = await passwordGrant(config, user);
+    const second = TokenResponse.parse((await exchange(orgId, first.refresh_token ?? '')).body);
+    const third = TokenResponse.parse((await exchange(orgId, second.refresh_token)).body);
+
+    expect(await exchange(orgId, first.refresh_token ?? '')).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+    expect(await exchange(orgId, third.refresh_token)).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+    expect((await server.request('GET', oidcPath(orgId, 'userinfo'), { token: third.access_token })).status).toBe(401);
+  });
+
+  it('does not serve a token of a session that ended meanwhile', async () => {
+    const orgId = await server.createOrg();
+    const user = await server.createUser(orgId, ['done-teleoperator']);
+    const config = await discover(orgId);
+    const first = await passwordGrant(config, user);
+    const second = TokenResponse.parse((await exchange(orgId, first.refresh_token ?? '')).body);
+    const logout = await server.request('POST', oidcPath(orgId, 'logout'), {
+      form: { client_id: CLIENT_ID, refresh_token: second.refresh_token },
+      token: second.access_token,
+    });
+    expect(logout.status).toBe(204);
+    expect(await exchange(orgId, first.refresh_token ?? '')).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+  });
+
+  it('keeps no usable token in the database: the kept reply opens only with the token that was exchanged', async () => {
+    const orgId = await server.createOrg();
+    const user = await server.createUser(orgId, ['done-teleoperator']);
+    const config = await discover(orgId);
+    const first = await passwordGrant(config, user);
+    const token = first.refresh_token ?? '';
+    const reply = TokenResponse.parse((await exchange(orgId, token)).body);
+    const [row] = await server.context.db
+      .select({ kept: refreshTokens.successorReply })
+      .from(refreshTokens)
+      .where(eq(refreshTokens.id, decodeJwt(token).jti ?? ''));
+    const kept = row?.kept ?? '';
+    expect(kept).not.toBe('');
+    for (const part of [reply.access_token, reply.refresh_token, reply.id_token ?? '', ...reply.access_token.split('.')]) {
+      expect(kept).not.toContain(part);
+    }
+    expect(openReply(kept, token, server.context.keys.refreshSecret)).toEqual(reply);
+    expect(openReply(kept, reply.refresh_token, server.context.keys.refreshSecret)).toBeUndefined();
+  });
+
+  it('with the window switched off (0), a token exchanged twice ends its session at once', async () => {
+    const strict = await startTestServer({ refreshTokenGraceSeconds: 0 });
+    try {
+      const orgId = await strict.createOrg();
+      const user = await strict.createUser(orgId, ['done-teleoperator']);
+      const login = await strict.request('POST', oidcPath(orgId, 'token'), {
+        form: { grant_type: 'password', client_id: CLIENT_ID, username: user.username, password: user.password },
+      });
+      const token = TokenResponse.parse(login.body).refresh_token;
+      const once = await strict.request('POST', oidcPath(orgId, 'token'), { form: refreshForm(token) });
+      expect(once.status).toBe(200);
+      const twice = await strict.request('POST', oidcPath(orgId, 'token'), { form: refreshForm(token) });
+      expect(twice).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+      const next = await strict.request('POST', oidcPath(orgId, 'token'), { form: refreshForm(TokenResponse.parse(once.body).refresh_token) });
+      expect(next.status).toBe(400);
+    } finally {
+      await strict.close();
+    }
   });
 });
 

@@ -1,5 +1,5 @@
 /** SQL of the identity provider: realms, login users, sessions and their rotating refresh tokens. */
-import { and, eq, isNull, lt, or, sql } from 'drizzle-orm';
+import { and, eq, isNotNull, isNull, lt, or, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Executor } from '../db/client.ts';
 import { groups, organizations, refreshTokens, sessions, userGroups, users } from '../db/schema.ts';
@@ -128,7 +128,9 @@ export type RefreshOutcome =
   | { kind: 'ok'; subject: SubjectRow; offline: boolean }
   | { kind: 'unknown' }
   | { kind: 'reused' }
-  | { kind: 'inactive' };
+  | { kind: 'inactive' }
+  /** Exchanged again within the grace window: the first exchange's reply is the answer (`findReissue`). */
+  | { kind: 'grace' };
 
 const ExchangeRow = z.object({
   jti: z.string(),
@@ -154,6 +156,39 @@ export interface ExchangeRequest {
 
 export interface RefreshExchanger {
   exchange(request: ExchangeRequest): Promise<RefreshOutcome & { now: Date; expiresAt: Date }>;
+  /** Keeps the reply an exchange of `jti` answered (sealed, identity/reissue.ts) for the grace window. */
+  keepReply(jti: string, sealed: string): Promise<void>;
+}
+
+const GraceRow = z.object({
+  in_grace: z.boolean(),
+});
+
+/**
+ * Runs `run` over the items that arrive while it runs, as one group (one statement per group, not per item); each
+ * item's promise settles with its group.
+ */
+function grouped<T>(run: (batch: T[]) => Promise<void>): (item: T) => Promise<void> {
+  const queue: { item: T; resolve: () => void; reject: (error: unknown) => void }[] = [];
+  let running = false;
+  const drain = async () => {
+    running = true;
+    while (queue.length > 0) {
+      const batch = queue.splice(0, MAX_BATCH);
+      try {
+        await run(batch.map(({ item }) => item));
+        for (const { resolve } of batch) resolve();
+      } catch (error) {
+        for (const { reject } of batch) reject(error);
+      }
+    }
+    running = false;
+  };
+  return (item) =>
+    new Promise((resolve, reject) => {
+      queue.push({ item, resolve, reject });
+      if (!running) void drain();
+    });
 }
 
 /** Most exchanges one statement carries; more wait for the next. */
@@ -162,12 +197,20 @@ const MAX_BATCH = 128;
 /**
  * Exchanges refresh tokens: marks the presented one used (atomically, so of two concurrent exchanges exactly one
  * wins), checks its session is live and its user enabled, slides the session's expiry and records the next
- * token. A token that was already used ends its session (RFC 9700 §4.14.2 reuse detection).
+ * token. A token that was already used ends its session (RFC 9700 §4.14.2 reuse detection), unless it was used
+ * less than `graceSeconds` ago and the token that replaced it has not been used yet: then the answer is the
+ * first exchange's reply again (`grace`), as Amazon Cognito's RetryGracePeriodSeconds and Ory Hydra's graceful
+ * refresh do. A page reloaded, or a request cut, while its refresh was in flight never saw that reply; only
+ * the immediately preceding token gets it, so a token older than that still ends the session.
  *
  * Exchanges that arrive while a statement runs are grouped into the next one (group commit): one statement
  * per batch instead of several per refresh is what lets one process answer 1,000 refreshes/s (bench/login.ts).
  */
-export function createRefreshExchanger(db: Executor, ttlSeconds: (offline: boolean) => number): RefreshExchanger {
+export function createRefreshExchanger(
+  db: Executor,
+  ttlSeconds: (offline: boolean) => number,
+  graceSeconds: number,
+): RefreshExchanger {
   type Pending = { request: ExchangeRequest; resolve: (outcome: RefreshOutcome & { now: Date; expiresAt: Date }) => void; reject: (error: unknown) => void };
   let queue: Pending[] = [];
   let running = false;
@@ -182,7 +225,7 @@ export function createRefreshExchanger(db: Executor, ttlSeconds: (offline: boole
       with req as (
         select * from jsonb_to_recordset(${requests}::jsonb) as r(jti uuid, next_jti uuid, sid uuid, org text)
       ), used as (
-        update ${refreshTokens} as t set used_at = ${now.toISOString()}::timestamptz
+        update ${refreshTokens} as t set used_at = ${now.toISOString()}::timestamptz, successor_id = req.next_jti
         from req where t.id = req.jti and t.session_id = req.sid and t.used_at is null
         returning t.id as jti, t.session_id
       ), live as (
@@ -234,12 +277,20 @@ export function createRefreshExchanger(db: Executor, ttlSeconds: (offline: boole
       } else if (row.used) {
         done({ kind: 'inactive' });
       } else {
-        // Rare path: tell an unknown token from a replayed one, which ends the session.
-        const known = await db
-          .select({ id: refreshTokens.id })
-          .from(refreshTokens)
-          .where(and(eq(refreshTokens.id, request.jti), eq(refreshTokens.sessionId, request.sessionId)));
-        if (known.length === 0) done({ kind: 'unknown' });
+        // Rare path: tell an unknown token from one exchanged again within the grace window, and both from a
+        // replayed one, which ends the session.
+        const graceStart = new Date(now.getTime() - graceSeconds * 1000);
+        const known = await db.execute(sql`
+          select coalesce(t.used_at > ${graceStart.toISOString()}::timestamptz and next.id is not null and next.used_at is null
+            and s.ended_at is null and s.expires_at > ${now.toISOString()}::timestamptz and u.enabled, false) as in_grace
+          from ${refreshTokens} as t
+          left join ${sessions} as s on s.id = t.session_id and s.org_id = ${request.orgId}
+          left join ${users} as u on u.id = s.user_id
+          left join ${refreshTokens} as next on next.id = t.successor_id
+          where t.id = ${request.jti}::uuid and t.session_id = ${request.sessionId}::uuid`);
+        const token = rowsOf(known).map((raw) => GraceRow.parse(raw))[0];
+        if (!token) done({ kind: 'unknown' });
+        else if (graceSeconds > 0 && token.in_grace) done({ kind: 'grace' });
         else {
           await endSession(db, request.sessionId, request.orgId, now);
           done({ kind: 'reused' });
@@ -278,13 +329,30 @@ export function createRefreshExchanger(db: Executor, ttlSeconds: (offline: boole
     running = false;
   };
 
+  const keepReplies = grouped<{ jti: string; sealed: string }>(async (replies) => {
+    const rows = JSON.stringify(replies.map(({ jti, sealed }) => ({ jti, sealed })));
+    await db.execute(sql`
+      update ${refreshTokens} as t set successor_reply = r.sealed
+      from jsonb_to_recordset(${rows}::jsonb) as r(jti uuid, sealed text) where t.id = r.jti`);
+  });
+
   return {
     exchange: (request) =>
       new Promise((resolve, reject) => {
         queue.push({ request, resolve, reject });
         if (!running) void drain();
       }),
+    keepReply: (jti, sealed) => keepReplies({ jti, sealed }),
   };
+}
+
+/** The sealed reply kept for a token exchanged within the grace window; undefined while its exchange is still signing. */
+export async function findReissue(db: Executor, jti: string, sessionId: string): Promise<string | undefined> {
+  const rows = await db
+    .select({ sealed: refreshTokens.successorReply })
+    .from(refreshTokens)
+    .where(and(eq(refreshTokens.id, jti), eq(refreshTokens.sessionId, sessionId)));
+  return rows[0]?.sealed ?? undefined;
 }
 
 export async function endSession(db: Executor, sessionId: string, orgId: string, now: Date): Promise<void> {
@@ -311,9 +379,17 @@ export async function findSessionSubject(
 
 /**
  * Housekeeping: drops sessions that ended or expired more than `graceMs` ago (their tokens go with them by
- * cascade). Used tokens of live sessions stay, so a replayed one is still recognised and ends its session.
+ * cascade). Used tokens of live sessions stay, so a replayed one is still recognised and ends its session; the
+ * replies kept for their grace window go once no window (at most a minute) can need them.
  */
 export async function purgeSessions(db: Executor, now: Date, graceMs: number): Promise<void> {
   const before = new Date(now.getTime() - graceMs);
   await db.delete(sessions).where(or(lt(sessions.endedAt, before), lt(sessions.expiresAt, before)));
+  await db
+    .update(refreshTokens)
+    .set({ successorReply: null })
+    .where(and(isNotNull(refreshTokens.successorReply), lt(refreshTokens.usedAt, new Date(now.getTime() - MAX_GRACE_MS))));
 }
+
+/** REFRESH_TOKEN_GRACE_SECONDS is at most 60 (config.ts). */
+const MAX_GRACE_MS = 60_000;

@@ -46,9 +46,11 @@ import {
   lockUser,
   resetLoginFailures,
   createRefreshExchanger,
+  findReissue,
   type SubjectRow,
 } from './repository.ts';
 import { signAccessToken, signIdToken, signRefreshToken, verifyRefreshToken, type TokenSubject } from './tokens.ts';
+import { openReply, sealReply } from './reissue.ts';
 import { requireActiveUser, watchRevocations } from './revocation.ts';
 
 type Out<T> = T extends z.ZodType ? z.output<T> : undefined;
@@ -123,6 +125,9 @@ const REALM_OF_ISSUER = /\/realms\/([^/]+)$/;
 /** How long ended or expired sessions are kept before the sweep drops them. */
 const SESSION_GRACE_MS = 24 * 3600 * 1000;
 const SWEEP_INTERVAL_MS = 3600 * 1000;
+/** How long a token exchanged twice at once waits for the first exchange's reply, and how often it looks. */
+const REISSUE_WAIT_MS = 5000;
+const REISSUE_POLL_MS = 25;
 /** Positive realm lookups are remembered briefly: refreshes then skip one query (realms are rarely deleted). */
 const REALM_CACHE_MS = 10_000;
 
@@ -205,7 +210,11 @@ export const identityRoutes: FastifyPluginAsync<AppContext> = async (app, ctx) =
     };
   }
 
-  const refreshes = createRefreshExchanger(db, (offline) => (offline ? config.offlineTokenTtlSeconds : config.refreshTokenTtlSeconds));
+  const refreshes = createRefreshExchanger(
+    db,
+    (offline) => (offline ? config.offlineTokenTtlSeconds : config.refreshTokenTtlSeconds),
+    config.refreshTokenGraceSeconds,
+  );
   const sessionExpiry = (offline: boolean, now: Date) =>
     new Date(now.getTime() + 1000 * (offline ? config.offlineTokenTtlSeconds : config.refreshTokenTtlSeconds));
 
@@ -271,14 +280,44 @@ export const identityRoutes: FastifyPluginAsync<AppContext> = async (app, ctx) =
         throw invalidGrant('Maximum allowed refresh token reuse exceeded');
       case 'inactive':
         throw invalidGrant('Session not active');
-      case 'ok':
-        return issueTokens(request, toSubject(outcome.subject), {
+      case 'grace':
+        return reissue(refreshToken, claims.jti, claims.sid, orgId);
+      case 'ok': {
+        const reply = await issueTokens(request, toSubject(outcome.subject), {
           id: claims.sid,
           offline: outcome.offline,
           expiresAt: outcome.expiresAt,
           refreshJti,
           scopes: claims.scope.split(' ').filter(Boolean),
         });
+        // Kept before it is sent, so whoever presents this token again within the grace window finds it.
+        if (config.refreshTokenGraceSeconds > 0) await refreshes.keepReply(claims.jti, sealReply(reply, refreshToken, keys.refreshSecret));
+        return reply;
+      }
+    }
+  }
+
+  /**
+   * The reply the first exchange of `refreshToken` answered. That exchange may still be signing (two requests
+   * of one token a few milliseconds apart), so its reply is waited for briefly; one that never comes (its process
+   * died in between) is a 503, retried by the client, and once the grace window has passed the token ends its
+   * session like any replayed one.
+   */
+  async function reissue(refreshToken: string, jti: string, sessionId: string, orgId: string): Promise<TokenResponse> {
+    const deadline = Date.now() + REISSUE_WAIT_MS;
+    for (;;) {
+      const sealed = await findReissue(db, jti, sessionId);
+      if (sealed !== undefined) {
+        const reply = openReply(sealed, refreshToken, keys.refreshSecret);
+        if (reply) return reply;
+        // Sealed for another token string with the same jti: only this provider could have signed one.
+        await endSession(db, sessionId, orgId, new Date());
+        throw invalidGrant('Maximum allowed refresh token reuse exceeded');
+      }
+      if (Date.now() >= deadline) {
+        throw new OAuthHttpError(503, 'temporarily_unavailable', 'The token is being refreshed, retry.', { 'retry-after': '1' });
+      }
+      await new Promise((resolve) => setTimeout(resolve, REISSUE_POLL_MS));
     }
   }
 

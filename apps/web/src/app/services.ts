@@ -7,6 +7,8 @@ import type { ApiRequestError } from '../lib/api-error.ts';
 import { AuthClient } from '../lib/auth/auth-client.ts';
 import { lazySessionMirror } from '../lib/auth/lazy-session-mirror.ts';
 import type { SessionMirror } from '../lib/auth/session-mirror.ts';
+import { lazySessionTabs } from '../lib/auth/lazy-session-tabs.ts';
+import type { SessionTabs } from '../lib/auth/session-tabs.ts';
 import { isNativeShell, loadPushDevice } from '../lib/push/load-push-device.ts';
 import { createPushOpener } from '../lib/push/push-context.tsx';
 import type { PushServices } from '../lib/push/push-context.tsx';
@@ -36,9 +38,20 @@ export interface ServiceOptions {
   pushDevice?: () => Promise<PushDevice>;
   /** Tests pass an in-memory mirror (jsdom has no IndexedDB). */
   sessionMirror?: SessionMirror;
+  /** The other tabs sharing the session; tests pass their own (or none). */
+  sessionTabs?: Promise<SessionTabs | null> | null;
 }
 
-export const createServices = ({ config, i18n, fetch, sessionStorage, localStorage, pushDevice, sessionMirror }: ServiceOptions): AppServices => {
+export const createServices = ({
+  config,
+  i18n,
+  fetch,
+  sessionStorage,
+  localStorage,
+  pushDevice,
+  sessionMirror,
+  sessionTabs,
+}: ServiceOptions): AppServices => {
   const tokens = createTokenStore(sessionStorage ?? window.sessionStorage);
   const api = createApiClient(config, { fetch, getAccessToken: () => tokens.readAccessToken() });
   const queryClient = createQueryClient();
@@ -59,7 +72,7 @@ export const createServices = ({ config, i18n, fetch, sessionStorage, localStora
   };
   const onRefreshError = (error: ApiRequestError) => {
     // Only a refused refresh ends the session; a network blip is retried by the next tick without a word.
-    if (error.status === 400) toast.error(i18n.t('auth.sessionExpired'));
+    if (error.code === 'invalid_grant') toast.error(i18n.t('auth.sessionExpired'));
   };
   const auth = new AuthClient({
     config,
@@ -76,6 +89,8 @@ export const createServices = ({ config, i18n, fetch, sessionStorage, localStora
       await removePushDevice(api, await push.device(), userId);
     },
     sessionMirror: sessionMirror ?? lazySessionMirror(),
+    // Tests render many apps in one jsdom, which must not share sessions through Node's BroadcastChannel.
+    tabs: sessionTabs === undefined ? lazySessionTabs() : sessionTabs,
   });
   // The mobile shell hands over a notification's button or tap that started the app only once a listener is
   // there: its device is created at once, not on first use.

@@ -45,6 +45,8 @@ export const renderApp = async ({
     fetch: network.fetch,
     pushDevice: pushDevice && (() => Promise.resolve(pushDevice)),
     sessionMirror,
+    // Each rendered app is a browser of its own: no session shared with the apps of earlier tests.
+    sessionTabs: null,
   });
   trackDisposable(services.auth);
   let current: { location: Location; navigate: NavigateFunction } | null = null;

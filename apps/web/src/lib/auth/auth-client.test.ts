@@ -5,10 +5,13 @@ import { fakeIdentity, storeSession, testConfig, tokenReply } from '../../testin
 import { createApiClient, createHttpInstance } from '../api-client.ts';
 import type { ApiRequestError } from '../api-error.ts';
 import { LOCAL_KEYS, SESSION_KEYS, createTokenStore } from '../storage.ts';
+import { MemoryLocks } from '../../testing/memory-locks.ts';
 import { MemorySessionMirror } from '../../testing/memory-session-mirror.ts';
 import { removePushDevice } from '../push/remove-push-device.ts';
 import { AuthClient } from './auth-client.ts';
 import type { AuthClientOptions } from './auth-client.ts';
+import { createSessionTabs } from './session-tabs.ts';
+import type { SessionTabs } from './session-tabs.ts';
 import { accessTokenExpiry } from './token-expiry.ts';
 
 const REFRESH_MS = 890_000;
@@ -349,5 +352,176 @@ describe('the session mirror for the service worker', () => {
     const claims = Buffer.from(JSON.stringify({ sub: 'u', exp: 1_900_000_000 })).toString('base64url');
     expect(accessTokenExpiry(`eyJhbGciOiJSUzI1NiJ9.${claims}.signature`, 900, 0)).toBe(1_900_000_000_000);
     expect(accessTokenExpiry('opaque-token', 900, 1_000)).toBe(901_000);
+  });
+});
+
+/** A JWT-shaped access token expiring `seconds` from now (the console reads only its `exp`). */
+const accessTokenFor = (seconds: number) =>
+  `eyJhbGciOiJFUzI1NiJ9.${Buffer.from(JSON.stringify({ sub: 'u', exp: Math.floor(Date.now() / 1000) + seconds })).toString('base64url')}.signature`;
+
+const storeFreshSession = (seconds = 600) => {
+  storeSession();
+  window.sessionStorage.setItem(SESSION_KEYS.accessToken, accessTokenFor(seconds));
+};
+
+describe('sessions survive the way people use a browser', () => {
+  it('a load with a still valid access token spends no refresh token, and refreshes 10 s before it expires', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
+    storeFreshSession(600);
+    const network = fakeIdentity(new FakeNetwork());
+    const auth = setup(network);
+    const access = stored().access;
+
+    await auth.initialize();
+
+    expect(auth.getSnapshot().status).toBe('authenticated');
+    expect(network.callsTo(postToken)).toHaveLength(0);
+    expect(network.callsTo(getMyProfile)[0]?.headers.get('authorization')).toBe(`Bearer ${access ?? ''}`);
+    expect(stored().refresh).toBe('stored-refresh');
+
+    await vi.advanceTimersByTimeAsync(589_000);
+    expect(network.callsTo(postToken)).toHaveLength(0);
+    await vi.advanceTimersByTimeAsync(2000);
+    await vi.waitFor(() => {
+      expect(network.callsTo(postToken)).toHaveLength(1);
+    });
+    expect(network.callsTo(postToken)[0]?.form.get('refresh_token')).toBe('stored-refresh');
+  });
+
+  it.each([
+    ['cut off (network error)', { networkError: true } as const],
+    ['answered 503', { status: 503, body: { error: 'temporarily_unavailable', error_description: 'busy' } }],
+    ['answered 500', { status: 500, body: { error: 'server_error', error_description: 'Internal server error.' } }],
+  ])('a load whose refresh is %s keeps the stored tokens and tries again', async (_case, failure) => {
+    storeSession();
+    const network = fakeIdentity(new FakeNetwork()).on(postToken, failure, { times: 1 });
+    const auth = setup(network);
+
+    const restoring = auth.initialize();
+    await vi.waitFor(() => {
+      expect(network.callsTo(postToken)).toHaveLength(1);
+    });
+    expect(stored().refresh).toBe('stored-refresh');
+    expect(auth.getSnapshot().status).toBe('initializing');
+
+    await restoring;
+    expect(network.callsTo(postToken)).toHaveLength(2);
+    expect(auth.getSnapshot().status).toBe('authenticated');
+  });
+
+  it('a refresh on the timer answered with a 400 other than invalid_grant keeps the session', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    const network = fakeIdentity(new FakeNetwork());
+    const auth = setup(network);
+    await auth.login({ organization: 'demo', username: 'olivia', password: 'secret' });
+    network.on(postToken, { status: 400, body: { error: 'invalid_request', error_description: 'Missing form parameter: grant_type' } }, { times: 1 });
+
+    await vi.advanceTimersByTimeAsync(REFRESH_MS);
+    await vi.waitFor(() => {
+      expect(network.callsTo(postToken)).toHaveLength(2);
+    });
+    expect(auth.getSnapshot().status).toBe('authenticated');
+    expect(stored().refresh).toMatch(/^refresh-/);
+  });
+});
+
+describe('one session across the tabs of a browser', () => {
+  const opened: SessionTabs[] = [];
+  afterEach(() => {
+    for (const tabs of opened.splice(0)) tabs.close();
+  });
+
+  /** A tab: its own session storage, the browser's channel and locks. */
+  const tab = (network: FakeNetwork, browser: { name: string; locks: MemoryLocks }) => {
+    const storage = new Map<string, string>();
+    const sessionStorage: Storage = {
+      get length() {
+        return storage.size;
+      },
+      clear: () => {
+        storage.clear();
+      },
+      getItem: (key) => storage.get(key) ?? null,
+      key: (index) => [...storage.keys()][index] ?? null,
+      removeItem: (key) => {
+        storage.delete(key);
+      },
+      setItem: (key, value) => {
+        storage.set(key, value);
+      },
+    };
+    const config = testConfig();
+    const tokens = createTokenStore(sessionStorage);
+    const tabs = createSessionTabs(browser.name, browser.locks);
+    opened.push(tabs);
+    const auth = new AuthClient({
+      config,
+      api: createApiClient(config, { fetch: network.fetch, getAccessToken: () => tokens.readAccessToken() }),
+      identity: createHttpInstance(config.identity, { fetch: network.fetch }),
+      tokens,
+      localStorage: window.localStorage,
+      tabs: Promise.resolve(tabs),
+    });
+    clients.push(auth);
+    return { auth, tokens };
+  };
+  let browsers = 0;
+  const browser = () => ({ name: `uvd-session-test-${String((browsers += 1))}`, locks: new MemoryLocks() });
+  /** The identity provider's JWT access tokens, valid 15 minutes. */
+  const identity = () => fakeIdentity(new FakeNetwork()).on(postToken, () => ({ status: 200, body: { ...tokenReply(), access_token: accessTokenFor(900) } }));
+  /** A tab signed in, then a second tab of the same browser opened. */
+  const twoTabs = async (network: FakeNetwork) => {
+    const shared = browser();
+    const first = tab(network, shared);
+    await first.auth.login({ organization: 'demo', username: 'olivia', password: 'secret' });
+    const second = tab(network, shared);
+    await second.auth.initialize();
+    return { first, second };
+  };
+
+  it('a new tab takes the session of an open one instead of asking to sign in', async () => {
+    const network = identity();
+    const { first, second } = await twoTabs(network);
+
+    expect(second.auth.getSnapshot().status).toBe('authenticated');
+    expect(second.tokens.read()).toEqual(first.tokens.read());
+    expect(network.callsTo(postToken)).toHaveLength(1);
+  });
+
+  it('without an open tab holding a session, a new tab shows sign-in at once', async () => {
+    const network = identity();
+    const lonely = tab(network, browser());
+    const started = Date.now();
+    await lonely.auth.initialize();
+    expect(lonely.auth.getSnapshot().status).toBe('unauthenticated');
+    expect(Date.now() - started).toBeLessThan(500);
+    expect(network.requests).toHaveLength(0);
+  });
+
+  it('two tabs whose refresh falls due at once spend the refresh token once and both keep the new pair', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    const network = identity();
+    const { first, second } = await twoTabs(network);
+    const spent = first.tokens.read()?.refreshToken;
+
+    await Promise.all([first.auth.refresh(), second.auth.refresh()]);
+
+    const refreshes = network.callsTo(postToken).filter((call) => call.form.get('grant_type') === 'refresh_token');
+    expect(refreshes.map((call) => call.form.get('refresh_token'))).toEqual([spent]);
+    expect(first.tokens.read()?.refreshToken).not.toBe(spent);
+    expect(second.tokens.read()).toEqual(first.tokens.read());
+    expect(second.auth.getSnapshot().status).toBe('authenticated');
+  });
+
+  it('a sign-out in one tab signs out the tabs sharing its session', async () => {
+    const { first, second } = await twoTabs(identity());
+    expect(second.auth.getSnapshot().status).toBe('authenticated');
+
+    await first.auth.logout();
+
+    await vi.waitFor(() => {
+      expect(second.auth.getSnapshot().status).toBe('unauthenticated');
+    });
+    expect(second.tokens.read()).toBeNull();
   });
 });

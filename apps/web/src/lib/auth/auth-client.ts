@@ -1,14 +1,15 @@
-import { getMyProfile, postLogout, postRevoke, postToken } from '@uvd/contracts';
+import { getMyProfile, postToken } from '@uvd/contracts';
 import type { SessionUser, TokenResponse } from '@uvd/contracts';
-import { z } from 'zod';
 import type { RuntimeConfig } from '../../config/runtime-config.ts';
 import type { ApiClient, HttpInstance } from '../api-client.ts';
 import { sendRequest } from '../api-client.ts';
 import { toApiRequestError } from '../api-error.ts';
 import type { ApiRequestError } from '../api-error.ts';
 import { saveOrganization } from '../storage.ts';
-import type { TokenStore } from '../storage.ts';
+import type { SessionTokens, TokenStore } from '../storage.ts';
 import type { SessionMirror } from './session-mirror.ts';
+import type { SignInInput } from './password-grant.ts';
+import type { SessionTabs, TabMessage } from './session-tabs.ts';
 import { accessTokenExpiry } from './token-expiry.ts';
 
 /**
@@ -21,13 +22,6 @@ export interface AuthState {
   user: SessionUser | null;
 }
 
-/** Spec §5 sign-in rules; messages are translation keys. The realm is the organization, lowercase. */
-export const SignInInput = z.object({
-  organization: z.string().trim().toLowerCase().min(1, 'validation.required'),
-  username: z.string().trim().min(1, 'validation.required'),
-  password: z.string().trim().min(1, 'validation.required'),
-});
-export type SignInInput = z.input<typeof SignInInput>;
 
 export interface AuthClientOptions {
   config: RuntimeConfig;
@@ -47,12 +41,22 @@ export interface AuthClientOptions {
   removePushDevice?: (userId: string) => Promise<void>;
   /** The session as the service worker sees it (lib/auth/session-mirror.ts). */
   sessionMirror?: SessionMirror;
+  /** The other console tabs of this browser, which share the session (lib/auth/session-tabs.ts), once loaded. */
+  tabs?: Promise<SessionTabs | null> | null;
 }
 
-const quietly = (promise: Promise<unknown>): Promise<void> => promise.then(
-  () => undefined,
-  () => undefined,
-);
+/** A stored access token valid at least this much longer is used as it is at load: no refresh token is spent. */
+const FRESH_MS = 60_000;
+/** Spec §9's refresh period is the token's 15 minutes minus 10 s: a restored token is refreshed as early. */
+const REFRESH_AHEAD_MS = 10_000;
+/** A load that could not reach the server tries again after these waits, then shows sign-in (tokens kept). */
+const RESTORE_RETRY_MS = [1000, 2000, 4000, 8000];
+
+/**
+ * Only the identity provider saying the refresh token is dead ends a session (RFC 6749 §5.2 `invalid_grant`, a
+ * 400): an aborted load, a network error or a 5xx leaves the tokens for the next try.
+ */
+const isInvalidGrant = (error: ApiRequestError): boolean => error.code === 'invalid_grant';
 
 export class AuthClient {
   private state: AuthState = { status: 'initializing', user: null };
@@ -60,7 +64,21 @@ export class AuthClient {
   private timer: ReturnType<typeof setInterval> | null = null;
   private initialization: Promise<void> | null = null;
 
-  constructor(private readonly options: AuthClientOptions) {}
+  constructor(private readonly options: AuthClientOptions) {
+    this.withTabs((tabs) => {
+      tabs.connect({
+        tokens: options.tokens,
+        signedIn: () => (this.state.status === 'authenticated' ? options.tokens.read() : null),
+        rotated: () => {
+          // Its next period starts now too.
+          if (this.timer !== null) this.startTimer();
+        },
+        ended: () => {
+          this.end(false);
+        },
+      });
+    });
+  }
 
   readonly getSnapshot = (): AuthState => this.state;
 
@@ -77,17 +95,16 @@ export class AuthClient {
 
   /** Password grant, then the session user. A failure clears the stored tokens and rethrows (spec §4). */
   async login(input: SignInInput): Promise<SessionUser> {
-    const { organization, username, password } = SignInInput.parse(input);
+    const grant = await import('./password-grant.ts').catch((error: unknown) => {
+      throw toApiRequestError(error);
+    });
+    const parsed = grant.SignInInput.parse(input);
+    const { organization } = parsed;
     this.stopTimer();
     this.set({ status: 'fetching', user: null });
     try {
-      const tokens = await sendRequest(this.options.identity, postToken, {
-        params: { organization },
-        query: { scope: 'offline_access' },
-        body: { client_id: this.options.config.clientId, username, password, grant_type: 'password', scope: 'openid' },
-        form: true,
-      });
-      this.store(organization, tokens);
+      const tokens = await grant.passwordGrant(sendRequest, this.options.identity, this.options.config.clientId, parsed);
+      this.store(organization, tokens, null);
       saveOrganization(organization, this.options.localStorage);
       const user = await this.fetchUser();
       this.set({ status: 'authenticated', user });
@@ -112,50 +129,29 @@ export class AuthClient {
         });
       }
       if (stored) {
-        const organization = stored.realm;
-        const client_id = this.options.config.clientId;
-        // Each step is best effort: the session ends on this device even when the provider cannot be reached.
-        await quietly(
-          sendRequest(this.options.identity, postRevoke, {
-            params: { organization },
-            body: { client_id, token: stored.accessToken, token_type_hint: 'access_token' },
-            form: true,
-          }),
-        );
-        await quietly(
-          sendRequest(this.options.identity, postLogout, {
-            params: { organization },
-            body: { client_id, refresh_token: stored.refreshToken },
-            form: true,
-            bearer: stored.accessToken,
-          }),
+        // Its own chunk, not in the first screen's bundle; one that cannot load still signs out on this device.
+        await import('./end-session.ts').then(
+          ({ endSessionAtProvider }) => endSessionAtProvider(sendRequest, this.options.identity, this.options.config.clientId, stored),
+          () => undefined,
         );
       }
     } finally {
-      this.forget();
-      this.set({ status: 'unauthenticated', user: null });
+      this.end();
     }
   }
 
   /** One refresh grant now (the timer calls this every `tokenRefreshMs`). */
   async refresh(): Promise<void> {
-    const stored = this.options.tokens.read();
-    if (!stored) {
-      this.stopTimer();
-      this.set({ status: 'unauthenticated', user: null });
-      return;
-    }
     try {
-      await this.refreshGrant(stored.realm, stored.refreshToken);
-    } catch (error) {
-      const failure = toApiRequestError(error);
-      this.options.onRefreshError?.(failure);
-      // 400 is the provider saying the refresh token is dead (invalid_grant); a network failure is retried next tick.
-      if (failure.status === 400) {
-        this.forget();
+      if (!(await this.refreshShared())) {
         this.stopTimer();
         this.set({ status: 'unauthenticated', user: null });
       }
+    } catch (error) {
+      const failure = toApiRequestError(error);
+      this.options.onRefreshError?.(failure);
+      // A network failure or a 5xx is retried next tick.
+      if (isInvalidGrant(failure)) this.end();
     }
   }
 
@@ -171,35 +167,78 @@ export class AuthClient {
     this.listeners.clear();
   }
 
-  private async restore(): Promise<void> {
-    const stored = this.options.tokens.read();
+  /**
+   * The tab's session, or another open tab's (session-tabs.ts). A page load whose access token is still good uses
+   * it and spends no refresh token: a reload, or a link clicked while a page loads, then cannot lose a session.
+   */
+  private async restore(attempt = 0): Promise<void> {
+    let stored = this.options.tokens.read();
+    if (!stored && attempt === 0) {
+      stored = (await (await this.options.tabs)?.ask()) ?? null;
+      if (stored) this.options.tokens.write(stored);
+    }
     if (!stored) {
       this.set({ status: 'unauthenticated', user: null });
       return;
     }
     try {
-      // The stored access token may have expired while the tab slept; a refresh also restarts its 15 minutes.
-      await this.refreshGrant(stored.realm, stored.refreshToken);
+      const left = accessTokenExpiry(stored.accessToken, 0) - Date.now();
+      if (left < FRESH_MS && !(await this.refreshShared())) {
+        this.set({ status: 'unauthenticated', user: null });
+        return;
+      }
       const user = await this.fetchUser();
       this.set({ status: 'authenticated', user });
-      this.startTimer();
-    } catch {
-      this.forget();
-      this.set({ status: 'unauthenticated', user: null });
+      // A token kept from before is refreshed shortly before it expires.
+      this.startTimer(left < FRESH_MS ? undefined : left - REFRESH_AHEAD_MS);
+    } catch (error) {
+      if (isInvalidGrant(toApiRequestError(error))) {
+        this.end();
+        return;
+      }
+      const wait = RESTORE_RETRY_MS[attempt];
+      if (wait === undefined) {
+        // The server stayed out of reach: sign-in shows, the tokens stay for the next load.
+        this.set({ status: 'unauthenticated', user: null });
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, wait));
+      return this.restore(attempt + 1);
     }
   }
 
-  private async refreshGrant(organization: string, refreshToken: string): Promise<void> {
+  /**
+   * A refresh grant with this tab's refresh token, one tab at a time. Another tab may have refreshed while this one
+   * waited for the lock (its new pair arrived as a message): then there is nothing to spend. False when the tab
+   * has no session (any more).
+   */
+  private async refreshShared(): Promise<boolean> {
+    const before = this.options.tokens.read();
+    if (!before) return false;
+    const run = async () => {
+      const current = this.options.tokens.read();
+      if (!current) return false;
+      if (current.refreshToken === before.refreshToken) await this.refreshGrant(current);
+      return true;
+    };
+    const tabs = await this.options.tabs;
+    return tabs ? tabs.exclusive(run) : run();
+  }
+
+  private async refreshGrant({ realm: organization, refreshToken }: SessionTokens): Promise<void> {
     const tokens = await sendRequest(this.options.identity, postToken, {
       params: { organization },
       body: { grant_type: 'refresh_token', client_id: this.options.config.clientId, refresh_token: refreshToken },
       form: true,
     });
-    this.store(organization, tokens);
+    this.store(organization, tokens, refreshToken);
   }
 
-  private store(realm: string, tokens: TokenResponse): void {
-    this.options.tokens.write({ accessToken: tokens.access_token, refreshToken: tokens.refresh_token, realm });
+  /** `previous`: the refresh token the new pair replaces, for the other tabs holding it. */
+  private store(realm: string, tokens: TokenResponse, previous: string | null): void {
+    const session = { accessToken: tokens.access_token, refreshToken: tokens.refresh_token, realm };
+    this.options.tokens.write(session);
+    this.post({ type: 'session', session, previous });
     // Best effort: without the mirror a notification's button opens the console instead of answering.
     void this.options.sessionMirror
       ?.write({
@@ -214,25 +253,69 @@ export class AuthClient {
   /** The session ends on this device: the tab's tokens and the service worker's mirror. */
   private forget(): void {
     this.options.tokens.clear();
+    this.withTabs((tabs) => {
+      tabs.release();
+    });
     void this.options.sessionMirror?.clear().catch(() => undefined);
+  }
+
+  /** The session ended (logout, invalid_grant): in this tab and, unless they told us, in the tabs sharing it. */
+  private end(tell = true): void {
+    const stored = this.options.tokens.read();
+    if (tell && stored) this.post({ type: 'ended', refreshToken: stored.refreshToken });
+    this.stopTimer();
+    this.forget();
+    this.set({ status: 'unauthenticated', user: null });
+  }
+
+  /** Runs once the tabs' module has loaded, in the order asked. */
+  private withTabs(use: (tabs: SessionTabs) => void): void {
+    void this.options.tabs?.then((tabs) => {
+      if (tabs) use(tabs);
+    });
+  }
+
+  private post(message: TabMessage): void {
+    this.withTabs((tabs) => {
+      tabs.post(message);
+    });
   }
 
   private fetchUser(): Promise<SessionUser> {
     return this.options.api.request(getMyProfile, {});
   }
 
-  private startTimer(): void {
+  /** Every `tokenRefreshMs`; the first one after `first` when that is sooner (a token restored at load). */
+  private startTimer(first?: number): void {
     this.stopTimer();
-    this.timer = setInterval(() => void this.refresh(), this.options.config.tokenRefreshMs);
+    const every = this.options.config.tokenRefreshMs;
+    const tick = () => void this.refresh();
+    if (first === undefined || first >= every) {
+      this.timer = setInterval(tick, every);
+      return;
+    }
+    this.timer = setTimeout(() => {
+      tick();
+      this.timer = setInterval(tick, every);
+    }, first);
   }
 
   private stopTimer(): void {
-    if (this.timer !== null) clearInterval(this.timer);
+    if (this.timer !== null) {
+      clearInterval(this.timer);
+      clearTimeout(this.timer);
+    }
     this.timer = null;
   }
 
   private set(state: AuthState): void {
     this.state = state;
+    // New tabs ask for the session only while a tab holds one.
+    if (state.status === 'authenticated') {
+      this.withTabs((tabs) => {
+        tabs.hold();
+      });
+    }
     for (const listener of this.listeners) listener();
   }
 }

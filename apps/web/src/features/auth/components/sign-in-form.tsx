@@ -5,7 +5,7 @@ import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { z } from 'zod';
 import { paths } from '../../../config/paths.ts';
-import { SignInInput } from '../../../lib/auth/auth-client.ts';
+import { SignInInput } from '../../../lib/auth/password-grant.ts';
 import { useAuthClient } from '../../../lib/auth/auth-context.tsx';
 import { Spinner } from '../../../components/spinner.tsx';
 import { FormField } from './form-field.tsx';
