@@ -12,6 +12,7 @@ import { robotOffline } from '../../../lib/robot-presence.ts';
 import { useBuildings, useFloors } from '../../../lib/site-queries.ts';
 import { useFloorMapImage, useFloorMapMetadata, useTrajectoryJob } from '../api/map-queries.ts';
 import { FloorMap } from '../components/floor-map.tsx';
+import { JobOnMap } from '../components/job-on-map.tsx';
 
 const formatMetres = (value: number) => value.toFixed(1);
 
@@ -153,6 +154,8 @@ export const MapRoute = () => {
           {t('map.trajectoryFailed')}
         </div>
       ) : null}
+
+      {jobParam ? <JobOnMap jobId={jobParam} robot={linkedRobot} /> : null}
 
       {mapFailed ? (
         <div className="alert alert-danger" role="alert">
