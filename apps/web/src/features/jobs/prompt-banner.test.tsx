@@ -94,6 +94,25 @@ describe('the waiting prompts banner on every screen', () => {
     expect(await screen.findByText(/Alpha 2 at Ward 2: Confirm to go home/)).toBeInTheDocument();
   });
 
+  it('recovers from a first read that failed: the next prompt on the stream reads the list again', async () => {
+    let reply: { status: 503; body: unknown } | { status: 200; body: unknown } = {
+      status: 503,
+      body: { error: 'overloaded', message: 'The server is busy.' },
+    };
+    storeSession();
+    const network = fakeIdentity(new FakeNetwork())
+      .on(listWaitingActions, () => reply)
+      .on(getRobots, { status: 200, body: { count: 0, payload: [] } });
+    await renderApp({ path: '/robots', network });
+    const { stream } = await actionStream();
+    await waitFor(() => {
+      expect(network.callsTo(listWaitingActions)).toHaveLength(1);
+    });
+    reply = { status: 200, body: { payload: [prompt(1)] } };
+    stream.event('action_change', { action_id: actionId(1), job_id: JOB, robot_id: ROBOT, resolved: false, button: { text: 'wait_to_enter', disabled: false } });
+    expect(await screen.findByText(/Alpha 1 at Ward 1/)).toBeInTheDocument();
+  });
+
   it('counts several prompts, shows the first three and links to the rest', async () => {
     const network = signedIn(() => [1, 2, 3, 4, 5].map((n) => prompt(n)));
     await renderApp({ path: '/robots', network });

@@ -62,7 +62,8 @@ export const jobHubsFor = (queryClient: QueryClient, api: ApiClient): JobHubs =>
           const waiting = queryClient.getQueryData<WaitingActionList>(waitingActionsKey);
           const next = applyActionChange(waiting, change);
           if (next) queryClient.setQueryData(waitingActionsKey, next);
-          else if (waiting) void queryClient.invalidateQueries({ queryKey: waitingActionsKey, exact: true });
+          // Also when the list has no data: a first read that failed (a 503 under load) is read again now.
+          else void queryClient.invalidateQueries({ queryKey: waitingActionsKey, exact: true });
         },
         onResync: (jobIds) => {
           // The stream of every job (no ids): every job's action, and the waiting prompts, are read again.
