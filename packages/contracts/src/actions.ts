@@ -1,6 +1,6 @@
 // Contracts of the actions backend (spec §3, §7): the robot's questions to the operator.
 import { z } from 'zod';
-import { DataFlag, Id } from './common.ts';
+import { DataFlag, Id, Timestamp } from './common.ts';
 import { commaIdListQuery, EventStreamReply, LastEventId } from './live.ts';
 import { defineRoute } from './route.ts';
 
@@ -55,6 +55,31 @@ export const confirmAction = defineRoute({
   tags: ['actions'],
   body: ActionDecision,
   response: { 200: DataFlag },
+});
+
+/**
+ * Extension: a prompt waiting for an answer, named for an operator on any screen (the console's banner): its job,
+ * robot and room (null when the robot named no room of the job).
+ */
+export const WaitingAction = Action.extend({
+  job_name: z.string(),
+  robot_id: Id,
+  robot_name: z.string(),
+  room_id: Id.nullable(),
+  room_name: z.string().nullable(),
+  created_at: Timestamp,
+});
+export type WaitingAction = z.infer<typeof WaitingAction>;
+
+export const WaitingActionList = z.object({ payload: z.array(WaitingAction) });
+export type WaitingActionList = z.infer<typeof WaitingActionList>;
+
+export const listWaitingActions = defineRoute({
+  method: 'GET',
+  path: '/action/actions/waiting',
+  summary: 'Every prompt still waiting for an answer (not answered, still asked) of the robots the caller sees, oldest first',
+  tags: ['actions'],
+  response: { 200: WaitingActionList },
 });
 
 export const ActionStreamQuery = z.object({

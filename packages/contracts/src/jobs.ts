@@ -12,6 +12,14 @@ export const JobActiveState = z.enum(['disinfecting', 'paused']);
 export type JobActiveState = z.infer<typeof JobActiveState>;
 
 /**
+ * Where a room of a job stands, as its robot reports it: pending (not started: ahead, or the robot drives to it or
+ * waits at its door), active (being disinfected, also paused), then one of the results done, not_ready (skipped by
+ * the operator), not_reached or aborted (the job was stopped).
+ */
+export const JobRoomState = z.enum(['pending', 'active', 'done', 'not_ready', 'not_reached', 'aborted']);
+export type JobRoomState = z.infer<typeof JobRoomState>;
+
+/**
  * Spec §3 "Room in job". `room_name`, `building_id`, `floor_id` and `ready_for_disinfection` are present in the
  * jobs list and in `GET /jobs/job/{id}?extra_room_data=true` (the expanded row shows name and ready toggle).
  */
@@ -23,6 +31,8 @@ export const JobRoom = z.object({
   building_id: Id.optional(),
   floor_id: Id.optional(),
   ready_for_disinfection: z.boolean().optional(),
+  /** Extension: the room's progress in the job (absent from older servers). */
+  state: JobRoomState.optional(),
 });
 export type JobRoom = z.infer<typeof JobRoom>;
 
@@ -31,9 +41,28 @@ export const TrajectoryPoint = z.object({ t: z.number(), x: z.number(), y: z.num
 export type TrajectoryPoint = z.infer<typeof TrajectoryPoint>;
 
 /**
+ * Extension: how far a started job is, for the shift view. `rooms_finished` counts rooms with a result (done,
+ * skipped, not reached), `rooms_disinfected` those done; `dose_delivered` is the dose (J/m²) of the rooms done,
+ * as the robot reports no dose within a room. `current_room` is the room being disinfected, else the next room
+ * (the robot heads to it or waits at its door); null once the job ended. `eta` extrapolates the pace of the rooms finished so far (null before the first
+ * one, and once the job ended).
+ */
+export const JobProgress = z.object({
+  current_room: z.object({ room_id: Id, order_no: z.number().int().min(0), room_name: z.string().optional() }).nullable(),
+  rooms_total: z.number().int().min(0),
+  rooms_finished: z.number().int().min(0),
+  rooms_disinfected: z.number().int().min(0),
+  dose_delivered: z.number().int().min(0),
+  dose_total: z.number().int().min(0),
+  eta: Timestamp.nullable(),
+});
+export type JobProgress = z.infer<typeof JobProgress>;
+
+/**
  * Spec §3 job. Extensions the screens need: `robot_name` (the expanded row shows it), `active_state`
  * (disinfecting/paused while Running, else null) and `trajectory` (only with `extra_navigation_data=true`
- * when the job has a log with a recorded path).
+ * when the job has a log with a recorded path), `progress` once the job has started (absent for a Scheduled job and
+ * from older servers).
  */
 export const Job = z.object({
   job_id: Id,
@@ -50,6 +79,7 @@ export const Job = z.object({
   start_now: z.boolean(),
   performed: z.boolean(),
   trajectory: z.array(TrajectoryPoint).optional(),
+  progress: JobProgress.optional(),
 });
 export type Job = z.infer<typeof Job>;
 

@@ -3,7 +3,7 @@
  * system routes at the root. The server's route test checks it registers exactly these, and the fuzz suite and
  * the tenancy matrix are generated from it, so a route added here is fuzzed and checked the day it is added.
  */
-import { confirmAction, getAction, streamActions } from './actions.ts';
+import { confirmAction, getAction, listWaitingActions, streamActions } from './actions.ts';
 import { createContact, deleteContact, listAdminContacts, listContacts } from './contacts.ts';
 import { commandJob, startJobNow } from './execution.ts';
 import { postRobotCommand, streamRobots } from './fleet.ts';
@@ -69,6 +69,7 @@ export const ROUTE_TABLE: readonly RouteTableEntry[] = [
     startJobNow,
     commandJob,
     getAction,
+    listWaitingActions,
     confirmAction,
     streamActions,
     getRobots,

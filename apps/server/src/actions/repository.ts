@@ -1,8 +1,8 @@
 /** SQL of the actions backend: the operator prompts of the jobs the caller sees. */
-import { and, desc, eq, isNull } from 'drizzle-orm';
+import { and, asc, desc, eq, isNull } from 'drizzle-orm';
 import type { DecisionSource } from '@uvd/contracts';
 import type { Executor } from '../db/client.ts';
-import { actions, jobs } from '../db/schema.ts';
+import { actions, jobs, robots, rooms } from '../db/schema.ts';
 import type { Principal } from '../identity/principal.ts';
 import { robotVisible, seesEverything } from '../lib/visibility.ts';
 
@@ -29,6 +29,25 @@ export async function openAction(executor: Executor, orgId: string, jobId: strin
     .orderBy(desc(actions.createdAt))
     .limit(1);
   return row;
+}
+
+/** The prompts still waiting for an answer (not answered, still asked) of the jobs the caller sees, oldest first. */
+export async function waitingActions(executor: Executor, principal: Principal) {
+  return executor
+    .select({ action: actions, jobName: jobs.name, robotName: robots.name, roomName: rooms.name })
+    .from(actions)
+    .innerJoin(jobs, eq(jobs.id, actions.jobId))
+    .innerJoin(robots, eq(robots.id, actions.robotId))
+    .leftJoin(rooms, eq(rooms.id, actions.roomId))
+    .where(
+      and(
+        eq(actions.orgId, principal.orgId),
+        isNull(actions.resolvedAt),
+        eq(actions.disabled, false),
+        visibleJob(executor, principal),
+      ),
+    )
+    .orderBy(asc(actions.createdAt), asc(actions.id));
 }
 
 /** The action if the caller sees its job, locked for the decision that follows. */

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
-import { CommandRefusal, confirmAction, DataFlag, getAction } from '@uvd/contracts';
+import { CommandRefusal, confirmAction, DataFlag, getAction, listWaitingActions } from '@uvd/contracts';
 import type { AppContext } from '../context.ts';
 import { actionChange, publishActionChange, recordDecision } from '../robot-link/lifecycle.ts';
 import { conflict, notFound } from '../lib/http-error.ts';
@@ -19,6 +19,26 @@ export const actionsRoutes: FastifyPluginAsync<AppContext> = async (app, ctx) =>
     }
     const { action_id, job_id, button } = actionChange(row);
     return { action_id, job_id, button };
+  });
+
+  registerRoute(app, listWaitingActions, async ({ principal }) => {
+    const rows = await repository.waitingActions(ctx.db, principal);
+    return {
+      payload: rows.map(({ action, jobName, robotName, roomName }) => {
+        const { action_id, job_id, button } = actionChange(action);
+        return {
+          action_id,
+          job_id,
+          button,
+          job_name: jobName,
+          robot_id: action.robotId,
+          robot_name: robotName,
+          room_id: action.roomId,
+          room_name: roomName,
+          created_at: action.createdAt.toISOString(),
+        };
+      }),
+    };
   });
 
   // The decision is recorded for the robot with the answer and sent once both are committed.

@@ -9,6 +9,7 @@ import type { Executor } from '../db/client.ts';
 import { jobRooms, jobs, logs, organizations, robots, rooms } from '../db/schema.ts';
 import type { Principal } from '../identity/principal.ts';
 import { robotVisible, seesEverything } from '../lib/visibility.ts';
+import { jobProgress } from './job-progress.ts';
 import { dateConditions, listCount, listedRobots, newestFirst, pageQuery, type ListTable } from './list-filter.ts';
 
 type JobRow = typeof jobs.$inferSelect;
@@ -53,8 +54,8 @@ export interface JobExtras {
   navigation?: boolean;
 }
 
-/** The rooms as the query builds them: every room with its name, building, floor and readiness. */
-const RoomsJson = z.array(JobRoom.required());
+/** The rooms as the query builds them: every room with its name, building, floor, readiness and progress. */
+const RoomsJson = z.array(JobRoom.required().extend({ ended_at: z.coerce.date().nullable() }));
 /** The log's trajectory, as the job's `trajectory` sends it; null when the job has none. */
 const TrajectoryJson = Job.shape.trajectory.unwrap().nullable();
 
@@ -70,7 +71,8 @@ async function selectJobs(executor: Executor, condition: SQL, extras: JobExtras)
       rooms: sql<unknown>`(
         SELECT coalesce(json_agg(json_build_object(
           'room_id', ${jobRooms.roomId}, 'order_no', ${jobRooms.orderNo}, 'dose', ${jobRooms.dose}, 'room_name', ${rooms.name},
-          'building_id', ${rooms.buildingId}, 'floor_id', ${rooms.floorId}, 'ready_for_disinfection', ${rooms.readyForDisinfection}
+          'building_id', ${rooms.buildingId}, 'floor_id', ${rooms.floorId}, 'ready_for_disinfection', ${rooms.readyForDisinfection},
+          'state', ${jobRooms.state}, 'ended_at', ${jobRooms.endedAt}
         ) ORDER BY ${jobRooms.orderNo}), '[]'::json)
         FROM ${jobRooms} JOIN ${rooms} ON ${rooms.id} = ${jobRooms.roomId} WHERE ${jobRooms.jobId} = ${jobs.id})`,
       trajectory: extras.navigation ? sql<unknown>`(SELECT ${logs.trajectory} FROM ${logs} WHERE ${logs.jobId} = ${jobs.id})` : sql<unknown>`NULL`,
@@ -80,8 +82,9 @@ async function selectJobs(executor: Executor, condition: SQL, extras: JobExtras)
     .where(condition)
     .orderBy(sql`${newestFirst(jobs.startTime)}`, asc(jobs.id));
   return rows.map((row) => {
-    const roomList = RoomsJson.parse(row.rooms).map(
-      (room): JobRoom => (extras.roomData ? room : { room_id: room.room_id, order_no: room.order_no, dose: room.dose }),
+    const roomRows = RoomsJson.parse(row.rooms);
+    const roomList = roomRows.map(({ ended_at: _endedAt, ...room }): JobRoom =>
+      extras.roomData ? room : { room_id: room.room_id, order_no: room.order_no, dose: room.dose, state: room.state },
     );
     const job: Job = {
       job_id: row.id,
@@ -98,6 +101,7 @@ async function selectJobs(executor: Executor, condition: SQL, extras: JobExtras)
       start_now: row.startNow,
       performed: row.performed,
     };
+    if (row.status !== 'Scheduled') job.progress = jobProgress(roomRows, row.startedAt, row.status === 'Running');
     const trajectory = TrajectoryJson.parse(row.trajectory);
     if (trajectory) job.trajectory = trajectory;
     return job;

@@ -38,6 +38,13 @@ const GroupAssignmentRoute = lazyScreen(() => import('../features/admin/routes/g
 
 // Renders nothing; its work (pushes as toasts, the 7-day renewal) starts after the first screen.
 const PushSession = lazyScreen(() => import('./push-session.tsx'), (m) => m.PushSession);
+// The robots' waiting prompts above every signed-in screen; its chunk (and its stream) load after the first screen.
+const PromptBanner = lazyScreen(() => import('../features/jobs/components/prompt-banner.tsx'), (m) => m.PromptBanner);
+const promptBanner = (
+  <Suspense fallback={null}>
+    <PromptBanner />
+  </Suspense>
+);
 
 const HomeRedirect = () => {
   const { variant } = useRuntimeConfig();
@@ -67,7 +74,7 @@ export const AppRoutes = () => (
           </Route>
         </Route>
         <Route element={<AuthenticatedOnly />}>
-          <Route element={<AppLayout />}>
+          <Route element={<AppLayout banner={promptBanner} />}>
             <Route index element={<HomeRedirect />} />
             <Route path={paths.job.path} element={<JobRedirectRoute />} />
             <Route path={paths.jobs.path} element={<JobsRoute />} />
@@ -96,7 +103,7 @@ export const AppRoutes = () => (
             </Route>
           </Route>
         </Route>
-        <Route element={<SessionLayout />}>
+        <Route element={<SessionLayout banner={promptBanner} />}>
           <Route path="*" element={<NotFound />} />
         </Route>
       </Routes>

@@ -21,6 +21,8 @@ export const LOCAL_KEYS = {
   deviceToken: 'device_token',
   /** When this device last registered for pushes (epoch ms): spec §9 renews the token after 7 days. */
   pushRegisteredAt: 'push_registered_at',
+  /** Per-user opt-in to a sound when a robot asks the operator something ('on' or 'off'). */
+  promptSound: 'prompt_sound',
 } as const;
 
 export interface SessionTokens {

@@ -1,4 +1,5 @@
 import { Suspense, useRef, useState } from 'react';
+import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, NavLink, Outlet, useLocation } from 'react-router';
 import { PageSpinner } from '../spinner.tsx';
@@ -12,9 +13,10 @@ import { useRouteFocus } from './use-route-focus.ts';
 /**
  * The frame of every signed-in screen: skip link, top navigation filtered by role, the main region. Plain Bootstrap
  * markup rather than react-bootstrap's Navbar, which brings its offcanvas and transition runtime into the bundle
- * every screen loads first; the collapse below 768 px needs only a toggle.
+ * every screen loads first; the collapse below 768 px needs only a toggle. `banner` shows above every screen (the
+ * app shell passes the robots' waiting prompts).
  */
-export const AppLayout = () => {
+export const AppLayout = ({ banner }: { banner?: ReactNode }) => {
   const { t } = useTranslation();
   const config = useRuntimeConfig();
   const auth = useAuthClient();
@@ -78,6 +80,7 @@ export const AppLayout = () => {
       </header>
       <main id={MAIN_ID} ref={main} tabIndex={-1} className="app-main">
         <div className="container-lg py-4">
+          {banner}
           {/* A screen's chunk on a first load: the frame shows at once, a spinner where the screen will be. */}
           <Suspense fallback={<PageSpinner />}>
             <Outlet />
@@ -119,11 +122,11 @@ export const VisitorLayout = () => {
  * user; a bare main region for a visitor. While a stored session is restored a spinner, so the frame does not
  * flash from one to the other.
  */
-export const SessionLayout = () => {
+export const SessionLayout = ({ banner }: { banner?: ReactNode }) => {
   const { status } = useAuth();
   const main = useRef<HTMLElement>(null);
   useRouteFocus(main);
-  if (status === 'authenticated') return <AppLayout />;
+  if (status === 'authenticated') return <AppLayout banner={banner} />;
   if (status === 'initializing') return <PageSpinner />;
   return (
     <>

@@ -386,7 +386,7 @@ describe('live updates and focus', () => {
     expect(applyJobChange(undefined, jobFixture(1))).toBeUndefined();
   });
 
-  it('opens one job and one action stream for the visible jobs, one robot stream for their robots, with the bearer header, and applies job_change', async () => {
+  it('opens one job stream for the visible jobs, one action stream for every job (shared with the prompt banner), one robot stream for their robots, with the bearer header, and applies job_change', async () => {
     const network = signedIn(listOf([jobFixture(1), jobFixture(2, { robot_id: ROBOT_B }), jobFixture(3)], 3));
     await openJobs(network);
     await waitFor(() => {
@@ -396,7 +396,7 @@ describe('live updates and focus', () => {
     const actionStream = streams.find((entry) => entry.url.pathname === '/api/action/action/stream');
     const robotStream = streams.find((entry) => entry.url.pathname === '/api/robot/stream');
     expect(jobStream?.url.searchParams.get('job_list')?.split(',').sort()).toEqual([jobId(1), jobId(2), jobId(3)]);
-    expect(actionStream?.url.searchParams.get('job_list')?.split(',').sort()).toEqual([jobId(1), jobId(2), jobId(3)]);
+    expect(actionStream?.url.searchParams.get('job_list') ?? '').toBe('');
     expect(robotStream?.url.searchParams.get('robot_list')?.split(',').sort()).toEqual([ROBOT, ROBOT_B]);
     expect(jobStream?.headers.get('Authorization')).toMatch(/^Bearer /);
 

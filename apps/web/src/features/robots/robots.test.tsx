@@ -21,7 +21,8 @@ beforeEach(() => {
   vi.stubGlobal('fetch', (input: RequestInfo | URL, init?: RequestInit) => {
     const url = new URL(input instanceof Request ? input.url : String(input));
     const stream = new FakeEventStream();
-    streams.push({ url, headers: new Headers(init?.headers), stream });
+    // The robot stream is what these tests watch; the prompts banner's actions stream, open on every screen, is not.
+    if (url.pathname !== '/api/action/action/stream') streams.push({ url, headers: new Headers(init?.headers), stream });
     return Promise.resolve(stream.response);
   });
 });

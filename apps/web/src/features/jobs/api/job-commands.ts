@@ -1,9 +1,9 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { commandJob, confirmAction, deleteJob, postRobotCommand, startJobNow, updateRoomReadiness } from '@uvd/contracts';
-import type { Action, JobList } from '@uvd/contracts';
+import type { Action, JobList, WaitingActionList } from '@uvd/contracts';
 import { useApi } from '../../../lib/api-context.tsx';
 import { commandParts } from '../../../lib/command.ts';
-import { actionKey, jobListsKey } from './jobs-query.ts';
+import { actionKey, jobListsKey, waitingActionsKey } from './jobs-query.ts';
 
 /** The job list row commands; each has its spec §8 toast keys. */
 export type JobCommandKind = 'start' | 'pause' | 'resume' | 'stop' | 'home' | 'delete';
@@ -77,6 +77,9 @@ export const useActionDecision = () => {
     onSuccess: (_ok, { actionId, jobId }) => {
       queryClient.setQueryData<Action | null>(actionKey(jobId), (cached) =>
         cached?.action_id === actionId ? { ...cached, button: { ...cached.button, disabled: true } } : cached,
+      );
+      queryClient.setQueryData<WaitingActionList>(waitingActionsKey, (list) =>
+        list ? { payload: list.payload.filter((action) => action.action_id !== actionId) } : list,
       );
     },
   });

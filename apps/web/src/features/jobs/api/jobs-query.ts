@@ -1,6 +1,6 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
-import { getAction, getJob, listJobs } from '@uvd/contracts';
-import type { Action, Job, JobList } from '@uvd/contracts';
+import { getAction, getJob, listJobs, listWaitingActions } from '@uvd/contracts';
+import type { Action, ActionChange, Job, JobList, WaitingActionList } from '@uvd/contracts';
 import type { ApiClient } from '../../../lib/api-client.ts';
 import { useApi } from '../../../lib/api-context.tsx';
 import { useRobotList } from '../../../lib/robot-list.ts';
@@ -9,8 +9,10 @@ import type { ListFilters } from '../../../lib/list-filters.ts';
 
 export const jobListsKey = ['jobs', 'list'] as const;
 export const jobListKey = (filters: ListFilters) => [...jobListsKey, filters] as const;
-export const actionKey = (jobId: string) => ['actions', 'job', jobId] as const;
+export const actionsKey = ['actions'] as const;
+export const actionKey = (jobId: string) => [...actionsKey, 'job', jobId] as const;
 export const focusedJobKey = (jobId: string) => ['jobs', 'focused', jobId] as const;
+export const waitingActionsKey = [...actionsKey, 'waiting'] as const;
 
 export const jobListQueryOptions = (api: ApiClient, filters: ListFilters) =>
   queryOptions({
@@ -56,6 +58,31 @@ export const useJobAction = (jobId: string, enabled: boolean) => {
     enabled,
   });
 };
+
+/** GET /action/actions/waiting: every prompt waiting for an answer, for the banner on every screen. */
+export const useWaitingActions = () => {
+  const api = useApi();
+  return useQuery({
+    queryKey: waitingActionsKey,
+    queryFn: ({ signal }) => api.request(listWaitingActions, { signal }),
+  });
+};
+
+/**
+ * A live action change in the waiting prompts: one answered or no longer asked leaves at once; a new one is
+ * fetched (the change does not name its robot and room), so `undefined` asks for a refetch.
+ */
+export const applyActionChange = (list: WaitingActionList | undefined, change: ActionChange): WaitingActionList | undefined => {
+  if (!list) return list;
+  if (change.resolved || change.button.disabled) {
+    return { payload: list.payload.filter((action) => action.action_id !== change.action_id) };
+  }
+  return list.payload.some((action) => action.action_id === change.action_id) ? list : undefined;
+};
+
+/** Whether a job change ends a job the cached lists showed as not performed (it leaves the list now). */
+export const endsListedJob = (lists: readonly (JobList | undefined)[], change: Job): boolean =>
+  change.performed && lists.some((list) => list?.payload.some((job) => job.job_id === change.job_id && !job.performed));
 
 /**
  * Spec §4: a live job change replaces the matching job in the cached list by job_id, drops every job with

@@ -2,15 +2,26 @@ import { useEffect } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import type { QueryClient } from '@tanstack/react-query';
 import { ActionChange, Job, streamActions, streamJobs } from '@uvd/contracts';
-import type { Action, JobList } from '@uvd/contracts';
+import type { Action, JobList, WaitingActionList } from '@uvd/contracts';
 import type { ApiClient } from '../../../lib/api-client.ts';
 import { useApi } from '../../../lib/api-context.tsx';
 import { StreamHub, fetchStream, jsonParser, streamKey } from '../../../lib/live/stream-hub.ts';
-import { actionKey, applyJobChange, focusedJobKey, jobListsKey } from '../api/jobs-query.ts';
+import {
+  actionKey,
+  actionsKey,
+  applyActionChange,
+  applyJobChange,
+  endsListedJob,
+  focusedJobKey,
+  jobListsKey,
+  waitingActionsKey,
+} from '../api/jobs-query.ts';
 
 interface JobHubs {
   jobs: StreamHub<Job>;
   actions: StreamHub<ActionChange>;
+  /** Told of every job that ends while a list shows it (the list then drops it): the finished-job toast. */
+  finished: Set<(job: Job) => void>;
 }
 
 /** One pair of hubs per query cache: every screen of one app shares the connections and feeds the same cache. */
@@ -19,12 +30,16 @@ const hubs = new WeakMap<QueryClient, JobHubs>();
 export const jobHubsFor = (queryClient: QueryClient, api: ApiClient): JobHubs => {
   let found = hubs.get(queryClient);
   if (!found) {
+    const finished = new Set<(job: Job) => void>();
     found = {
+      finished,
       jobs: new StreamHub<Job>({
         connect: fetchStream(api, () => api.baseUrl('jobs'), streamJobs.path, 'job_list'),
         event: 'job_change',
         parse: jsonParser(Job),
         onEvent: (change) => {
+          const lists = queryClient.getQueriesData<JobList>({ queryKey: jobListsKey }).map(([, list]) => list);
+          if (endsListedJob(lists, change)) for (const listener of finished) listener(change);
           queryClient.setQueriesData<JobList>({ queryKey: jobListsKey }, (list) => applyJobChange(list, change));
           queryClient.setQueryData<Job>(focusedJobKey(change.job_id), (job) => (job ? change : job));
         },
@@ -44,9 +59,17 @@ export const jobHubsFor = (queryClient: QueryClient, api: ApiClient): JobHubs =>
             ? null
             : { action_id: change.action_id, job_id: change.job_id, button: change.button };
           queryClient.setQueryData<Action | null>(actionKey(change.job_id), action);
+          const waiting = queryClient.getQueryData<WaitingActionList>(waitingActionsKey);
+          const next = applyActionChange(waiting, change);
+          if (next) queryClient.setQueryData(waitingActionsKey, next);
+          // Also when the list has no data: a first read that failed (a 503 under load) is read again now.
+          else void queryClient.invalidateQueries({ queryKey: waitingActionsKey, exact: true });
         },
         onResync: (jobIds) => {
+          // The stream of every job (no ids): every job's action, and the waiting prompts, are read again.
+          if (jobIds.length === 0) void queryClient.invalidateQueries({ queryKey: actionsKey });
           for (const jobId of jobIds) void queryClient.invalidateQueries({ queryKey: actionKey(jobId), exact: true });
+          void queryClient.invalidateQueries({ queryKey: waitingActionsKey, exact: true });
         },
       }),
     };
@@ -66,7 +89,9 @@ export const useJobStreams = (jobIds: readonly string[]): void => {
     const ids = key.split(',');
     const { jobs, actions } = jobHubsFor(queryClient, api);
     const releaseJobs = jobs.subscribe(ids);
-    const releaseActions = actions.subscribe(ids);
+    // Prompts of every job the user sees: the same connection the banner on every screen holds, so the console
+    // keeps one actions stream whatever the screen.
+    const releaseActions = actions.subscribe([]);
     return () => {
       releaseJobs();
       releaseActions();

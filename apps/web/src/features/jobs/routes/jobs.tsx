@@ -14,6 +14,7 @@ import { useRobotStream } from '../../../lib/live/use-robot-stream.ts';
 import { robotListKey } from '../../../lib/robot-list.ts';
 import { useFilterRobots, useFocusedJob, useJobList } from '../api/jobs-query.ts';
 import { JobDetails } from '../components/job-details.tsx';
+import { JobProgressLine } from '../../../components/job-progress.tsx';
 import { applyFilterChange, applyLimit, applyOffset, pageInfo, readFilters, resetFilters } from '../../../lib/list-filters.ts';
 import { readJobFocus } from '../job-focus.ts';
 import { useJobStreams } from '../live/use-job-streams.ts';
@@ -128,7 +129,10 @@ export const JobsRoute = () => {
                       </Button>
                     </td>
                     <td>{job.name}</td>
-                    <td>{t(`jobStatus.${job.status === 'Running' && job.active_state ? job.active_state : job.status}`)}</td>
+                    <td>
+                      {t(`jobStatus.${job.status === 'Running' && job.active_state ? job.active_state : job.status}`)}
+                      <JobProgressLine job={job} />
+                    </td>
                     <td className={WIDE_SCREEN_CELL}>{job.robot_name}</td>
                     <td className={WIDE_SCREEN_CELL}>{formatDateTime(job.start_time, timezone)}</td>
                   </tr>

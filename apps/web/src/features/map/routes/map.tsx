@@ -13,6 +13,7 @@ import { useBuildings, useFloorMapImage, useFloorMapMetadata, useFloors } from '
 import { useTrajectoryJob } from '../api/map-queries.ts';
 import { FloorMap } from '../components/floor-map.tsx';
 import { RobotPlace } from '../components/robot-place.tsx';
+import { JobOnMap } from '../components/job-on-map.tsx';
 
 /**
  * The choice shown: what the user picked on this visit, else what the link points at (job or robot), else the
@@ -152,6 +153,8 @@ export const MapRoute = () => {
           {t('map.trajectoryFailed')}
         </div>
       ) : null}
+
+      {jobParam ? <JobOnMap jobId={jobParam} robot={linkedRobot} /> : null}
 
       {mapFailed ? (
         <div className="alert alert-danger" role="alert">

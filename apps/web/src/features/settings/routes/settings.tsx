@@ -1,9 +1,10 @@
 import { useTranslation } from 'react-i18next';
 import { PageTitle } from '../../../components/page-title.tsx';
 import { NotificationsSwitch } from '../components/notifications-switch.tsx';
+import { PromptSoundSwitch } from '../components/prompt-sound-switch.tsx';
 import { SettingsForm } from '../components/settings-form.tsx';
 
-/** Spec §2 settings: language, timezone, save, and the notifications switch. */
+/** Spec §2 settings: language, timezone, save, and the notifications switch; and the prompt sound opt-in. */
 export const SettingsRoute = () => {
   const { t } = useTranslation();
   return (
@@ -11,6 +12,7 @@ export const SettingsRoute = () => {
       <PageTitle title={t('settings.title')} />
       <SettingsForm />
       <NotificationsSwitch />
+      <PromptSoundSwitch />
     </>
   );
 };

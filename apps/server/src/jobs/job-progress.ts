@@ -1,0 +1,40 @@
+/** A started job's progress (the shift view) from its rooms as the robot reported them; pure. */
+import type { JobProgress, JobRoomState } from '@uvd/contracts';
+
+export interface ProgressRoom {
+  room_id: string;
+  order_no: number;
+  room_name: string;
+  dose: number;
+  state: JobRoomState;
+  ended_at: Date | null;
+}
+
+const FINISHED: ReadonlySet<JobRoomState> = new Set(['done', 'not_ready', 'not_reached', 'aborted']);
+
+/**
+ * `rooms` in job order. The end is estimated from the pace so far: the time from the start to the last room
+ * finished, per room finished, for each room left. Rooms skipped or not reached count as finished rooms too, so
+ * a skip makes the estimate earlier, as it makes the job shorter.
+ */
+export function jobProgress(rooms: readonly ProgressRoom[], startedAt: Date | null, running: boolean): JobProgress {
+  const finished = rooms.filter((room) => FINISHED.has(room.state));
+  const done = rooms.filter((room) => room.state === 'done');
+  const current = running ? (rooms.find((room) => room.state === 'active') ?? rooms.find((room) => room.state === 'pending')) : undefined;
+  const lastEnd = Math.max(...finished.map((room) => room.ended_at?.getTime() ?? Number.NEGATIVE_INFINITY));
+  const left = rooms.length - finished.length;
+  let eta: string | null = null;
+  if (running && startedAt && finished.length > 0 && Number.isFinite(lastEnd) && lastEnd >= startedAt.getTime()) {
+    const perRoom = (lastEnd - startedAt.getTime()) / finished.length;
+    eta = new Date(lastEnd + perRoom * left).toISOString();
+  }
+  return {
+    current_room: current ? { room_id: current.room_id, order_no: current.order_no, room_name: current.room_name } : null,
+    rooms_total: rooms.length,
+    rooms_finished: finished.length,
+    rooms_disinfected: done.length,
+    dose_delivered: done.reduce((sum, room) => sum + room.dose, 0),
+    dose_total: rooms.reduce((sum, room) => sum + room.dose, 0),
+    eta,
+  };
+}

@@ -1,0 +1,215 @@
+import { confirmAction, getAction, getRobots, Job, listJobs, listWaitingActions } from '@uvd/contracts';
+import type { JobList, WaitingAction } from '@uvd/contracts';
+import { screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { FakeEventStream } from '../../testing/fake-event-stream.ts';
+import { FakeNetwork } from '../../testing/fake-network.ts';
+import { fakeIdentity, storeSession } from '../../testing/fixtures.ts';
+import { renderApp } from '../../testing/render-app.tsx';
+
+const ROBOT = '0b8f3a52-51d4-4e0c-9d0f-2a6c7d8e9f01';
+const ROOM = '3a8f3a52-51d4-4e0c-9d0f-2a6c7d8e9f01';
+const JOB = '1c9f3a52-51d4-4e0c-9d0f-000000000001';
+const actionId = (n: number) => `5d9f3a52-51d4-4e0c-9d0f-${String(n).padStart(12, '0')}`;
+
+const prompt = (n: number, overrides: Partial<WaitingAction> = {}): WaitingAction => ({
+  action_id: actionId(n),
+  job_id: JOB,
+  button: { text: 'wait_to_enter', disabled: false },
+  job_name: 'Morning round',
+  robot_id: ROBOT,
+  robot_name: `Alpha ${String(n)}`,
+  room_id: ROOM,
+  room_name: `Ward ${String(n)}`,
+  created_at: '2026-11-20T10:00:00Z',
+  ...overrides,
+});
+
+let streams: { url: URL; stream: FakeEventStream }[] = [];
+beforeEach(() => {
+  streams = [];
+  vi.stubGlobal('fetch', (input: RequestInfo | URL) => {
+    const stream = new FakeEventStream();
+    streams.push({ url: new URL(input instanceof Request ? input.url : String(input)), stream });
+    return Promise.resolve(stream.response);
+  });
+});
+afterEach(() => {
+  vi.unstubAllGlobals();
+});
+
+const actionStream = async () =>
+  waitFor(() => {
+    const found = streams.find((entry) => entry.url.pathname === '/api/action/action/stream');
+    if (!found) throw new Error('no action stream yet');
+    return found;
+  });
+
+const signedIn = (waiting: () => WaitingAction[]) => {
+  storeSession();
+  return fakeIdentity(new FakeNetwork())
+    .on(listWaitingActions, () => ({ status: 200, body: { payload: waiting() } }))
+    .on(getRobots, { status: 200, body: { count: 0, payload: [] } });
+};
+
+describe('the waiting prompts banner on every screen', () => {
+  it('shows a prompt on the robots screen naming robot and room, answers it there with an Idempotency-Key, and goes', async () => {
+    let waiting = [prompt(1)];
+    const network = signedIn(() => waiting).on(confirmAction, () => {
+      waiting = [];
+      return { status: 200, body: { data: true } };
+    });
+    await renderApp({ path: '/robots', network });
+    const banner = await screen.findByTestId('prompt-banner');
+    expect(within(banner).getByRole('alert')).toHaveTextContent('Alpha 1 at Ward 1: Confirm the room is empty to enter');
+    expect(await screen.findByRole('heading', { level: 1, name: 'Robots' })).toBeInTheDocument();
+
+    await userEvent.click(within(banner).getByRole('button', { name: 'Confirm: Alpha 1 at Ward 1: Confirm the room is empty to enter' }));
+    await waitFor(() => {
+      expect(screen.queryByTestId('prompt-banner')).not.toBeInTheDocument();
+    });
+    const [call] = network.callsTo(confirmAction);
+    expect(JSON.parse(call?.body ?? '{}')).toMatchObject({ action_id: actionId(1), confirm: true });
+    expect(call?.headers.get('Idempotency-Key')).toMatch(/.{16,}/);
+  });
+
+  it('disappears when the prompt is answered elsewhere, and shows a new one as it arrives on the actions stream', async () => {
+    let waiting = [prompt(1)];
+    const network = signedIn(() => waiting);
+    await renderApp({ path: '/robots', network });
+    await screen.findByText(/Alpha 1 at Ward 1/);
+    const { url, stream } = await actionStream();
+    // Every job the user sees: the banner's stream names no job.
+    expect(url.searchParams.get('job_list')).toBeNull();
+
+    waiting = [];
+    stream.event('action_change', { action_id: actionId(1), job_id: JOB, robot_id: ROBOT, resolved: false, button: { text: 'wait_to_enter', disabled: true } });
+    await waitFor(() => {
+      expect(screen.queryByTestId('prompt-banner')).not.toBeInTheDocument();
+    });
+
+    waiting = [prompt(2, { button: { text: 'go_home', disabled: false } })];
+    stream.event('action_change', { action_id: actionId(2), job_id: JOB, robot_id: ROBOT, resolved: false, button: { text: 'go_home', disabled: false } });
+    expect(await screen.findByText(/Alpha 2 at Ward 2: Confirm to go home/)).toBeInTheDocument();
+  });
+
+  it('recovers from a first read that failed: the next prompt on the stream reads the list again', async () => {
+    let reply: { status: 503; body: unknown } | { status: 200; body: unknown } = {
+      status: 503,
+      body: { error: 'overloaded', message: 'The server is busy.' },
+    };
+    storeSession();
+    const network = fakeIdentity(new FakeNetwork())
+      .on(listWaitingActions, () => reply)
+      .on(getRobots, { status: 200, body: { count: 0, payload: [] } });
+    await renderApp({ path: '/robots', network });
+    const { stream } = await actionStream();
+    await waitFor(() => {
+      expect(network.callsTo(listWaitingActions)).toHaveLength(1);
+    });
+    reply = { status: 200, body: { payload: [prompt(1)] } };
+    stream.event('action_change', { action_id: actionId(1), job_id: JOB, robot_id: ROBOT, resolved: false, button: { text: 'wait_to_enter', disabled: false } });
+    expect(await screen.findByText(/Alpha 1 at Ward 1/)).toBeInTheDocument();
+  });
+
+  it('counts several prompts, shows the first three and links to the rest', async () => {
+    const network = signedIn(() => [1, 2, 3, 4, 5].map((n) => prompt(n)));
+    await renderApp({ path: '/robots', network });
+    const banner = await screen.findByTestId('prompt-banner');
+    expect(within(banner).getByRole('heading', { name: 'Robots waiting for an answer: 5' })).toBeInTheDocument();
+    expect(within(banner).getAllByTestId('prompt-banner-item')).toHaveLength(3);
+    expect(within(banner).getByRole('button', { name: '2 more in the jobs list' })).toBeInTheDocument();
+  });
+
+  it('speaks Finnish', async () => {
+    const network = signedIn(() => [prompt(1)]);
+    await renderApp({ path: '/robots', network, language: 'fi' });
+    const banner = await screen.findByTestId('prompt-banner');
+    expect(within(banner).getByRole('heading', { name: 'Vastausta odottavat robotit: 1' })).toBeInTheDocument();
+  });
+});
+
+const runningJob = (overrides: Partial<Job> = {}): Job =>
+  Job.parse({
+    job_id: JOB,
+    name: 'Morning round',
+    status: 'Running',
+    robot_id: ROBOT,
+    robot_name: 'Alpha',
+    active_state: 'disinfecting',
+    start_time: '2026-11-20T10:00:00Z',
+    created_at: '2026-11-19T09:00:00Z',
+    created_by: 'olivia',
+    notes: '',
+    rooms: [
+      { room_id: ROOM, order_no: 0, dose: 30, room_name: 'Ward 1', ready_for_disinfection: true, state: 'done' },
+      { room_id: '3a8f3a52-51d4-4e0c-9d0f-2a6c7d8e9f02', order_no: 1, dose: 30, room_name: 'Ward 2', ready_for_disinfection: true, state: 'active' },
+    ],
+    start_now: false,
+    performed: false,
+    progress: {
+      current_room: { room_id: '3a8f3a52-51d4-4e0c-9d0f-2a6c7d8e9f02', order_no: 1, room_name: 'Ward 2' },
+      rooms_total: 3,
+      rooms_finished: 1,
+      rooms_disinfected: 1,
+      dose_delivered: 30,
+      dose_total: 90,
+      eta: '2026-11-20T10:20:00Z',
+    },
+    ...overrides,
+  });
+
+describe('a running job on the jobs list', () => {
+  it("shows the job's progress, moves it on job_change, and a finished job leaves a toast with a link to its log", async () => {
+    const list: JobList = { count: 1, payload: [runningJob()] };
+    const network = signedIn(() => [])
+      .on(listJobs, { status: 200, body: list })
+      .on(getAction, { status: 204 });
+    const view = await renderApp({ path: '/jobs', network });
+    const bar = await screen.findByRole('progressbar', { name: 'Progress of Morning round' });
+    // 10:20 UTC in the default timezone (Europe/Helsinki).
+    expect(bar).toHaveAttribute('aria-valuetext', 'In Ward 2 · 1 of 3 rooms · 30 of 90 J/m² · ends about 12:20 PM');
+    expect(bar).toHaveAttribute('aria-valuenow', '1');
+
+    const jobStream = await waitFor(() => {
+      const found = streams.find((entry) => entry.url.pathname === '/api/jobs/v2/jobs/stream');
+      if (!found) throw new Error('no job stream yet');
+      return found;
+    });
+    jobStream.stream.event(
+      'job_change',
+      runningJob({
+        progress: {
+          current_room: { room_id: ROOM, order_no: 2, room_name: 'Ward 3' },
+          rooms_total: 3,
+          rooms_finished: 2,
+          rooms_disinfected: 1,
+          dose_delivered: 30,
+          dose_total: 90,
+          eta: '2026-11-20T10:30:00Z',
+        },
+      }),
+    );
+    await waitFor(() => {
+      expect(bar).toHaveAttribute('aria-valuetext', 'In Ward 3 · 2 of 3 rooms · 30 of 90 J/m² · ends about 12:30 PM');
+    });
+    expect(screen.getByText('In Ward 3 · 2 of 3 rooms · 30 of 90 J/m² · ends about 12:30 PM')).toBeInTheDocument();
+
+    const finished = runningJob({
+      status: 'Completed',
+      active_state: null,
+      performed: true,
+      progress: { current_room: null, rooms_total: 3, rooms_finished: 3, rooms_disinfected: 2, dose_delivered: 60, dose_total: 90, eta: null },
+    });
+    jobStream.stream.event('job_change', finished);
+    const toast = await screen.findByTestId('job-finished-toast');
+    expect(toast).toHaveTextContent('Job Morning round finished: 2 of 3 rooms disinfected');
+    expect(screen.queryByRole('progressbar', { name: 'Progress of Morning round' })).not.toBeInTheDocument();
+    await userEvent.click(within(toast).getByRole('button', { name: 'Open its log' }));
+    await waitFor(() => {
+      expect(view.router.location().pathname).toBe('/logs');
+    });
+    expect(view.router.location().search).toBe(`?robot=${ROBOT}`);
+  });
+});
