@@ -45,7 +45,7 @@ export const paths = {
   signUp: { path: '/auth/sign-up', getHref: () => '/auth/sign-up' },
   robots: { path: '/robots', getHref: () => '/robots' },
   settings: { path: '/settings', getHref: () => '/settings' },
-  logs: { path: '/logs', getHref: () => '/logs' },
+  logs: { path: '/logs', getHref: (query: { startDate?: string } = {}) => withQuery('/logs', query) },
   deliveries: { path: '/deliveries', getHref: () => '/deliveries' },
   delivery: { path: '/deliveries/:id', getHref: (id: string) => `/deliveries/${encodeURIComponent(id)}` },
   deliveryCreate: { path: '/deliveries/create', getHref: () => '/deliveries/create' },

@@ -6,7 +6,7 @@ import type { Action, JobList } from '@uvd/contracts';
 import type { ApiClient } from '../../../lib/api-client.ts';
 import { useApi } from '../../../lib/api-context.tsx';
 import { StreamHub, fetchStream, jsonParser, streamKey } from '../../../lib/live/stream-hub.ts';
-import { actionKey, applyJobChange, focusedJobKey, jobListsKey } from '../api/jobs-query.ts';
+import { actionKey, applyJobChange, focusedJobKey, jobChangeNeedsRefetch, jobListsKey } from '../api/jobs-query.ts';
 
 interface JobHubs {
   jobs: StreamHub<Job>;
@@ -25,8 +25,14 @@ export const jobHubsFor = (queryClient: QueryClient, api: ApiClient): JobHubs =>
         event: 'job_change',
         parse: jsonParser(Job),
         onEvent: (change) => {
+          const stale = queryClient
+            .getQueriesData<JobList>({ queryKey: jobListsKey })
+            .filter(([, list]) => jobChangeNeedsRefetch(list, change))
+            .map(([queryKey]) => queryKey);
           queryClient.setQueriesData<JobList>({ queryKey: jobListsKey }, (list) => applyJobChange(list, change));
           queryClient.setQueryData<Job>(focusedJobKey(change.job_id), (job) => (job ? change : job));
+          // Pages that lost a job or miss a new one are read again; a burst of changes costs one read per page.
+          for (const queryKey of stale) void queryClient.invalidateQueries({ queryKey, exact: true }, { cancelRefetch: false });
         },
         // A gap beyond the server's replay horizon: the list pages and the pinned jobs are read again.
         onResync: (jobIds) => {
@@ -55,21 +61,19 @@ export const jobHubsFor = (queryClient: QueryClient, api: ApiClient): JobHubs =>
   return found;
 };
 
-/** Keeps the visible jobs and their actions live while the calling component is mounted. */
+/**
+ * Keeps the jobs list live while the calling component is mounted: the changes of every job the user may see
+ * (an empty job_list), so a job created elsewhere (another tab, another user, the API) appears without a reload,
+ * and the prompts (actions) of the visible jobs.
+ */
 export const useJobStreams = (jobIds: readonly string[]): void => {
   const queryClient = useQueryClient();
   const api = useApi();
   // A string, so a new array with the same jobs does not reopen the streams.
   const key = streamKey(jobIds);
+  useEffect(() => jobHubsFor(queryClient, api).jobs.subscribe([]), [queryClient, api]);
   useEffect(() => {
     if (key === '') return undefined;
-    const ids = key.split(',');
-    const { jobs, actions } = jobHubsFor(queryClient, api);
-    const releaseJobs = jobs.subscribe(ids);
-    const releaseActions = actions.subscribe(ids);
-    return () => {
-      releaseJobs();
-      releaseActions();
-    };
+    return jobHubsFor(queryClient, api).actions.subscribe(key.split(','));
   }, [queryClient, api, key]);
 };
