@@ -44,7 +44,8 @@ export async function listJobs(executor: Executor, principal: Principal, filter:
   const scope = {
     where: and(
       eq(jobs.orgId, principal.orgId),
-      eq(jobs.performed, false),
+      // A literal, not a parameter, so the planner matches the partial indexes (`WHERE performed = false`).
+      sql`${jobs.performed} = false`,
       filter.status.length > 0 ? inArray(jobs.status, filter.status) : undefined,
       ...dateConditions(jobs.startTime, filter.from_date, filter.to_date),
     ),
