@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import type { ReactNode } from 'react';
 import { Badge, Button, Form, Modal } from 'react-bootstrap';
 import { useTranslation } from 'react-i18next';
 import { datesInOrder } from '../lib/list-filters.ts';
@@ -10,7 +11,7 @@ export interface FilterRobot {
   name: string;
 }
 
-/** A status the list can be narrowed to: its value in the address and its translated label. */
+/** A choice the list can be narrowed to (a status): its value in the address and its translated label. */
 export interface FilterStatus {
   value: string;
   label: string;
@@ -52,6 +53,35 @@ export const ListFilterDialog = ({ show, onClose, idPrefix, ...form }: ListFilte
 };
 
 const same = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((id, index) => id === b[index]);
+
+interface CheckboxGroupProps {
+  legend: string;
+  idPrefix: string;
+  choices: readonly FilterStatus[];
+  chosen: readonly string[];
+  onToggle: (value: string) => void;
+  /** Shown under the legend (loading, an error). */
+  children?: ReactNode;
+}
+
+/** A labelled group of checkboxes: every choice visible, each toggled on its own (no Ctrl-click to learn). */
+const CheckboxGroup = ({ legend, idPrefix, choices, chosen, onToggle, children }: CheckboxGroupProps) => (
+  <fieldset className="mb-3">
+    <legend className="form-label fs-6">{legend}</legend>
+    {children}
+    {choices.map((choice) => (
+      <Form.Check
+        key={choice.value}
+        id={`${idPrefix}-${choice.value}`}
+        label={choice.label}
+        checked={chosen.includes(choice.value)}
+        onChange={() => {
+          onToggle(choice.value);
+        }}
+      />
+    ))}
+  </fieldset>
+);
 
 const toggled = (list: readonly string[], id: string): string[] => (list.includes(id) ? list.filter((item) => item !== id) : [...list, id]);
 
@@ -98,36 +128,27 @@ const FilterForm = ({
       }}
     >
       <Modal.Body>
-        <fieldset className="mb-3">
-          <legend className="form-label fs-6">{t('filter.robots')}</legend>
+        <CheckboxGroup
+          legend={t('filter.robots')}
+          idPrefix={`${idPrefix}-filter-robot`}
+          choices={(robots ?? []).map((robot) => ({ value: robot.robot_id, label: robot.name }))}
+          chosen={robotIds}
+          onToggle={(id) => {
+            setRobotIds((current) => toggled(current, id));
+          }}
+        >
           {status}
-          {robots?.map((robot) => (
-            <Form.Check
-              key={robot.robot_id}
-              id={`${idPrefix}-filter-robot-${robot.robot_id}`}
-              label={robot.name}
-              checked={robotIds.includes(robot.robot_id)}
-              onChange={() => {
-                setRobotIds((current) => toggled(current, robot.robot_id));
-              }}
-            />
-          ))}
-        </fieldset>
+        </CheckboxGroup>
         {statuses ? (
-          <fieldset className="mb-3">
-            <legend className="form-label fs-6">{t('filter.statuses')}</legend>
-            {statuses.offered.map((offered) => (
-              <Form.Check
-                key={offered.value}
-                id={`${idPrefix}-filter-status-${offered.value}`}
-                label={offered.label}
-                checked={statusValues.includes(offered.value)}
-                onChange={() => {
-                  setStatusValues((current) => toggled(current, offered.value));
-                }}
-              />
-            ))}
-          </fieldset>
+          <CheckboxGroup
+            legend={t('filter.statuses')}
+            idPrefix={`${idPrefix}-filter-status`}
+            choices={statuses.offered}
+            chosen={statusValues}
+            onToggle={(value) => {
+              setStatusValues((current) => toggled(current, value));
+            }}
+          />
         ) : null}
         <Form.Group className="mb-3" controlId={`${idPrefix}-filter-from`}>
           <Form.Label>{t('filter.fromDate')}</Form.Label>
