@@ -20,6 +20,17 @@ export const JobRoomState = z.enum(['pending', 'active', 'done', 'not_ready', 'n
 export type JobRoomState = z.infer<typeof JobRoomState>;
 
 /**
+ * How an ended job ended, as its log says (completed, aborted: stopped by an operator, failed). A Completed job
+ * carries it so the console never calls a stopped job completed.
+ */
+export const JobCompletionStatus = z.enum(['completed', 'aborted', 'failed']);
+export type JobCompletionStatus = z.infer<typeof JobCompletionStatus>;
+
+/** The statuses the jobs list holds (it lists jobs not yet performed; ended ones are history, in Logs). */
+export const ListedJobStatus = JobStatus.exclude(['Completed']);
+export type ListedJobStatus = z.infer<typeof ListedJobStatus>;
+
+/**
  * Spec §3 "Room in job". `room_name`, `building_id`, `floor_id` and `ready_for_disinfection` are present in the
  * jobs list and in `GET /jobs/job/{id}?extra_room_data=true` (the expanded row shows name and ready toggle).
  */
@@ -60,9 +71,10 @@ export type JobProgress = z.infer<typeof JobProgress>;
 
 /**
  * Spec §3 job. Extensions the screens need: `robot_name` (the expanded row shows it), `active_state`
- * (disinfecting/paused while Running, else null) and `trajectory` (only with `extra_navigation_data=true`
- * when the job has a log with a recorded path), `progress` once the job has started (absent for a Scheduled job and
- * from older servers).
+ * (disinfecting/paused while Running, else null), `completion_status` (how a Completed job ended, null before;
+ * optional so a client built before it still parses), `trajectory` (only with `extra_navigation_data=true`
+ * when the job has a log with a recorded path) and `progress` once the job has started (absent for a Scheduled
+ * job and from older servers).
  */
 export const Job = z.object({
   job_id: Id,
@@ -78,6 +90,7 @@ export const Job = z.object({
   rooms: z.array(JobRoom),
   start_now: z.boolean(),
   performed: z.boolean(),
+  completion_status: JobCompletionStatus.nullable().optional(),
   trajectory: z.array(TrajectoryPoint).optional(),
   progress: JobProgress.optional(),
 });
@@ -112,15 +125,46 @@ export const JobList = z.object({ count: z.number().int().min(0), payload: z.arr
 export type JobList = z.infer<typeof JobList>;
 
 /**
+ * A scheduled start in the past is refused (the job would start at once, or wait forever for an unavailable
+ * robot), unless the job starts now. `start_time` is kept to the minute, so the current minute is not past, nor
+ * the one before it (the editor's default start is "now", and a client's clock may lag the server's a little).
+ */
+export const START_TIME_GRACE_MS = 60_000;
+export const START_TIME_IN_PAST = 'must not be in the past';
+export const startTimeInPast = (startTime: string | Date, now: Date = new Date()): boolean => {
+  const currentMinute = Math.floor(now.getTime() / 60_000) * 60_000;
+  return new Date(startTime).getTime() < currentMinute - START_TIME_GRACE_MS;
+};
+
+const DAY_MS = 86_400_000;
+const BARE_DATE = /^\d{4}-\d{2}-\d{2}$/;
+/** The first instant `from_date` covers and the last `to_date` covers (a bare date is a whole UTC day). */
+const rangeStart = (from: string) => Date.parse(BARE_DATE.test(from) ? `${from}T00:00:00Z` : from);
+const rangeEnd = (to: string) => (BARE_DATE.test(to) ? Date.parse(`${to}T00:00:00Z`) + DAY_MS - 1 : Date.parse(to));
+export const FROM_AFTER_TO = 'must not be after to_date';
+
+/** A list filter whose `from_date` comes after its `to_date` matches nothing by mistake: it is refused. */
+const fromNotAfterTo = (query: { from_date?: string | undefined; to_date?: string | undefined }) =>
+  query.from_date === undefined || query.to_date === undefined || rangeStart(query.from_date) <= rangeEnd(query.to_date);
+
+/**
  * Filters of the jobs and logs lists. A bare date is a UTC day: `from_date` starts at its midnight, `to_date`
  * includes the whole day; a full timestamp is used as given (both ends inclusive).
  */
-export const JobListQuery = z.object({
+const listFilterShape = {
   ...pagination(10),
   robot_id: idListQuery(Id),
   from_date: DateOrDateTime.optional(),
   to_date: DateOrDateTime.optional(),
-});
+};
+
+/** The logs list's filters (and the jobs list's, which adds `status`). */
+export const ListFilterQuery = z.object(listFilterShape).refine(fromNotAfterTo, { message: FROM_AFTER_TO, path: ['from_date'] });
+
+/** The jobs list's filters: those of every list, and `status` (repeatable; none means every listed status). */
+export const JobListQuery = z
+  .object({ ...listFilterShape, status: idListQuery(ListedJobStatus) })
+  .refine(fromNotAfterTo, { message: FROM_AFTER_TO, path: ['from_date'] });
 export type JobListQuery = z.input<typeof JobListQuery>;
 
 export const Doses = z.object({
@@ -159,7 +203,7 @@ export const updateJob = defineRoute({
 export const listJobs = defineRoute({
   method: 'GET',
   path: '/jobs/v2/jobs',
-  summary: 'Jobs of the visible robots, newest start_time first',
+  summary: 'Jobs not yet performed of the visible robots: Running ones first, then newest start_time first',
   tags: ['jobs'],
   querystring: JobListQuery,
   response: { 200: JobList },

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { ActionButtonText, DecisionSource } from './actions.ts';
 import { BooleanQuery, Id, Text, Timestamp } from './common.ts';
-import { JOB_NOTES_MAX, JobListQuery, TrajectoryPoint } from './jobs.ts';
+import { JOB_NOTES_MAX, ListFilterQuery, TrajectoryPoint } from './jobs.ts';
 import { defineRoute } from './route.ts';
 
 /** Spec §3 logged room states. */
@@ -66,7 +66,7 @@ export const LogNotesInput = z.object({ notes: Text().max(JOB_NOTES_MAX) });
 export type LogNotesInput = z.infer<typeof LogNotesInput>;
 
 /** The same filters as the jobs list, on `starttime`. */
-export const LogListQuery = JobListQuery;
+export const LogListQuery = ListFilterQuery;
 
 const logIdParams = z.object({ id: Id });
 

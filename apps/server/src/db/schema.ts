@@ -302,6 +302,9 @@ export const jobs = pgTable(
     // The jobs list filters by organization, optionally robots, and a start_time range, newest first.
     index('jobs_org_start').on(t.orgId, t.startTime.desc(), t.id),
     index('jobs_org_robot_start').on(t.orgId, t.robotId, t.startTime.desc(), t.id),
+    // The jobs list holds only jobs not yet performed (jobs/README.md): a few among a long history, read from these.
+    index('jobs_open_org_start').on(t.orgId, t.startTime.desc(), t.id).where(sql`performed = false`),
+    index('jobs_open_org_robot_start').on(t.orgId, t.robotId, t.startTime.desc(), t.id).where(sql`performed = false`),
     // The scheduler looks for due Scheduled jobs.
     index('jobs_due').on(t.startTime).where(sql`status = 'Scheduled'`),
   ],

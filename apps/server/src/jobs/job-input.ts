@@ -3,7 +3,7 @@
  * rooms listed once each, numbered 0..n-1, visible to the caller, on the robot's floor, with offered doses.
  */
 import { and, eq, inArray } from 'drizzle-orm';
-import { DUPLICATE_ROOM, ErrorCode, type JobInput } from '@uvd/contracts';
+import { DUPLICATE_ROOM, ErrorCode, START_TIME_IN_PAST, startTimeInPast, type JobInput } from '@uvd/contracts';
 import type { z } from 'zod';
 import type { Executor } from '../db/client.ts';
 import { robots, rooms } from '../db/schema.ts';
@@ -51,6 +51,11 @@ export async function resolveJobInput(
   input: ParsedJobInput,
   startNow: boolean,
 ): Promise<JobValues> {
+  // A job that starts now is started at once (its start_time then becomes the real start), so only a schedule is checked.
+  if (!startNow && startTimeInPast(input.start_time))
+    throw badRequest(`Field "start_time": ${START_TIME_IN_PAST} (${input.start_time}); choose a later start or start the job now.`, {
+      field: 'start_time',
+    });
   const seen = new Set<string>();
   input.rooms.forEach((room, index) => {
     if (seen.has(room.room_id)) throw badRequest(DUPLICATE_ROOM, { field: `rooms.${index}.room_id` }, ErrorCode.duplicateRoom);

@@ -129,6 +129,29 @@ describe('POST /jobs/jobs/{robotId}', () => {
     expect(await server.context.bus.replay(w.orgId, 'jobs', 0)).toEqual([]);
   });
 
+  it('refuses a start time in the past naming start_time, writing nothing, unless the job starts now', async () => {
+    const w = await world();
+    const past = await server.request('POST', `/api/jobs/jobs/${robotOf(w)}`, {
+      token: w.admin.token,
+      query: { start_now: false },
+      body: input([room(w, 0)], { start_time: '2020-01-01T10:00:00Z' }),
+    });
+    expect(expectError(past, 400, /start_time/).details).toMatchObject({ field: 'start_time' });
+    expect(await jobCount(w.orgId)).toBe(0);
+    // The editor's default start is the current minute: not the past.
+    const thisMinute = await server.request('POST', `/api/jobs/jobs/${robotOf(w)}`, {
+      token: w.admin.token,
+      body: input([room(w, 0)], { start_time: new Date().toISOString() }),
+    });
+    expect(thisMinute.status).toBe(200);
+    const startingNow = await server.request('POST', `/api/jobs/jobs/${robotOf(w)}`, {
+      token: w.admin.token,
+      query: { start_now: true },
+      body: input([room(w, 0)], { start_time: '2020-01-01T10:00:00Z' }),
+    });
+    expect(startingNow.status).toBe(200);
+  });
+
   it('refuses a duplicate room with the spec message', async () => {
     const w = await world();
     const body = input([room(w, 0), room(w, 0)]);
@@ -256,6 +279,18 @@ describe('PUT /jobs/jobs/{jobId}', () => {
     expect(Job.parse(fetched.body).rooms).toHaveLength(2);
   });
 
+  it('refuses a start time in the past naming start_time and keeps the job as it was', async () => {
+    const w = await world();
+    const created = await createJob(w, w.admin);
+    const response = await server.request('PUT', `/api/jobs/jobs/${created.job_id}`, {
+      token: w.admin.token,
+      body: input([room(w, 1)], { start_time: '2020-01-01T10:00:00Z' }),
+    });
+    expectError(response, 400, /start_time/);
+    const fetched = Job.parse((await server.request('GET', `/api/jobs/job/${created.job_id}`, { token: w.admin.token })).body);
+    expect(fetched.start_time).toBe(created.start_time);
+  });
+
   it('answers 401 without a token', async () => {
     const w = await world();
     const created = await createJob(w, w.admin);
@@ -293,6 +328,61 @@ describe('GET /jobs/v2/jobs', () => {
       (await server.request('GET', '/api/jobs/v2/jobs', { token: w.admin.token, query: { limit: 3, offset: 3 } })).body,
     );
     expect(second.payload.map((job) => job.name)).toEqual(['job 0']);
+  });
+
+  it('holds only jobs not yet performed, and counts only them (the live rule drops performed jobs the same way)', async () => {
+    const { w, created } = await listedWorld();
+    const done = created[2]?.job_id ?? '';
+    await server.context.db
+      .update(jobs)
+      .set({ status: 'Completed', performed: true, completionStatus: 'completed' })
+      .where(eq(jobs.id, done));
+    const list = JobList.parse((await server.request('GET', '/api/jobs/v2/jobs', { token: w.admin.token, query: { limit: 2 } })).body);
+    expect(list.count).toBe(3);
+    expect(list.payload.map((job) => job.name)).toEqual(['job 3', 'job 1']);
+    const second = JobList.parse((await server.request('GET', '/api/jobs/v2/jobs', { token: w.admin.token, query: { limit: 2, offset: 2 } })).body);
+    expect(second.payload.map((job) => job.name)).toEqual(['job 0']);
+    // Every listed job survives spec §4's live rule: none is performed.
+    expect([...list.payload, ...second.payload].every((job) => !job.performed)).toBe(true);
+  });
+
+  it('lists Running jobs (disinfecting or paused) first, for one robot, several or all', async () => {
+    const { w, created } = await listedWorld();
+    await server.context.db
+      .update(jobs)
+      .set({ status: 'Running', activeState: 'paused' })
+      .where(eq(jobs.id, created[0]?.job_id ?? ''));
+    const names = async (query: Record<string, string | number | string[]>) =>
+      JobList.parse((await server.request('GET', '/api/jobs/v2/jobs', { token: w.admin.token, query })).body).payload.map((job) => job.name);
+    expect(await names({})).toEqual(['job 0', 'job 3', 'job 2', 'job 1']);
+    expect(await names({ robot_id: [robotOf(w, 0), robotOf(w, 1)] })).toEqual(['job 0', 'job 3', 'job 2', 'job 1']);
+    expect(await names({ robot_id: [robotOf(w, 0), robotOf(w, 1)], limit: 2, offset: 1 })).toEqual(['job 3', 'job 2']);
+    expect(await names({ robot_id: [robotOf(w, 0)] })).toEqual(['job 0', 'job 2']);
+  });
+
+  it('filters by status (repeatable), with the matching count', async () => {
+    const { w, created } = await listedWorld();
+    await server.context.db
+      .update(jobs)
+      .set({ status: 'Running', activeState: 'disinfecting' })
+      .where(eq(jobs.id, created[1]?.job_id ?? ''));
+    const list = async (query: Record<string, string | number | string[]>) =>
+      JobList.parse((await server.request('GET', '/api/jobs/v2/jobs', { token: w.admin.token, query })).body);
+    const running = await list({ status: 'Running' });
+    expect(running.payload.map((job) => job.name)).toEqual(['job 1']);
+    expect(running.count).toBe(1);
+    expect((await list({ status: 'Scheduled' })).count).toBe(3);
+    expect((await list({ status: ['Running', 'Scheduled'] })).count).toBe(4);
+    // Ended jobs are history (Logs): asking the jobs list for them is a mistake worth naming.
+    expectError(await server.request('GET', '/api/jobs/v2/jobs', { token: w.admin.token, query: { status: 'Completed' } }), 400, /status/);
+  });
+
+  it.each(['/api/jobs/v2/jobs', '/api/log'])('%s refuses a from_date after the to_date, naming from_date', async (path) => {
+    const w = await world();
+    const refused = await server.request('GET', path, { token: w.admin.token, query: { from_date: '2030-01-03', to_date: '2030-01-02' } });
+    expect(expectError(refused, 400, /from_date/).message).toMatch(/to_date/);
+    const sameDay = await server.request('GET', path, { token: w.admin.token, query: { from_date: '2030-01-02T12:00:00Z', to_date: '2030-01-02' } });
+    expect(sameDay.status).toBe(200);
   });
 
   it('defaults to 10 per page', async () => {
@@ -416,6 +506,20 @@ describe('GET /jobs/job/{id}', () => {
       ).body,
     );
     expect(job.trajectory).toHaveLength(2);
+  });
+
+  it('tells how a stopped job ended: Completed, aborted, as its log says, and no longer in the jobs list', async () => {
+    const w = await world();
+    const created = await createJob(w, w.admin);
+    expect(created.completion_status).toBeNull();
+    const stopped = await server.request('POST', `/api/command/job/${created.job_id}`, { token: w.admin.token, query: { command: 'stop' } });
+    expect(DataFlag.parse(stopped.body)).toEqual({ data: true });
+    const job = Job.parse((await server.request('GET', `/api/jobs/job/${created.job_id}`, { token: w.admin.token })).body);
+    expect(job).toMatchObject({ status: 'Completed', performed: true, completion_status: 'aborted' });
+    const log = await server.request('GET', `/api/log/${created.job_id}`, { token: w.admin.token });
+    expect(log.body).toMatchObject({ completion_status: 'aborted' });
+    const list = JobList.parse((await server.request('GET', '/api/jobs/v2/jobs', { token: w.admin.token, query: { from_date: '2000-01-01' } })).body);
+    expect(list.payload.map((listed) => listed.job_id)).not.toContain(created.job_id);
   });
 
   it('shows a Running job as disinfecting or paused', async () => {

@@ -79,6 +79,8 @@ export interface ListTable {
   id: AnyPgColumn;
   start: AnyPgColumn;
   robot: AnyPgColumn;
+  /** A rank ordered before the start (ascending), e.g. the jobs list's running jobs first. */
+  rank?: SQL;
 }
 
 export interface ListScope {
@@ -109,7 +111,9 @@ const MERGE_ROBOTS_MAX = 32;
  * and the ranges are merged (a Merge Append) instead of sorting every match.
  */
 export function pageQuery(list: ListTable, scope: ListScope, offset: number, limit: number): SQL {
-  const order = sql`${newestFirst(list.start)}, ${list.id}`;
+  // A rank leads the order (no constant stands in for a missing one: ORDER BY 0 means a column position).
+  const ranked = (rest: SQL) => (list.rank ? sql`${list.rank}, ${rest}` : rest);
+  const order = ranked(sql`${newestFirst(list.start)}, ${list.id}`);
   const robotIds = scope.robotIds;
   if (robotIds === undefined || robotIds.length === 1 || robotIds.length > MERGE_ROBOTS_MAX) {
     const where = and(scope.where, robotIds ? inArray(list.robot, robotIds) : undefined);
@@ -117,9 +121,9 @@ export function pageQuery(list: ListTable, scope: ListScope, offset: number, lim
   }
   const ranges = robotIds.map(
     (robotId) =>
-      sql`(SELECT ${list.id} AS id, ${list.start} AS start FROM ${list.table} WHERE ${and(scope.where, eq(list.robot, robotId)) ?? sql`true`} ORDER BY ${order} LIMIT ${offset + limit})`,
+      sql`(SELECT ${list.id} AS id, ${list.rank ?? sql`0`} AS rank, ${list.start} AS start FROM ${list.table} WHERE ${and(scope.where, eq(list.robot, robotId)) ?? sql`true`} ORDER BY ${order} LIMIT ${offset + limit})`,
   );
-  return sql`SELECT id FROM (${sql.join(ranges, sql` UNION ALL `)}) AS ranges ORDER BY start DESC NULLS LAST, id LIMIT ${limit} OFFSET ${offset}`;
+  return sql`SELECT id FROM (${sql.join(ranges, sql` UNION ALL `)}) AS ranges ORDER BY rank, start DESC NULLS LAST, id LIMIT ${limit} OFFSET ${offset}`;
 }
 
 /** The count of a list's matches, exact up to `EXACT_COUNT_CAP` (see `cappedCount`). */

@@ -3,7 +3,7 @@
  * the robots of their groups (DESIGN.md "Tenancy and visibility").
  */
 import { and, asc, eq, getTableColumns, inArray, sql, type SQL } from 'drizzle-orm';
-import { Job, JobRoom, type JobListQuery } from '@uvd/contracts';
+import { Job, JobCompletionStatus, JobRoom, type JobListQuery, type ListFilterQuery } from '@uvd/contracts';
 import { z } from 'zod';
 import type { Executor } from '../db/client.ts';
 import { jobRooms, jobs, logs, organizations, robots, rooms } from '../db/schema.ts';
@@ -13,7 +13,9 @@ import { jobProgress } from './job-progress.ts';
 import { dateConditions, listCount, listedRobots, newestFirst, pageQuery, type ListTable } from './list-filter.ts';
 
 type JobRow = typeof jobs.$inferSelect;
-export type ListFilter = z.output<typeof JobListQuery>;
+/** The filters of every list (the logs list's); the jobs list adds `status`. */
+export type ListFilter = z.output<typeof ListFilterQuery>;
+type JobListFilter = z.output<typeof JobListQuery>;
 
 /** `jobs.robot_id` limited to what the caller sees; none for the restricted roles (the org filter suffices). */
 const visibility = (executor: Executor, principal: Principal): SQL | undefined =>
@@ -29,14 +31,25 @@ export async function findJob(executor: Executor, principal: Principal, jobId: s
   return row;
 }
 
-const jobsList: ListTable = { table: jobs, id: jobs.id, start: jobs.startTime, robot: jobs.robotId };
+/** Running jobs (disinfecting or paused) rank 0, before the Scheduled ones: what a shift follows comes first. */
+const runningFirst = sql`(CASE WHEN ${jobs.status} = 'Running' THEN 0 ELSE 1 END)`;
+const jobsList: ListTable = { table: jobs, id: jobs.id, start: jobs.startTime, robot: jobs.robotId, rank: runningFirst };
 
-/** One page of the jobs the caller sees, newest start_time first, and the count of all matches. */
-export async function listJobs(executor: Executor, principal: Principal, filter: ListFilter, extras: JobExtras): Promise<{ count: number; jobs: Job[] }> {
+/**
+ * One page of the jobs the caller sees and the count of all matches. The list holds only jobs not yet performed
+ * (README.md "What the jobs list holds"): Running first, then newest start_time first.
+ */
+export async function listJobs(executor: Executor, principal: Principal, filter: JobListFilter, extras: JobExtras): Promise<{ count: number; jobs: Job[] }> {
   const robotIds = await listedRobots(executor, principal, filter.robot_id);
   if (robotIds?.length === 0) return { count: 0, jobs: [] };
   const scope = {
-    where: and(eq(jobs.orgId, principal.orgId), ...dateConditions(jobs.startTime, filter.from_date, filter.to_date)),
+    where: and(
+      eq(jobs.orgId, principal.orgId),
+      // A literal, not a parameter, so the planner matches the partial indexes (`WHERE performed = false`).
+      sql`${jobs.performed} = false`,
+      filter.status.length > 0 ? inArray(jobs.status, filter.status) : undefined,
+      ...dateConditions(jobs.startTime, filter.from_date, filter.to_date),
+    ),
     robotIds,
   };
   // Two queries side by side on the pool: the page with everything shown, and the count.
@@ -53,6 +66,9 @@ export interface JobExtras {
   /** Add the trajectory recorded in the job's log, if any. */
   navigation?: boolean;
 }
+
+/** The `completion_status` column holds JobCompletionStatus values, null until the job ends. */
+const CompletionStatusColumn = JobCompletionStatus.nullable();
 
 /** The rooms as the query builds them: every room with its name, building, floor, readiness and progress. */
 const RoomsJson = z.array(JobRoom.required().extend({ ended_at: z.coerce.date().nullable() }));
@@ -80,7 +96,7 @@ async function selectJobs(executor: Executor, condition: SQL, extras: JobExtras)
     .from(jobs)
     .innerJoin(robots, eq(robots.id, jobs.robotId))
     .where(condition)
-    .orderBy(sql`${newestFirst(jobs.startTime)}`, asc(jobs.id));
+    .orderBy(runningFirst, sql`${newestFirst(jobs.startTime)}`, asc(jobs.id));
   return rows.map((row) => {
     const roomRows = RoomsJson.parse(row.rooms);
     const roomList = roomRows.map(({ ended_at: _endedAt, ...room }): JobRoom =>
@@ -100,6 +116,7 @@ async function selectJobs(executor: Executor, condition: SQL, extras: JobExtras)
       rooms: roomList,
       start_now: row.startNow,
       performed: row.performed,
+      completion_status: CompletionStatusColumn.parse(row.completionStatus),
     };
     if (row.status !== 'Scheduled') job.progress = jobProgress(roomRows, row.startedAt, row.status === 'Running');
     const trajectory = TrajectoryJson.parse(row.trajectory);

@@ -6,7 +6,7 @@
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SimRobot } from '@uvd/robot-sim';
-import { Action, DataFlag, Job, LogEntry, type StateMessage } from '@uvd/contracts';
+import { Action, DataFlag, Job, JobList, LogEntry, type StateMessage } from '@uvd/contracts';
 import { events, jobRooms, jobs, rooms } from '../db/schema.ts';
 import {
   brokerAnswers,
@@ -238,6 +238,24 @@ for (const broker of brokers) {
       await sim.start();
       await ended(w, created.job_id);
       expect((await logOf(w, created.job_id)).attributes.rooms.map((room) => room.state)).toEqual(['done', 'done', 'done']);
+    });
+
+    it('gives a job started early the moment it started as its start_time, and lists it no more once ended', async () => {
+      const w = await executionWorld(server);
+      await robotFor(w);
+      const created = await createJobFor(server, w, { dose: 10 });
+      const before = Date.now();
+      const started = await server.request('POST', '/api/jobs/job/start', { token: w.operator.token, query: { job_id: created.job_id } });
+      expect(started.status).toBe(200);
+      const startTime = Date.parse((await job(w, created.job_id)).start_time);
+      expect(startTime).toBeGreaterThanOrEqual(before);
+      expect(startTime).toBeLessThanOrEqual(Date.now());
+      await ended(w, created.job_id);
+      const list = JobList.parse(
+        (await server.request('GET', '/api/jobs/v2/jobs', { token: w.admin.token, query: { from_date: '2000-01-01' } })).body,
+      );
+      expect(list.payload.map((listed) => listed.job_id)).not.toContain(created.job_id);
+      expect(list.count).toBe(0);
     });
 
     it('starts a scheduled job at its start_time, once', async () => {

@@ -96,10 +96,11 @@ export async function startJob(ctx: Context, tx: Tx, job: JobRow): Promise<JobRo
   if (other) throw refuse(CommandRefusal.robotBusy, `Robot "${robot.name}" is running another job.`);
 
   const now = new Date();
-  // A new orderId starts at orderUpdateId 0 (VDA 5050 §6.6).
+  // A new orderId starts at orderUpdateId 0 (VDA 5050 §6.6). The start time becomes the real start: a job started
+  // before (or after) its schedule would otherwise show a start that never happened.
   const [started] = await tx
     .update(jobs)
-    .set({ status: 'Running', activeState: 'disinfecting', startedAt: now, updatedAt: now, orderUpdateId: 0 })
+    .set({ status: 'Running', activeState: 'disinfecting', startTime: now, startedAt: now, updatedAt: now, orderUpdateId: 0 })
     .where(and(eq(jobs.id, job.id), eq(jobs.status, 'Scheduled')))
     .returning();
   if (!started) throw refuse(CommandRefusal.jobState, 'The job is already running.');

@@ -1,6 +1,8 @@
 import { useState } from 'react';
-import { Button, Form, Modal } from 'react-bootstrap';
+import type { ReactNode } from 'react';
+import { Badge, Button, Form, Modal } from 'react-bootstrap';
 import { useTranslation } from 'react-i18next';
+import { datesInOrder } from '../lib/list-filters.ts';
 import type { FilterChange, ListFilters } from '../lib/list-filters.ts';
 import { Spinner } from './spinner.tsx';
 
@@ -9,14 +11,20 @@ export interface FilterRobot {
   name: string;
 }
 
+/** A choice the list can be narrowed to (a status): its value in the address and its translated label. */
+export interface FilterStatus {
+  value: string;
+  label: string;
+}
+
 export interface ListFilterDialogProps {
   show: boolean;
   filters: ListFilters;
   /** Undefined while the robots load. */
   robots: readonly FilterRobot[] | undefined;
   robotsError?: boolean;
-  /** The jobs list picks robots in a multi-select, the logs list with checkboxes. */
-  robotPicker: 'select' | 'checkboxes';
+  /** The statuses offered as checkboxes (the jobs list), and those chosen now; none for a list without statuses. */
+  statuses?: { offered: readonly FilterStatus[]; chosen: readonly string[] };
   /** Prefix of the element ids, unique on the screen. */
   idPrefix: string;
   /** Receives only the fields the user changed. */
@@ -25,7 +33,10 @@ export interface ListFilterDialogProps {
   onClose: () => void;
 }
 
-/** Spec §2 filter dialog: robot multi-select, from date, to date, OK and reset. */
+/**
+ * Spec §2 filter dialog: robots (checkboxes, on the jobs and logs lists alike), from date, to date, OK and reset;
+ * and the statuses a list offers.
+ */
 export const ListFilterDialog = ({ show, onClose, idPrefix, ...form }: ListFilterDialogProps) => {
   const { t } = useTranslation();
   return (
@@ -43,30 +54,63 @@ export const ListFilterDialog = ({ show, onClose, idPrefix, ...form }: ListFilte
 
 const same = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((id, index) => id === b[index]);
 
+interface CheckboxGroupProps {
+  legend: string;
+  idPrefix: string;
+  choices: readonly FilterStatus[];
+  chosen: readonly string[];
+  onToggle: (value: string) => void;
+  /** Shown under the legend (loading, an error). */
+  children?: ReactNode;
+}
+
+/** A labelled group of checkboxes: every choice visible, each toggled on its own (no Ctrl-click to learn). */
+const CheckboxGroup = ({ legend, idPrefix, choices, chosen, onToggle, children }: CheckboxGroupProps) => (
+  <fieldset className="mb-3">
+    <legend className="form-label fs-6">{legend}</legend>
+    {children}
+    {choices.map((choice) => (
+      <Form.Check
+        key={choice.value}
+        id={`${idPrefix}-${choice.value}`}
+        label={choice.label}
+        checked={chosen.includes(choice.value)}
+        onChange={() => {
+          onToggle(choice.value);
+        }}
+      />
+    ))}
+  </fieldset>
+);
+
+const toggled = (list: readonly string[], id: string): string[] => (list.includes(id) ? list.filter((item) => item !== id) : [...list, id]);
+
 const FilterForm = ({
   filters,
   robots,
   robotsError = false,
-  robotPicker,
+  statuses,
   idPrefix,
   onApply,
   onReset,
 }: Omit<ListFilterDialogProps, 'show' | 'onClose'>) => {
   const { t } = useTranslation();
   const [robotIds, setRobotIds] = useState<string[]>(filters.robots);
+  const [statusValues, setStatusValues] = useState<string[]>(() => [...(statuses?.chosen ?? [])]);
   const [startDate, setStartDate] = useState(filters.startDate);
   const [endDate, setEndDate] = useState(filters.endDate ?? '');
+  const [checked, setChecked] = useState(false);
+  const datesOk = datesInOrder(startDate, endDate);
 
   const submit = () => {
+    setChecked(true);
+    if (!datesOk) return;
     const change: FilterChange = {};
     if (startDate !== filters.startDate) change.startDate = startDate;
     if (endDate !== (filters.endDate ?? '')) change.endDate = endDate;
     if (!same(robotIds, filters.robots)) change.robots = robotIds;
+    if (statuses && !same(statusValues, statuses.chosen)) change.statuses = statusValues;
     onApply(change);
-  };
-
-  const toggle = (id: string) => {
-    setRobotIds((current) => (current.includes(id) ? current.filter((item) => item !== id) : [...current, id]));
   };
 
   const status = (
@@ -84,41 +128,28 @@ const FilterForm = ({
       }}
     >
       <Modal.Body>
-        {robotPicker === 'select' ? (
-          <Form.Group className="mb-3" controlId={`${idPrefix}-filter-robots`}>
-            <Form.Label>{t('filter.robots')}</Form.Label>
-            {status}
-            <Form.Select
-              multiple
-              value={robotIds}
-              onChange={(event) => {
-                setRobotIds(Array.from(event.target.selectedOptions, (option) => option.value));
-              }}
-            >
-              {(robots ?? []).map((robot) => (
-                <option key={robot.robot_id} value={robot.robot_id}>
-                  {robot.name}
-                </option>
-              ))}
-            </Form.Select>
-          </Form.Group>
-        ) : (
-          <fieldset className="mb-3">
-            <legend className="form-label fs-6">{t('filter.robots')}</legend>
-            {status}
-            {robots?.map((robot) => (
-              <Form.Check
-                key={robot.robot_id}
-                id={`${idPrefix}-filter-robot-${robot.robot_id}`}
-                label={robot.name}
-                checked={robotIds.includes(robot.robot_id)}
-                onChange={() => {
-                  toggle(robot.robot_id);
-                }}
-              />
-            ))}
-          </fieldset>
-        )}
+        <CheckboxGroup
+          legend={t('filter.robots')}
+          idPrefix={`${idPrefix}-filter-robot`}
+          choices={(robots ?? []).map((robot) => ({ value: robot.robot_id, label: robot.name }))}
+          chosen={robotIds}
+          onToggle={(id) => {
+            setRobotIds((current) => toggled(current, id));
+          }}
+        >
+          {status}
+        </CheckboxGroup>
+        {statuses ? (
+          <CheckboxGroup
+            legend={t('filter.statuses')}
+            idPrefix={`${idPrefix}-filter-status`}
+            choices={statuses.offered}
+            chosen={statusValues}
+            onToggle={(value) => {
+              setStatusValues((current) => toggled(current, value));
+            }}
+          />
+        ) : null}
         <Form.Group className="mb-3" controlId={`${idPrefix}-filter-from`}>
           <Form.Label>{t('filter.fromDate')}</Form.Label>
           <Form.Control
@@ -134,10 +165,15 @@ const FilterForm = ({
           <Form.Control
             type="date"
             value={endDate}
+            isInvalid={checked && !datesOk}
+            aria-describedby={checked && !datesOk ? `${idPrefix}-filter-dates-error` : undefined}
             onChange={(event) => {
               setEndDate(event.target.value);
             }}
           />
+          <Form.Control.Feedback type="invalid" id={`${idPrefix}-filter-dates-error`} role="alert">
+            {t('filter.datesOutOfOrder')}
+          </Form.Control.Feedback>
         </Form.Group>
       </Modal.Body>
       <Modal.Footer>
@@ -147,5 +183,45 @@ const FilterForm = ({
         <Button type="submit">{t('filter.ok')}</Button>
       </Modal.Footer>
     </Form>
+  );
+};
+
+export interface ListFilterButtonsProps {
+  /** How many filters the address holds (`activeFilterCount`). */
+  active: number;
+  /** Prefix of the element ids, unique on the screen. */
+  idPrefix: string;
+  onOpen: () => void;
+  onClear: () => void;
+}
+
+/**
+ * The Filter button, with the number of active filters on it (read out as its description, so its name stays
+ * "Filter"), and "Clear filters" while any is active.
+ */
+export const ListFilterButtons = ({ active, idPrefix, onOpen, onClear }: ListFilterButtonsProps) => {
+  const { t } = useTranslation();
+  const describedBy = `${idPrefix}-filters-active`;
+  return (
+    <>
+      <Button variant="outline-primary" onClick={onOpen} aria-describedby={active > 0 ? describedBy : undefined}>
+        {t('filter.title')}
+        {active > 0 ? (
+          <Badge bg="primary" pill className="ms-2" aria-hidden="true" data-testid="filter-badge">
+            {active}
+          </Badge>
+        ) : null}
+      </Button>
+      {active > 0 ? (
+        <>
+          <span id={describedBy} className="visually-hidden">
+            {t('filter.active', { count: active })}
+          </span>
+          <Button variant="link" onClick={onClear}>
+            {t('filter.clear')}
+          </Button>
+        </>
+      ) : null}
+    </>
   );
 };

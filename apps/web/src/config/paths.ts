@@ -45,7 +45,7 @@ export const paths = {
   signUp: { path: '/auth/sign-up', getHref: () => '/auth/sign-up' },
   robots: { path: '/robots', getHref: () => '/robots' },
   settings: { path: '/settings', getHref: () => '/settings' },
-  logs: { path: '/logs', getHref: (query: { robot?: string } = {}) => withQuery('/logs', query) },
+  logs: { path: '/logs', getHref: (query: { robot?: string; startDate?: string } = {}) => withQuery('/logs', query) },
   deliveries: { path: '/deliveries', getHref: () => '/deliveries' },
   delivery: { path: '/deliveries/:id', getHref: (id: string) => `/deliveries/${encodeURIComponent(id)}` },
   deliveryCreate: { path: '/deliveries/create', getHref: () => '/deliveries/create' },

@@ -29,6 +29,13 @@ const dateOf = (text: string | null): string | undefined => (text !== null && DA
 
 const offsetOf = (search: URLSearchParams): number => wholeNumber(search.get('offset'), 0, 0);
 
+/**
+ * The offered page size nearest to `limit` (the smaller on a tie): a limit the select does not offer (a typed or
+ * old address, `limit=7`) would list rows the select cannot show, so the list and the select use the snapped one.
+ */
+export const snapLimit = (limit: number): number =>
+  PAGE_SIZES.reduce<number>((best, size) => (Math.abs(size - limit) < Math.abs(best - limit) ? size : best), PAGE_SIZES[0]);
+
 /** Reads the filters from the address, falling back to the defaults for absent or malformed values. */
 export const readFilters = (search: URLSearchParams, now: Date = new Date()): ListFilters => ({
   startDate: dateOf(search.get('startDate')) ?? defaultStartDate(now),
@@ -38,11 +45,25 @@ export const readFilters = (search: URLSearchParams, now: Date = new Date()): Li
     .map((id) => id.trim())
     .filter((id) => id !== ''),
   offset: offsetOf(search),
-  limit: wholeNumber(search.get('limit'), DEFAULT_LIMIT, 1),
+  limit: snapLimit(wholeNumber(search.get('limit'), DEFAULT_LIMIT, 1)),
 });
 
+/** The parameters that narrow a list (not paging): a list with any of them shows that a filter is active. */
+const FILTER_PARAMETERS = ['startDate', 'endDate', 'robot', 'status'] as const;
+export const activeFilterCount = (search: URLSearchParams): number => FILTER_PARAMETERS.filter((name) => search.get(name)).length;
+
+/** The comma-separated `status` parameter of the jobs list (its values are checked by the caller). */
+export const readStatuses = (search: URLSearchParams): string[] =>
+  (search.get('status') ?? '')
+    .split(',')
+    .map((status) => status.trim())
+    .filter((status) => status !== '');
+
+/** A from-date after the to-date matches nothing by mistake: the dialog refuses it, as the server does. */
+export const datesInOrder = (startDate: string, endDate: string | undefined): boolean => !startDate || !endDate || startDate <= endDate;
+
 /** The dialog's choice: only the fields present change; an empty value removes its parameter. */
-export type FilterChange = Partial<Pick<ListFilters, 'startDate' | 'endDate' | 'robots'>>;
+export type FilterChange = Partial<Pick<ListFilters, 'startDate' | 'endDate' | 'robots'>> & { statuses?: string[] };
 
 /** Changing start date, end date or robot starts over at the first page: offset leaves the address. */
 export const applyFilterChange = (search: URLSearchParams, change: FilterChange): URLSearchParams => {
@@ -54,6 +75,7 @@ export const applyFilterChange = (search: URLSearchParams, change: FilterChange)
   if ('startDate' in change) set('startDate', change.startDate);
   if ('endDate' in change) set('endDate', change.endDate);
   if ('robots' in change) set('robot', change.robots?.join(','));
+  if ('statuses' in change) set('status', change.statuses?.join(','));
   next.delete('offset');
   return next;
 };
@@ -70,6 +92,13 @@ export const applyLimit = (search: URLSearchParams, limit: number, offset: numbe
   next.set('limit', String(limit));
   const snapped = Math.floor(offset / limit) * limit;
   if (next.has('offset') || snapped > 0) next.set('offset', String(snapped));
+  return next;
+};
+
+/** "Clear filters" drops what narrows the list and starts at the first page, keeping the page size. */
+export const clearFilters = (search: URLSearchParams): URLSearchParams => {
+  const next = new URLSearchParams(search);
+  for (const name of [...FILTER_PARAMETERS, 'offset']) next.delete(name);
   return next;
 };
 

@@ -353,6 +353,24 @@ describe('job editor: validation (spec §5)', () => {
     expect(screen.getByLabelText('Name')).toHaveAttribute('aria-invalid', 'false');
   });
 
+  it('refuses a start in the past (01.01.2020) on the date, as the server would, and sends nothing', async () => {
+    const network = editorNetwork();
+    await openEditor(network);
+    await chooseAlpha();
+    await choose('Room', 'Ward 1');
+    fireEvent.change(screen.getByLabelText('Date'), { target: { value: '2020-01-01' } });
+    await userEvent.click(screen.getByRole('button', { name: 'Save' }));
+    expect(screen.getByLabelText('Date')).toHaveAccessibleDescription('The start time must not be in the past');
+    expect(screen.getByLabelText('Date')).toHaveFocus();
+    expect(network.callsTo(createJob)).toHaveLength(0);
+
+    // Today at a later hour is fine.
+    fireEvent.change(screen.getByLabelText('Date'), { target: { value: '2026-11-23' } });
+    await userEvent.clear(screen.getByLabelText('Hours'));
+    await userEvent.type(screen.getByLabelText('Hours'), '23');
+    expect(screen.getByLabelText('Date')).toHaveAttribute('aria-invalid', 'false');
+  });
+
   it('checks hours 0–23, minutes 0–59 and the date', async () => {
     const network = editorNetwork();
     await openEditor(network);

@@ -12,6 +12,9 @@ import { robotFixture } from '../../testing/robot-fixtures.ts';
 import { FakeEventStream } from '../../testing/fake-event-stream.ts';
 import { applyJobChange } from './api/jobs-query.ts';
 import { applyFilterChange, applyLimit, defaultStartDate, pageInfo, readFilters } from '../../lib/list-filters.ts';
+import en from '../../locales/en.json';
+import fi from '../../locales/fi.json';
+import se from '../../locales/se.json';
 
 const ROBOT = '0b8f3a52-51d4-4e0c-9d0f-2a6c7d8e9f01';
 const ROBOT_B = '0b8f3a52-51d4-4e0c-9d0f-2a6c7d8e9f02';
@@ -158,9 +161,10 @@ describe('jobs list filters (spec §2)', () => {
     const { router } = await openJobs(network, '/jobs?offset=20&limit=10');
     await userEvent.click(await screen.findByRole('button', { name: 'Filter' }));
     const dialog = await screen.findByRole('dialog');
-    const select = within(dialog).getByLabelText('Robots');
-    await within(dialog).findByRole('option', { name: 'Alpha' });
-    await userEvent.selectOptions(select, ['Alpha', 'Bravo']);
+    // Checkboxes, as the logs list has: no Ctrl-click to learn.
+    const robots = within(dialog).getByRole('group', { name: 'Robots' });
+    await userEvent.click(await within(robots).findByRole('checkbox', { name: 'Alpha' }));
+    await userEvent.click(within(robots).getByRole('checkbox', { name: 'Bravo' }));
     await userEvent.click(within(dialog).getByRole('button', { name: 'OK' }));
     await waitFor(() => {
       expect(new URLSearchParams(router.location().search).get('robot')).toBe(`${ROBOT},${ROBOT_B}`);
@@ -386,8 +390,9 @@ describe('live updates and focus', () => {
     expect(applyJobChange(undefined, jobFixture(1))).toBeUndefined();
   });
 
-  it('opens one job stream for the visible jobs, one action stream for every job (shared with the prompt banner), one robot stream for their robots, with the bearer header, and applies job_change', async () => {
-    const network = signedIn(listOf([jobFixture(1), jobFixture(2, { robot_id: ROBOT_B }), jobFixture(3)], 3));
+  it('opens one job stream and one action stream for every job the user may see (the action stream shared with the prompt banner), one robot stream for the visible jobs\' robots, with the bearer header, and applies job_change', async () => {
+    let list = listOf([jobFixture(1), jobFixture(2, { robot_id: ROBOT_B }), jobFixture(3)], 3);
+    const network = signedIn(() => list);
     await openJobs(network);
     await waitFor(() => {
       expect(streams).toHaveLength(3);
@@ -395,13 +400,16 @@ describe('live updates and focus', () => {
     const jobStream = streams.find((entry) => entry.url.pathname === '/api/jobs/v2/jobs/stream');
     const actionStream = streams.find((entry) => entry.url.pathname === '/api/action/action/stream');
     const robotStream = streams.find((entry) => entry.url.pathname === '/api/robot/stream');
-    expect(jobStream?.url.searchParams.get('job_list')?.split(',').sort()).toEqual([jobId(1), jobId(2), jobId(3)]);
+    // Every job the user may see (an empty job_list), so jobs created elsewhere and prompts of any job arrive too.
+    expect(jobStream?.url.searchParams.get('job_list') ?? '').toBe('');
     expect(actionStream?.url.searchParams.get('job_list') ?? '').toBe('');
     expect(robotStream?.url.searchParams.get('robot_list')?.split(',').sort()).toEqual([ROBOT, ROBOT_B]);
     expect(jobStream?.headers.get('Authorization')).toMatch(/^Bearer /);
 
     jobStream?.stream.event('job_change', jobFixture(1, { name: 'Live name' }));
     expect(await screen.findByText('Live name')).toBeInTheDocument();
+    // The server lists only jobs not yet performed.
+    list = listOf([jobFixture(1, { name: 'Live name' }), jobFixture(3)], 2);
     jobStream?.stream.event('job_change', jobFixture(2, { performed: true }));
     await waitFor(() => {
       expect(screen.queryByText('Job 2')).not.toBeInTheDocument();
@@ -489,13 +497,12 @@ describe('live updates and focus', () => {
     expect(names).toEqual(['New evening round', 'Job 1', 'Job 2']);
     expect(network.callsTo(getJob)[0]?.url.pathname).toContain(jobId(30));
 
-    // The stream follows the rows shown: the pinned job too.
-    const jobStreamWith = (id: string) =>
-      streams.find((entry) => entry.url.pathname === '/api/jobs/v2/jobs/stream' && entry.url.searchParams.get('job_list')?.split(',').includes(id));
+    // The stream follows every job the user may see: the pinned job too.
+    const jobStreamOf = () => streams.find((entry) => entry.url.pathname === '/api/jobs/v2/jobs/stream');
     await waitFor(() => {
-      expect(jobStreamWith(jobId(30))).toBeDefined();
+      expect(jobStreamOf()).toBeDefined();
     });
-    const jobStream = jobStreamWith(jobId(30));
+    const jobStream = jobStreamOf();
     jobStream?.stream.event('job_change', jobFixture(30, { name: 'New evening round', status: 'Running', active_state: 'disinfecting' }));
     expect(await screen.findByText('Disinfecting')).toBeInTheDocument();
   });
@@ -619,5 +626,137 @@ describe('commands exactly once, and the commands that never arrive', () => {
     await waitFor(() => {
       expect(within(details).queryByTestId('job-undelivered')).not.toBeInTheDocument();
     });
+  });
+});
+
+describe('the operator shift: what the list holds, live, and links to one job', () => {
+  const page = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, index) => jobFixture(from + index));
+
+  it('/job/:id of a job off the page reads it with extra_room_data=true: its rooms show names and their Ready state', async () => {
+    Element.prototype.scrollIntoView = vi.fn();
+    const ready = jobFixture(40, { name: 'Evening round', rooms: [{ room_id: ROOM, order_no: 0, dose: 60, room_name: 'Ward 7', ready_for_disinfection: true }] });
+    // As the server answers: room names and readiness only with extra_room_data=true.
+    const network = signedIn(listOf([jobFixture(1)], 25)).on(getJob, (request) => ({
+      status: 200,
+      body: request.url.searchParams.get('extra_room_data') === 'true' ? ready : { ...ready, rooms: [{ room_id: ROOM, order_no: 0, dose: 60 }] },
+    }));
+    await openJobs(network, `/job/${jobId(40)}`);
+    const details = await screen.findByTestId('job-details');
+    expect(await within(details).findByRole('checkbox', { name: 'Ready: Ward 7' })).toBeChecked();
+    expect(network.callsTo(getJob)[0]?.url.searchParams.get('extra_room_data')).toBe('true');
+  });
+
+  it('/job/:id says so when the job is unknown (or another organization\'s), or finished, with a link to Logs', async () => {
+    const unknown = signedIn().on(getJob, { status: 404, body: { error: 'not_found', message: 'Job not found' } });
+    await openJobs(unknown, `/job/${jobId(41)}`);
+    expect(await screen.findByText('This job was not found.')).toBeInTheDocument();
+    expect(screen.getAllByTestId('job-row')).toHaveLength(1);
+
+    const finished = signedIn().on(getJob, {
+      status: 200,
+      body: jobFixture(42, { name: 'Night round', status: 'Completed', performed: true, completion_status: 'aborted', start_time: '2026-11-21T22:00:00Z' }),
+    });
+    await openJobs(finished, `/job/${jobId(42)}`);
+    expect(await screen.findByText('The job “Night round” is finished (Aborted): see it in Logs.')).toBeInTheDocument();
+    expect(screen.getByRole('link', { name: 'Open Logs' })).toHaveAttribute('href', '/logs?startDate=2026-11-21');
+    expect(screen.queryByRole('button', { name: 'Hide details: Night round' })).not.toBeInTheDocument();
+  });
+
+  it('a job performed live leaves a page of 50 that still holds 50 rows and its pages (the list holds only jobs not yet performed)', async () => {
+    let server = listOf(page(1, 50), 66);
+    const network = signedIn(() => server);
+    await openJobs(network, '/jobs?limit=50');
+    await waitFor(() => {
+      expect(screen.getAllByTestId('job-row')).toHaveLength(50);
+    });
+    expect(screen.getByText('Page 1 of 2')).toBeInTheDocument();
+    const jobStream = await waitFor(() => {
+      const found = streams.find((entry) => entry.url.pathname === '/api/jobs/v2/jobs/stream');
+      if (!found) throw new Error('no job stream');
+      return found;
+    });
+    // Job 2 ends: the server lists 65 jobs not yet performed, job 51 moves up to page 1.
+    server = listOf([jobFixture(1), ...page(3, 51)], 65);
+    jobStream.stream.event('job_change', jobFixture(2, { status: 'Completed', performed: true, completion_status: 'completed' }));
+    expect(await screen.findByText('Job 51')).toBeInTheDocument();
+    expect(screen.queryByText('Job 2')).not.toBeInTheDocument();
+    expect(screen.getAllByTestId('job-row')).toHaveLength(50);
+    expect(screen.getByText('Page 1 of 2')).toBeInTheDocument();
+  });
+
+  it('a job created elsewhere (another tab, user or the API) appears without a reload', async () => {
+    let server = listOf([jobFixture(1), jobFixture(2)]);
+    const network = signedIn(() => server);
+    await openJobs(network);
+    await screen.findByText('Job 2');
+    const jobStream = await waitFor(() => {
+      const found = streams.find((entry) => entry.url.pathname === '/api/jobs/v2/jobs/stream');
+      if (!found) throw new Error('no job stream');
+      return found;
+    });
+    const created = jobFixture(7, { name: 'Made in another tab', start_time: '2026-11-20T12:00:00Z' });
+    server = listOf([created, jobFixture(1), jobFixture(2)]);
+    jobStream.stream.event('job_change', created);
+    expect(await screen.findByText('Made in another tab')).toBeInTheDocument();
+    expect(screen.getAllByTestId('job-row')).toHaveLength(3);
+  });
+
+  it('/jobs?limit=7 lists an offered page size, the one the select shows', async () => {
+    const network = signedIn(listOf(page(1, 5), 12));
+    await openJobs(network, '/jobs?limit=7');
+    await screen.findAllByTestId('job-row');
+    expect(lastQuery(network)?.get('limit')).toBe('5');
+    expect(screen.getByLabelText('Rows per page')).toHaveValue('5');
+    expect(screen.getByText('Page 1 of 3')).toBeInTheDocument();
+    expect(readFilters(new URLSearchParams('limit=8')).limit).toBe(10);
+    expect(readFilters(new URLSearchParams('limit=500')).limit).toBe(50);
+  });
+
+  it('the filter dialog refuses a from date after the to date, saying so, and changes nothing', async () => {
+    const network = signedIn();
+    const { router } = await openJobs(network, '/jobs?startDate=2026-11-01');
+    await userEvent.click(await screen.findByRole('button', { name: 'Filter' }));
+    const dialog = await screen.findByRole('dialog');
+    await userEvent.type(within(dialog).getByLabelText('To date'), '2026-10-01');
+    await userEvent.click(within(dialog).getByRole('button', { name: 'OK' }));
+    expect(await within(dialog).findByText('The from date must not be after the to date.')).toBeInTheDocument();
+    expect(within(dialog).getByLabelText('To date')).toHaveAccessibleDescription('The from date must not be after the to date.');
+    expect(router.location().search).toBe('?startDate=2026-11-01');
+  });
+
+  it('filters by status in the address (status=Running,Scheduled), shows the active filters on the button and clears them', async () => {
+    const network = signedIn(listOf([jobFixture(1, { status: 'Running', active_state: 'disinfecting' })]));
+    const { router } = await openJobs(network, '/jobs?limit=20');
+    await screen.findAllByTestId('job-row');
+    expect(screen.queryByTestId('filter-badge')).not.toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: 'Clear filters' })).not.toBeInTheDocument();
+
+    await userEvent.click(screen.getByRole('button', { name: 'Filter' }));
+    const dialog = await screen.findByRole('dialog');
+    const statuses = within(dialog).getByRole('group', { name: 'Status' });
+    await userEvent.click(within(statuses).getByRole('checkbox', { name: 'Running' }));
+    await userEvent.click(within(dialog).getByRole('button', { name: 'OK' }));
+    await waitFor(() => {
+      expect(new URLSearchParams(router.location().search).get('status')).toBe('Running');
+    });
+    await waitFor(() => {
+      expect(lastQuery(network)?.getAll('status')).toEqual(['Running']);
+    });
+    expect(screen.getByTestId('filter-badge')).toHaveTextContent('1');
+    expect(screen.getByRole('button', { name: 'Filter' })).toHaveAccessibleDescription('1 filter active');
+
+    await userEvent.click(screen.getByRole('button', { name: 'Clear filters' }));
+    await waitFor(() => {
+      expect(router.location().search).toBe('?limit=20');
+    });
+    expect(screen.queryByTestId('filter-badge')).not.toBeInTheDocument();
+  });
+
+  it('Finnish and Swedish use one word for "filter" and one for "start time" on jobs and logs alike', () => {
+    for (const locale of [en, fi, se]) {
+      expect(locale.jobTable.filter).toBe(locale.filter.title);
+      expect(locale.logTable.startTime).toBe(locale.jobTable.startTime);
+      expect(locale.logDetail.startTime).toBe(locale.jobTable.startTime);
+    }
   });
 });

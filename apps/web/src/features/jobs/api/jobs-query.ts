@@ -1,20 +1,35 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
-import { getAction, getJob, listJobs, listWaitingActions } from '@uvd/contracts';
+import { getAction, getJob, listJobs, listWaitingActions, ListedJobStatus } from '@uvd/contracts';
 import type { Action, ActionChange, Job, JobList, WaitingActionList } from '@uvd/contracts';
 import type { ApiClient } from '../../../lib/api-client.ts';
 import { useApi } from '../../../lib/api-context.tsx';
 import { useRobotList } from '../../../lib/robot-list.ts';
 import { JOB_LIST_STALE_TIME_MS } from '../../../lib/query-client.ts';
+import { readFilters, readStatuses } from '../../../lib/list-filters.ts';
 import type { ListFilters } from '../../../lib/list-filters.ts';
 
+/** The jobs list's filters: those of every list, and the statuses (`status=Running,Scheduled`). */
+export interface JobListFilters extends ListFilters {
+  statuses: ListedJobStatus[];
+}
+
+/** Reads the jobs list's filters from the address; a status the list does not hold is left out. */
+export const readJobFilters = (search: URLSearchParams, now?: Date): JobListFilters => ({
+  ...readFilters(search, now),
+  statuses: readStatuses(search).flatMap((status) => {
+    const parsed = ListedJobStatus.safeParse(status);
+    return parsed.success ? [parsed.data] : [];
+  }),
+});
+
 export const jobListsKey = ['jobs', 'list'] as const;
-export const jobListKey = (filters: ListFilters) => [...jobListsKey, filters] as const;
+export const jobListKey = (filters: JobListFilters) => [...jobListsKey, filters] as const;
 export const actionsKey = ['actions'] as const;
 export const actionKey = (jobId: string) => [...actionsKey, 'job', jobId] as const;
 export const focusedJobKey = (jobId: string) => ['jobs', 'focused', jobId] as const;
 export const waitingActionsKey = [...actionsKey, 'waiting'] as const;
 
-export const jobListQueryOptions = (api: ApiClient, filters: ListFilters) =>
+export const jobListQueryOptions = (api: ApiClient, filters: JobListFilters) =>
   queryOptions({
     queryKey: jobListKey(filters),
     queryFn: ({ signal }) =>
@@ -25,23 +40,25 @@ export const jobListQueryOptions = (api: ApiClient, filters: ListFilters) =>
           robot_id: filters.robots,
           from_date: filters.startDate,
           to_date: filters.endDate,
+          status: filters.statuses,
         },
         signal,
       }),
     staleTime: JOB_LIST_STALE_TIME_MS,
   });
 
-export const useJobList = (filters: ListFilters) => useQuery(jobListQueryOptions(useApi(), filters));
+export const useJobList = (filters: JobListFilters) => useQuery(jobListQueryOptions(useApi(), filters));
 
 /**
  * The job a `/job/:jobId` link opens when it is not on the list's current page (a new job scheduled later than the
- * page's jobs, say): fetched on its own so the link still shows it expanded.
+ * page's jobs, say): fetched on its own, with its rooms' names and readiness (spec §7 `extra_room_data=true`, what
+ * the expanded row shows), so the link still shows it expanded.
  */
 export const useFocusedJob = (jobId: string | null, enabled: boolean) => {
   const api = useApi();
   return useQuery({
     queryKey: focusedJobKey(jobId ?? ''),
-    queryFn: ({ signal }) => api.request(getJob, { params: { id: jobId ?? '' }, signal }),
+    queryFn: ({ signal }) => api.request(getJob, { params: { id: jobId ?? '' }, query: { extra_room_data: 'true' }, signal }),
     enabled: enabled && jobId !== null,
   });
 };
@@ -86,13 +103,26 @@ export const endsListedJob = (lists: readonly (JobList | undefined)[], change: J
 
 /**
  * Spec §4: a live job change replaces the matching job in the cached list by job_id, drops every job with
- * performed true, then recomputes the count (by the number of jobs dropped).
+ * performed true, then recomputes the count (by the number of jobs dropped). The server's list holds only jobs
+ * not yet performed and counts only them (apps/server/src/jobs/README.md "What the jobs list holds"), so the rule
+ * never drops a job the server would list: a page only loses the job that just ended, and is refetched to fill up
+ * (`jobChangeNeedsRefetch`).
  */
 export const applyJobChange = (list: JobList | undefined, change: Job): JobList | undefined => {
   if (!list) return list;
   const replaced = list.payload.map((job) => (job.job_id === change.job_id ? change : job));
   const payload = replaced.filter((job) => !job.performed);
   return { count: Math.max(0, list.count - (replaced.length - payload.length)), payload };
+};
+
+/**
+ * Whether a page must be read again after `change`: it dropped a job (the next page's first job moves up), or the
+ * change is of a job it does not hold that the list would (a job created elsewhere, one rescheduled into range).
+ */
+export const jobChangeNeedsRefetch = (list: JobList | undefined, change: Job): boolean => {
+  if (!list) return false;
+  const held = list.payload.some((job) => job.job_id === change.job_id);
+  return held ? change.performed : !change.performed;
 };
 
 /** The robots offered by the filter's multi-select, by name, read once the dialog opens. */

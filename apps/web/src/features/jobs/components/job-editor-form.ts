@@ -1,5 +1,5 @@
 import { TZDate } from '@date-fns/tz';
-import { JobInput, defaultJobName } from '@uvd/contracts';
+import { JobInput, defaultJobName, startTimeInPast } from '@uvd/contracts';
 import type { Job } from '@uvd/contracts';
 import type { ParseKeys } from 'i18next';
 import { z } from 'zod';
@@ -65,16 +65,20 @@ const ScheduleSchema = z.object({ date: z.iso.date(), hours: clockPart(23), minu
 const isEditorField = (key: PropertyKey | undefined): key is EditorField =>
   typeof key === 'string' && (FIELD_ORDER as readonly string[]).includes(key);
 
-export const validateJobEditor = (values: JobEditorValues): EditorErrors => {
+/**
+ * Spec §5 checks, and a scheduled start not in the past (the server's own rule, `startTimeInPast`: the current
+ * and the previous minute still count as now), reported on the date.
+ */
+export const validateJobEditor = (values: JobEditorValues, timeZone: string = DEFAULT_TIME_ZONE, now: Date = new Date()): EditorErrors => {
   const errors: EditorErrors = {};
-  const issues = [
-    ...(JobEditorSchema.safeParse(values).error?.issues ?? []),
-    ...(values.startNow ? [] : (ScheduleSchema.safeParse(values).error?.issues ?? [])),
-  ];
+  const schedule = values.startNow ? undefined : ScheduleSchema.safeParse(values);
+  const issues = [...(JobEditorSchema.safeParse(values).error?.issues ?? []), ...(schedule?.error?.issues ?? [])];
   for (const issue of issues) {
     const field = issue.path[0];
     if (isEditorField(field)) errors[field] ??= MESSAGE_KEYS[field];
   }
+  if (schedule?.success && startTimeInPast(zonedInstant(values.date, schedule.data.hours, schedule.data.minutes, timeZone), now))
+    errors.date = 'validation.startInPast';
   return errors;
 };
 

@@ -90,7 +90,7 @@ export const JobEditor = ({ jobId, initial }: JobEditorProps) => {
   const robotId = values.robotId || soleChoice(robotChoices);
   const effective: JobEditorValues = { ...values, buildingId, floorId, robotId };
 
-  const errors = submitted ? validateJobEditor(effective) : {};
+  const errors = submitted ? validateJobEditor(effective, timezone) : {};
   const message = (field: EditorField) => {
     const key = errors[field];
     return key ? t(key) : undefined;
@@ -134,7 +134,7 @@ export const JobEditor = ({ jobId, initial }: JobEditorProps) => {
     event.preventDefault();
     if (busy) return;
     setSubmitted(true);
-    const found = validateJobEditor(effective);
+    const found = validateJobEditor(effective, timezone);
     const first = FIELD_ORDER.find((field) => found[field]);
     if (first) {
       document.getElementById(FIELD_IDS[first])?.focus();

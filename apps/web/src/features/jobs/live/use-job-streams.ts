@@ -5,7 +5,7 @@ import { ActionChange, Job, streamActions, streamJobs } from '@uvd/contracts';
 import type { Action, JobList, WaitingActionList } from '@uvd/contracts';
 import type { ApiClient } from '../../../lib/api-client.ts';
 import { useApi } from '../../../lib/api-context.tsx';
-import { StreamHub, fetchStream, jsonParser, streamKey } from '../../../lib/live/stream-hub.ts';
+import { StreamHub, fetchStream, jsonParser } from '../../../lib/live/stream-hub.ts';
 import {
   actionKey,
   actionsKey,
@@ -13,6 +13,7 @@ import {
   applyJobChange,
   endsListedJob,
   focusedJobKey,
+  jobChangeNeedsRefetch,
   jobListsKey,
   waitingActionsKey,
 } from '../api/jobs-query.ts';
@@ -38,10 +39,13 @@ export const jobHubsFor = (queryClient: QueryClient, api: ApiClient): JobHubs =>
         event: 'job_change',
         parse: jsonParser(Job),
         onEvent: (change) => {
-          const lists = queryClient.getQueriesData<JobList>({ queryKey: jobListsKey }).map(([, list]) => list);
-          if (endsListedJob(lists, change)) for (const listener of finished) listener(change);
+          const cached = queryClient.getQueriesData<JobList>({ queryKey: jobListsKey });
+          if (endsListedJob(cached.map(([, list]) => list), change)) for (const listener of finished) listener(change);
+          const stale = cached.filter(([, list]) => jobChangeNeedsRefetch(list, change)).map(([queryKey]) => queryKey);
           queryClient.setQueriesData<JobList>({ queryKey: jobListsKey }, (list) => applyJobChange(list, change));
           queryClient.setQueryData<Job>(focusedJobKey(change.job_id), (job) => (job ? change : job));
+          // Pages that lost a job or miss a new one are read again; a burst of changes costs one read per page.
+          for (const queryKey of stale) void queryClient.invalidateQueries({ queryKey, exact: true }, { cancelRefetch: false });
         },
         // A gap beyond the server's replay horizon: the list pages and the pinned jobs are read again.
         onResync: (jobIds) => {
@@ -78,23 +82,22 @@ export const jobHubsFor = (queryClient: QueryClient, api: ApiClient): JobHubs =>
   return found;
 };
 
-/** Keeps the visible jobs and their actions live while the calling component is mounted. */
-export const useJobStreams = (jobIds: readonly string[]): void => {
+/**
+ * Keeps the jobs list live while the calling component is mounted: the changes of every job the user may see
+ * (an empty job_list), so a job created elsewhere (another tab, another user, the API) appears without a reload,
+ * and the prompts of every job, on the same actions connection the banner on every screen holds, so the console
+ * keeps one actions stream whatever the screen.
+ */
+export const useJobStreams = (): void => {
   const queryClient = useQueryClient();
   const api = useApi();
-  // A string, so a new array with the same jobs does not reopen the streams.
-  const key = streamKey(jobIds);
   useEffect(() => {
-    if (key === '') return undefined;
-    const ids = key.split(',');
     const { jobs, actions } = jobHubsFor(queryClient, api);
-    const releaseJobs = jobs.subscribe(ids);
-    // Prompts of every job the user sees: the same connection the banner on every screen holds, so the console
-    // keeps one actions stream whatever the screen.
+    const releaseJobs = jobs.subscribe([]);
     const releaseActions = actions.subscribe([]);
     return () => {
       releaseJobs();
       releaseActions();
     };
-  }, [queryClient, api, key]);
+  }, [queryClient, api]);
 };

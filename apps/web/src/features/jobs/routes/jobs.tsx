@@ -1,8 +1,9 @@
 import { Fragment, useEffect, useMemo, useRef, useState } from 'react';
-import { Button, Table } from 'react-bootstrap';
+import { Alert, Button, Table } from 'react-bootstrap';
 import { useTranslation } from 'react-i18next';
 import { Link, useLocation, useSearchParams } from 'react-router';
-import { ListFilterDialog } from '../../../components/list-filter-dialog.tsx';
+import { ListedJobStatus } from '@uvd/contracts';
+import { ListFilterButtons, ListFilterDialog } from '../../../components/list-filter-dialog.tsx';
 import { LIST_COLUMNS, ListPlaceholderRows, ListTableHead } from '../../../components/list-table.tsx';
 import { PageTitle } from '../../../components/page-title.tsx';
 import { PaginationBar } from '../../../components/pagination-bar.tsx';
@@ -12,10 +13,19 @@ import { useSessionUser } from '../../../lib/auth/auth-context.tsx';
 import { formatDateTime } from '../../../lib/format-date.ts';
 import { useRobotStream } from '../../../lib/live/use-robot-stream.ts';
 import { robotListKey } from '../../../lib/robot-list.ts';
-import { useFilterRobots, useFocusedJob, useJobList } from '../api/jobs-query.ts';
+import { isApiRequestError } from '../../../lib/api-error.ts';
+import { readJobFilters, useFilterRobots, useFocusedJob, useJobList } from '../api/jobs-query.ts';
 import { JobDetails } from '../components/job-details.tsx';
 import { JobProgressLine } from '../../../components/job-progress.tsx';
-import { applyFilterChange, applyLimit, applyOffset, pageInfo, readFilters, resetFilters } from '../../../lib/list-filters.ts';
+import {
+  activeFilterCount,
+  applyFilterChange,
+  applyLimit,
+  applyOffset,
+  clearFilters,
+  pageInfo,
+  resetFilters,
+} from '../../../lib/list-filters.ts';
 import { readJobFocus } from '../job-focus.ts';
 import { useJobStreams } from '../live/use-job-streams.ts';
 
@@ -26,7 +36,7 @@ export const JobsRoute = () => {
   const { timezone } = useSessionUser();
   const location = useLocation();
   const [search, setSearch] = useSearchParams();
-  const filters = useMemo(() => readFilters(search), [search]);
+  const filters = useMemo(() => readJobFilters(search), [search]);
   const jobs = useJobList(filters);
   const focusId = readJobFocus(location.state);
   const [expanded, setExpanded] = useState<ReadonlySet<string>>(() => new Set(focusId ? [focusId] : []));
@@ -37,9 +47,11 @@ export const JobsRoute = () => {
   const focusMissing = focusId !== null && pageJobs !== undefined && !pageJobs.some((job) => job.job_id === focusId);
   const focused = useFocusedJob(focusId, focusMissing);
   const pinned = focusMissing && focused.data && !focused.data.performed ? focused.data : undefined;
+  // A linked job that ended is history (Logs); one the server does not give (unknown, another organization's) is not found.
+  const finished = focusMissing && focused.data?.performed ? focused.data : undefined;
+  const notFound = focusMissing && focused.isError && isApiRequestError(focused.error) && focused.error.status === 404;
   const list = useMemo(() => (pageJobs && pinned ? [pinned, ...pageJobs] : pageJobs), [pageJobs, pinned]);
-  const ids = useMemo(() => list?.map((job) => job.job_id) ?? [], [list]);
-  useJobStreams(ids);
+  useJobStreams();
   // The robots of the jobs shown: a command to one of them that never arrives is reported (and their list kept live).
   const robotIds = useMemo(() => list?.map((job) => job.robot_id) ?? [], [list]);
   useRobotStream(robotListKey, robotIds);
@@ -74,15 +86,28 @@ export const JobsRoute = () => {
         <Link className="btn btn-primary" to={paths.jobCreate.getHref()}>
           {t('jobTable.newJob')}
         </Link>
-        <Button
-          variant="outline-secondary"
-          onClick={() => {
+        <ListFilterButtons
+          active={activeFilterCount(search)}
+          idPrefix="job"
+          onOpen={() => {
             setFilterOpen(true);
           }}
-        >
-          {t('jobTable.filter')}
-        </Button>
+          onClear={() => {
+            setSearch(clearFilters(search));
+          }}
+        />
       </div>
+      {notFound ? <Alert variant="warning">{t('jobTable.jobNotFound')}</Alert> : null}
+      {focusMissing && focused.isError && !notFound ? <Alert variant="danger">{t('jobTable.jobError')}</Alert> : null}
+      {finished ? (
+        <Alert variant="info">
+          {t('jobTable.jobFinished', {
+            name: finished.name,
+            status: t(finished.completion_status ? `completionStatus.${finished.completion_status}` : 'jobStatus.Completed'),
+          })}{' '}
+          <Link to={paths.logs.getHref({ startDate: finished.start_time.slice(0, 10) })}>{t('jobTable.openLogs')}</Link>
+        </Alert>
+      ) : null}
       {jobs.isError ? (
         <div className="alert alert-danger" role="alert">
           {t('jobTable.error')}
@@ -172,7 +197,10 @@ export const JobsRoute = () => {
         filters={filters}
         robots={robots.data?.payload}
         robotsError={robots.isError}
-        robotPicker="select"
+        statuses={{
+          offered: ListedJobStatus.options.map((status) => ({ value: status, label: t(`jobStatus.${status}`) })),
+          chosen: filters.statuses,
+        }}
         idPrefix="job"
         onApply={(change) => {
           if (Object.keys(change).length > 0) setSearch(applyFilterChange(search, change));

@@ -1,13 +1,20 @@
 import { useState } from 'react';
-import { Button } from 'react-bootstrap';
 import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router';
-import { ListFilterDialog } from '../../../components/list-filter-dialog.tsx';
+import { ListFilterButtons, ListFilterDialog } from '../../../components/list-filter-dialog.tsx';
 import { PageTitle } from '../../../components/page-title.tsx';
 import { PaginationBar } from '../../../components/pagination-bar.tsx';
 import { useFilterRobots, useLogs } from '../api/logs-query.ts';
 import { LogTable } from '../components/log-table.tsx';
-import { applyFilterChange, applyLimit, applyOffset, readFilters, resetFilters } from '../../../lib/list-filters.ts';
+import {
+  activeFilterCount,
+  applyFilterChange,
+  applyLimit,
+  applyOffset,
+  clearFilters,
+  readFilters,
+  resetFilters,
+} from '../../../lib/list-filters.ts';
 
 /** Spec §2 /logs: the logs list with URL-synced filters and expandable rows. */
 export const LogsRoute = () => {
@@ -22,14 +29,18 @@ export const LogsRoute = () => {
   return (
     <>
       <PageTitle title={t('nav.logs')}>
-        <Button
-          variant="outline-primary"
-          onClick={() => {
-            setFilterOpen(true);
-          }}
-        >
-          {t('filter.title')}
-        </Button>
+        <div className="d-flex flex-wrap align-items-center gap-2">
+          <ListFilterButtons
+            active={activeFilterCount(search)}
+            idPrefix="log"
+            onOpen={() => {
+              setFilterOpen(true);
+            }}
+            onClear={() => {
+              setSearch(clearFilters(search));
+            }}
+          />
+        </div>
       </PageTitle>
       {logs.isError ? (
         <div className="alert alert-danger" role="alert">
@@ -66,7 +77,6 @@ export const LogsRoute = () => {
           filters={filters}
           robots={robots.data?.payload}
           robotsError={robots.isError}
-          robotPicker="checkboxes"
           idPrefix="log"
           onApply={(change) => {
             setSearch(applyFilterChange(search, change));

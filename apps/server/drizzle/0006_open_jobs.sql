@@ -1,0 +1,2 @@
+CREATE INDEX "jobs_open_org_start" ON "jobs" USING btree ("org_id","start_time" DESC NULLS LAST,"id") WHERE performed = false;--> statement-breakpoint
+CREATE INDEX "jobs_open_org_robot_start" ON "jobs" USING btree ("org_id","robot_id","start_time" DESC NULLS LAST,"id") WHERE performed = false;
