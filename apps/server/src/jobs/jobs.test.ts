@@ -463,7 +463,7 @@ describe('GET /jobs/job/{id}', () => {
     const w = await world();
     const created = await createJob(w, w.admin);
     const plain = Job.parse((await server.request('GET', `/api/jobs/job/${created.job_id}`, { token: w.admin.token })).body);
-    expect(plain.rooms[0]).toEqual({ room_id: room(w, 0), order_no: 0, dose: 20 });
+    expect(plain.rooms[0]).toEqual({ room_id: room(w, 0), order_no: 0, dose: 20, state: 'pending' });
     const detailed = Job.parse(
       (await server.request('GET', `/api/jobs/job/${created.job_id}`, { token: w.admin.token, query: { extra_room_data: true } })).body,
     );
@@ -475,6 +475,7 @@ describe('GET /jobs/job/{id}', () => {
       building_id: w.site.buildingId,
       floor_id: w.site.floors[0]?.id,
       ready_for_disinfection: true,
+      state: 'pending',
     });
     expect(detailed.trajectory).toBeUndefined();
   });

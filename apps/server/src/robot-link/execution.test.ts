@@ -40,7 +40,7 @@ for (const broker of brokers) {
       await server.close();
     });
 
-    async function robotFor(w: ExecutionWorld, options: { unreachable?: string[] } = {}): Promise<SimRobot> {
+    async function robotFor(w: ExecutionWorld, options: { unreachable?: string[]; irradiance?: number } = {}): Promise<SimRobot> {
       const sim = new SimRobot({
         brokerUrl: broker.mqttUrl ?? server.context.fleet.brokerUrl,
         manufacturer: w.robot.manufacturer,
@@ -52,6 +52,7 @@ for (const broker of brokers) {
         stateIntervalMs: 200,
         tickMs: 20,
         unreachableNodes: options.unreachable ?? [],
+        ...(options.irradiance === undefined ? {} : { irradiance: options.irradiance }),
       });
       sims.push(sim);
       await sim.start();
@@ -141,10 +142,10 @@ for (const broker of brokers) {
 
     it('pauses and resumes a job; a retried pause with the same Idempotency-Key reaches the robot once', async () => {
       const w = await executionWorld(server);
-      const sim = await robotFor(w);
-      // One room of 5 s of disinfection (dose 150 at 60× time): the pause reaches the robot within it even on a
-      // loaded machine (at 1 s the room had sometimes finished first).
-      const created = await createJobFor(server, w, { dose: 150, roomIds: w.roomIds.slice(0, 1) });
+      // One room of about 4 s of disinfection (dose 50 at 0.2 W/m², 60× time): the pause reaches the robot within
+      // it even on a loaded machine (in rooms of 1 s the room had sometimes finished first).
+      const sim = await robotFor(w, { irradiance: 0.2 });
+      const created = await createJobFor(server, w, { dose: 50, roomIds: w.roomIds.slice(0, 1) });
       expect((await command(w, created.job_id, 'start')).status).toBe(200);
       await roomState(created.job_id, 0, 'active');
       const key = `pause-${created.job_id}`;

@@ -111,6 +111,9 @@ const SAME_AS_ENGLISH = new Set([
   'common.ok',
   'filter.ok',
   'profileInfo.contactBlock',
+  // Only placeholders: a robot's name and its job's, or its question.
+  'map.robotJob',
+  'promptBanner.prompt',
   'languages.en',
   'languages.fi',
   'languages.se',
@@ -126,6 +129,8 @@ const SAME_AS_ENGLISH = new Set([
   'se:logDetail.robot',
   'se:logDetail.status',
   'se:adminView.title',
+  'se:filter.statuses',
+  'se:map.zoomLevel',
 ]);
 
 const placeholders = (text: string) => [...text.matchAll(/\{\{\s*(\w+)\s*\}\}/g)].map((match) => match[1]).sort();

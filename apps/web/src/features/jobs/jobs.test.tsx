@@ -743,7 +743,7 @@ describe('the operator shift: what the list holds, live, and links to one job', 
       expect(lastQuery(network)?.getAll('status')).toEqual(['Running']);
     });
     expect(screen.getByTestId('filter-badge')).toHaveTextContent('1');
-    expect(screen.getByRole('button', { name: 'Filter' })).toHaveAccessibleDescription('1 filter active');
+    expect(screen.getByRole('button', { name: 'Filter' })).toHaveAccessibleDescription('Filters active: 1');
 
     await userEvent.click(screen.getByRole('button', { name: 'Clear filters' }));
     await waitFor(() => {

@@ -162,9 +162,10 @@ const runningJob = (overrides: Partial<Job> = {}): Job =>
 
 describe('a running job on the jobs list', () => {
   it("shows the job's progress, moves it on job_change, and a finished job leaves a toast with a link to its log", async () => {
-    const list: JobList = { count: 1, payload: [runningJob()] };
+    // What the server lists: the job while it runs, nothing once it ended (the list holds jobs not yet performed).
+    let list: JobList = { count: 1, payload: [runningJob()] };
     const network = signedIn(() => [])
-      .on(listJobs, { status: 200, body: list })
+      .on(listJobs, () => ({ status: 200, body: list }))
       .on(getAction, { status: 204 });
     const view = await renderApp({ path: '/jobs', network });
     const bar = await screen.findByRole('progressbar', { name: 'Progress of Morning round' });
@@ -202,6 +203,7 @@ describe('a running job on the jobs list', () => {
       performed: true,
       progress: { current_room: null, rooms_total: 3, rooms_finished: 3, rooms_disinfected: 2, dose_delivered: 60, dose_total: 90, eta: null },
     });
+    list = { count: 0, payload: [] };
     jobStream.stream.event('job_change', finished);
     const toast = await screen.findByTestId('job-finished-toast');
     expect(toast).toHaveTextContent('Job Morning round finished: 2 of 3 rooms disinfected');
