@@ -260,7 +260,7 @@ describe.each(VIEWPORTS)('the admin journey at $width×$height', (viewport) => {
       const jobStatusIs = async (key: string) => {
         await session.goto(`/jobs?robot=${job.robot_id}&limit=50`);
         const row = page.getByTestId('job-row').filter({ hasText: jobName });
-        await expect.poll(() => textOf(row.locator('td').nth(2))).toBe(t('en', key));
+        await expect.poll(() => textOf(row.getByTestId('job-status'))).toBe(t('en', key));
       };
 
       await openRobot();

@@ -1,7 +1,7 @@
 /**
  * The operator's working day in one journey, at 1280×800 and 375×812: sign in, schedule a job of three rooms in
  * the job editor, mark one room not ready and start the job, answer the robot's wait_to_enter prompt, watch the
- * job finish live, then read its log, its room results and its trajectory on the map. Each size drives its own
+ * job finish live, then read its log, its room results and its trajectory drawn in the log. Each size drives its own
  * Ward A robot (desktop UVD-1 on building A floor 1, mobile UVD-2 on floor 3) of the simulated fleet at
  * SIM_TIME_FACTOR=30, so the two journeys never wait for each other's robot.
  */
@@ -161,7 +161,7 @@ describe.each(VIEWPORTS)('the operator journey at $width×$height', (viewport) =
       const row = page.getByTestId('job-row').filter({ hasText: jobName });
       const details = page.locator(`#job-details-${job.job_id}`);
       await details.waitFor({ state: 'visible' });
-      const status = row.locator('td').nth(2);
+      const status = row.getByTestId('job-status');
       await expect.poll(() => textOf(status)).toBe(t('en', 'jobStatus.Scheduled'));
       const roomRows = details.getByRole('table', { name: t('en', 'jobTable.rooms') }).locator('tbody tr');
       await expect.poll(() => roomRows.allInnerTexts()).toHaveLength(ROOMS_PER_JOB);
@@ -215,7 +215,8 @@ describe.each(VIEWPORTS)('the operator journey at $width×$height', (viewport) =
       const finishedAfter = Date.now() - startedAt;
       expect(await readMarker(page), 'the page was reloaded').toBe(job.job_id);
       expect(page.url()).toBe(listUrl);
-      expect(reads.count - readsBefore, 'the list was fetched again instead of updated live').toBe(0);
+      // Updated live: at most one read of the page, to fill the place the job left with the next page's first job.
+      expect(reads.count - readsBefore, 'the list was fetched again instead of updated live').toBeLessThanOrEqual(1);
       const ended = await callApi(api, getJob, { params: { id: job.job_id } });
       expect(ended).toMatchObject({ status: 'Completed', performed: true });
       console.log(
@@ -241,17 +242,13 @@ describe.each(VIEWPORTS)('the operator journey at $width×$height', (viewport) =
       await screenshot(session, 'log-detail');
       await expectAccessible(session, 'log-detail');
 
-      // Its trajectory on the map: the robot's path drawn over the floor it drove on.
-      await detail.getByRole('link', { name: t('en', 'logDetail.trajectory'), exact: true }).click();
-      await page.waitForURL((url) => url.pathname === '/map' && url.searchParams.get('job') === job.job_id && url.searchParams.get('show_trajectory') === 'true');
-      await settle(page);
-      const trajectory = page.getByTestId('trajectory');
+      // Its trajectory, drawn in the opened log over the floor it drove on.
+      const trajectory = detail.getByTestId('trajectory');
       await trajectory.waitFor({ state: 'visible' });
       const points = (await trajectory.getAttribute('points'))?.trim().split(/\s+/) ?? [];
       expect(points.length, 'points of the trajectory polyline').toBeGreaterThanOrEqual(2);
-      await expect.poll(() => page.getByTestId('map-room').count()).toBeGreaterThanOrEqual(ROOMS_PER_JOB);
-      await screenshot(session, 'map-trajectory');
-      await expectAccessible(session, 'map-trajectory');
+      await screenshot(session, 'log-trajectory-journey');
+      await expectAccessible(session, 'log-trajectory-journey');
     },
     JOURNEY_TIMEOUT_MS,
   );

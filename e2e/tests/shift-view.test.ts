@@ -74,7 +74,11 @@ describe.each(VIEWPORTS)('the shift view at $width×$height', (viewport) => {
       const [occupied] = rooms;
       if (!occupied) throw new Error('no room to mark not ready');
       const dose = Math.max(...(await callApi(api, getDoses)).uvc_doses);
-      await callApi(api, updateRoomReadiness, { body: { rooms: [{ room_id: occupied.room_id, ready_for_disinfection: false }] } });
+      // Only the first room is occupied: the others are made ready, as another test may have left one not ready
+      // (the operator journey's confirmed room keeps its flag), which would make the robot ask a second time.
+      await callApi(api, updateRoomReadiness, {
+        body: { rooms: rooms.map((room) => ({ room_id: room.room_id, ready_for_disinfection: room.room_id !== occupied.room_id })) },
+      });
       roomToRestore = occupied.room_id;
       const jobName = `Shift ${viewport.name} ${language} ${new Date().toISOString().slice(11, 19)}`;
       const job = await callApi(api, createJob, {

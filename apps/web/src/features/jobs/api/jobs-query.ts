@@ -116,13 +116,14 @@ export const applyJobChange = (list: JobList | undefined, change: Job): JobList 
 };
 
 /**
- * Whether a page must be read again after `change`: it dropped a job (the next page's first job moves up), or the
- * change is of a job it does not hold that the list would (a job created elsewhere, one rescheduled into range).
+ * Whether a page must be read again after `change`: it dropped a job while the list has jobs on other pages (the
+ * next page's first job moves up), or the change is of a job it does not hold that the list would (a job created
+ * elsewhere, one rescheduled into range).
  */
 export const jobChangeNeedsRefetch = (list: JobList | undefined, change: Job): boolean => {
   if (!list) return false;
   const held = list.payload.some((job) => job.job_id === change.job_id);
-  return held ? change.performed : !change.performed;
+  return held ? change.performed && list.count > list.payload.length : !change.performed;
 };
 
 /** The robots offered by the filter's multi-select, by name, read once the dialog opens. */

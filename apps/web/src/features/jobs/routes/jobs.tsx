@@ -155,7 +155,9 @@ export const JobsRoute = () => {
                     </td>
                     <td>{job.name}</td>
                     <td>
-                      {t(`jobStatus.${job.status === 'Running' && job.active_state ? job.active_state : job.status}`)}
+                      <span data-testid="job-status">
+                        {t(`jobStatus.${job.status === 'Running' && job.active_state ? job.active_state : job.status}`)}
+                      </span>
                       <JobProgressLine job={job} />
                     </td>
                     <td className={WIDE_SCREEN_CELL}>{job.robot_name}</td>
