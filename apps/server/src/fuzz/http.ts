@@ -73,18 +73,45 @@ function encodeBody(request: RouteRequest): { body?: string; contentType?: strin
   }
 }
 
-/** Sends the request; a stream that answers 200 is closed once its headers arrive. */
+/** Node's HTTP parser refuses a request line and headers larger than this (its default `maxHeaderSize`). */
+const NODE_MAX_HEADER_BYTES = 16 * 1024;
+let previousWasOversize = false;
+
+const closedWithoutReply = (error: unknown): boolean =>
+  error instanceof TypeError && error.cause instanceof Error && 'code' in error.cause && error.cause.code === 'UND_ERR_SOCKET';
+
+/**
+ * Sends the request; a stream that answers 200 is closed once its headers arrive. A request whose head is larger
+ * than Node accepts is answered 431 and its connection closed by Node's parser, before any route runs. Two races
+ * follow from that close (both seen on a loaded machine): the closed connection may reach this client before the
+ * 431 (for such a request only, it counts as that 431), and the pool may hand the closed connection to the next
+ * request (which never reached the server, and is sent once more on a new connection).
+ */
 export async function sendRoute(baseUrl: string, request: RouteRequest, timeoutMs = 20_000): Promise<RouteReply> {
   const { body, contentType } = encodeBody(request);
   const headers: Record<string, string> = { ...request.headers };
   if (contentType) headers['content-type'] = contentType;
   if (request.token) headers.authorization = `Bearer ${request.token}`;
+  const url = requestUrl(baseUrl, request);
+  const headBytes = Buffer.byteLength(url.href) + Object.entries(headers).reduce((sum, [name, value]) => sum + Buffer.byteLength(`${name}: ${value}\r\n`), 0);
   const abort = new AbortController();
   const timer = setTimeout(() => {
     abort.abort(new Error(`no reply within ${timeoutMs} ms`));
   }, timeoutMs);
   try {
-    const response = await fetch(requestUrl(baseUrl, request), { method: request.entry.contract.method, headers, body, signal: abort.signal });
+    const oversize = headBytes > NODE_MAX_HEADER_BYTES;
+    const afterOversize = previousWasOversize;
+    previousWasOversize = oversize;
+    const send = () => fetch(url, { method: request.entry.contract.method, headers, body, signal: abort.signal });
+    let response: Response;
+    try {
+      response = await send();
+    } catch (error) {
+      if (!closedWithoutReply(error)) throw error;
+      if (oversize) return { status: 431, contentType: '', body: '' };
+      if (!afterOversize) throw error;
+      response = await send();
+    }
     const type = response.headers.get('content-type') ?? '';
     if (isStreamRoute(request.entry.contract) && response.status === 200) {
       abort.abort();
