@@ -152,6 +152,9 @@ describe.each(VIEWPORTS)('the operator journey at $width×$height', (viewport) =
       // 2. A job of the three rooms nearest to the robot, at the smallest dose offered, scheduled in the editor.
       const robot = await readyRobot(api, ROBOT_OF[viewport.name]);
       const rooms = await nearestRooms(api, robot, ROOMS_PER_JOB);
+      // Every room starts ready: another test may have left one not ready (a confirmed room keeps its flag), which
+      // would make the robot ask a second time.
+      await callApi(api, updateRoomReadiness, { body: { rooms: rooms.map((room) => ({ room_id: room.room_id, ready_for_disinfection: true })) } });
       const dose = Math.min(...(await callApi(api, getDoses)).uvc_doses);
       const jobName = `Journey ${viewport.name} ${new Date().toISOString().slice(11, 19)}`;
       const job = await scheduleJobInEditor(session, robot, jobName, rooms, dose);
