@@ -265,6 +265,37 @@ describe('a command the robot never acknowledges', () => {
   });
 });
 
+describe("a robot's acknowledgement that reaches a process before it knew of the command", () => {
+  it('counts: the command is acknowledged at once, not resent', async () => {
+    const server = await startTestServer({ commandResendMs: 5000, commandGiveUpMs: 60_000 });
+    try {
+      const w = await executionWorld(server);
+      const robot = await connect(server, w);
+      // Another process recorded and sent this pause; its NOTIFY has not reached this one (the row is written
+      // here without one), and the robot's state reporting the action reaches this process first.
+      const action: VdaAction = { actionId: `pause-${randomBytes(4).toString('hex')}`, actionType: 'startPause', blockingType: 'HARD', actionParameters: [] };
+      await server.context.db.insert(robotCommands).values({
+        orgId: w.orgId,
+        robotId: w.robotId,
+        jobId: null,
+        seq: 1,
+        kind: 'pause',
+        body: { actions: [action] },
+        state: 'sent',
+        attempts: 1,
+        sentAt: new Date(),
+        nextAttemptAt: new Date(Date.now() + 5000),
+      });
+      await reportActions(robot, [action]);
+      await waitUntil(async () => ((await commandRows(server, w.robotId))[0]?.state === 'acknowledged' ? true : undefined), 3000, 'acknowledged');
+      expect(robot.instantActions.filter((sent) => sent.actionType !== UvdActionType.ping)).toHaveLength(0);
+    } finally {
+      for (const robot of robots.splice(0)) await robot.close();
+      await server.close();
+    }
+  });
+});
+
 describe('a crash between commit and send', () => {
   it('delivers the committed command once after a restart on the same database', async () => {
     const database = await createTestDatabase();

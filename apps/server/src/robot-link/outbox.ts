@@ -307,10 +307,28 @@ export async function startCommandOutbox(ctx: OutboxContext, logger: FleetLogger
     if (robotId) robotsWithOpen.add(robotId);
     if (origin !== THIS_PROCESS) wake();
   });
+  /**
+   * What each robot's last state (seen by this process) said it had taken. A state that says something new is
+   * checked against the database even when the robot seems to have no open command here: the NOTIFY of a command
+   * another process recorded may arrive after the robot's acknowledgement of it, or the robot may have left
+   * `robotsWithOpen` just as a new command was recorded; its acknowledgement must not be missed (a resend).
+   */
+  const taken = new Map<string, string>();
+  const changedTaken = (robotId: string, state: StateMessage): boolean => {
+    const signature = [
+      state.orderId,
+      state.orderUpdateId,
+      ...state.actionStates.map((action) => action.actionId),
+      ...state.errors.flatMap((error) => (error.errorReferences ?? []).map((ref) => `${ref.referenceKey}=${ref.referenceValue}`)),
+    ].join(' ');
+    if (taken.get(robotId) === signature) return false;
+    taken.set(robotId, signature);
+    return true;
+  };
   // The gateway does not wait for listeners: each robot's states are applied one after the other here.
   const queues = new Map<string, Promise<void>>();
   const acknowledge = async (robotId: string, state: StateMessage) => {
-    if (dispatcher.closed || !robotsWithOpen.has(robotId)) return;
+    if (dispatcher.closed) return;
     try {
       const stillOpen = await acknowledgeState({ db, bus: ctx.bus }, robotId, state);
       // A command recorded meanwhile puts the robot back (its NOTIFY, or the next poll).
@@ -321,7 +339,8 @@ export async function startCommandOutbox(ctx: OutboxContext, logger: FleetLogger
   };
   const unsubscribe = ctx.fleet.onState((robot, state) => {
     if (offline.delete(robot.robotId)) wake();
-    if (dispatcher.closed || !robotsWithOpen.has(robot.robotId)) return;
+    const changed = changedTaken(robot.robotId, state);
+    if (dispatcher.closed || !(changed || robotsWithOpen.has(robot.robotId))) return;
     const queued = (queues.get(robot.robotId) ?? Promise.resolve()).then(() => acknowledge(robot.robotId, state));
     queues.set(robot.robotId, queued);
     void queued.finally(() => {
