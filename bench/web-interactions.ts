@@ -8,8 +8,10 @@
  * And the robot_update events the page's own robot stream received meanwhile (read from the network, so the page
  * is not touched).
  */
+import path from 'node:path';
 import type { CDPSession, Page } from 'puppeteer-core';
 import { z } from 'zod';
+import { ARTIFACTS_DIR } from '../e2e/support/paths.ts';
 
 /** Installed before any script of the page runs (evaluateOnNewDocument), so no entry is missed. */
 export const OBSERVE_EVENTS = `
@@ -112,7 +114,14 @@ export type Interact = (page: Page) => Promise<number>;
 /** Opens `screen`, waits for `ready` and a settling pause, then sends the inputs and reads their Event Timing. */
 export async function measureInteractions(page: Page, counter: RobotStreamCounter, baseUrl: string, screen: string, ready: string, interact: Interact): Promise<LatencyFigures> {
   await page.goto(`${baseUrl}${screen}`, { waitUntil: 'load' });
-  await page.waitForSelector(ready, { timeout: 15_000 });
+  try {
+    await page.waitForSelector(ready, { timeout: 15_000 });
+  } catch (error) {
+    // What the page showed instead, for whoever reads the failure.
+    const screenshot = path.join(ARTIFACTS_DIR, `bench-${screen.replace(/\W+/g, '') || 'root'}-not-ready.png`);
+    await page.screenshot({ path: screenshot, fullPage: true }).catch(() => undefined);
+    throw new Error(`${screen} did not show ${ready} within 15 s (screenshot: ${screenshot})`, { cause: error });
+  }
   // The live streams connect and the first updates land before anything is measured.
   await pause(3000);
   await page.evaluate(`window.__bench.events = []; window.__bench.frames = []; performance.clearMarks()`);

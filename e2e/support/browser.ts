@@ -35,8 +35,17 @@ export function baseUrl(): string {
   return inject('baseUrl');
 }
 
-export function launchBrowser(): Promise<Browser> {
-  return chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, headless: true });
+/**
+ * `backForwardCache`: keep Chromium's back/forward cache, as a person's browser has it (Playwright turns it off
+ * by default, so that a page left behind is gone).
+ */
+export function launchBrowser(options: { backForwardCache?: boolean } = {}): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM_PATH,
+    args: CHROMIUM_ARGS,
+    headless: true,
+    ...(options.backForwardCache ? { ignoreDefaultArgs: ['--disable-back-forward-cache'] } : {}),
+  });
 }
 
 export interface Session {

@@ -11,7 +11,8 @@ import { DEMO, pathnameOf, signedInSession } from '../support/console.ts';
 
 let browser: Browser;
 beforeAll(async () => {
-  browser = await launchBrowser();
+  // With the back/forward cache a person's Chromium has: a page left behind stays alive in it.
+  browser = await launchBrowser({ backForwardCache: true });
 });
 afterAll(async () => {
   await browser.close();
@@ -97,6 +98,27 @@ describe('sessions in Chromium', () => {
       else await page.goto('/jobs', { waitUntil: 'commit' });
       await expectSignedIn(page, `after links ${String(delay)} ms apart`);
     }
+  });
+
+  it('screens opened one after another by address, and Back, keep loading: a page left behind frees its live streams', async () => {
+    const { page } = await signedIn();
+    // Each a full page load that settles before the next. Chromium keeps a page it leaves in its back/forward
+    // cache; a cached page that kept its streams held their connections, and Chromium opens at most 6 per server:
+    // the fourth screen, or its floor plan, then waited for a connection that never freed.
+    const screens = ['/jobs', '/robots', '/map', '/logs', '/jobs', '/robots', '/map', '/jobs', '/map'];
+    for (const [index, screen] of screens.entries()) {
+      await page.goto(screen, { waitUntil: 'commit', timeout: 15_000 });
+      await expectSignedIn(page, `${screen}, screen ${String(index + 1)}`);
+      await expect.poll(() => page.locator('.spinner-border').count(), { message: `${screen} finished loading`, timeout: 10_000 }).toBe(0);
+    }
+    // Back to the jobs list, restored from the cache: its live streams open again.
+    const reopened: string[] = [];
+    page.on('request', (request) => {
+      if (request.url().includes('/stream')) reopened.push(new URL(request.url()).pathname);
+    });
+    await page.goBack({ waitUntil: 'commit' });
+    await expectSignedIn(page, 'back on the jobs list');
+    await expect.poll(() => reopened.some((path) => path.endsWith('/jobs/stream')), { message: "the jobs list's stream open again" }).toBe(true);
   });
 
   it('a second tab opened on the console is signed in without asking', async () => {

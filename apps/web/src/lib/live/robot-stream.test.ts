@@ -163,6 +163,33 @@ describe('RobotStreamHub (one reference-counted connection per stream)', () => {
     expect(resyncs).toHaveLength(2);
   });
 
+  it('closes its streams when the page is hidden (back/forward cache) and reopens them, resynced, when it shows again', async () => {
+    const transport = fakeTransport();
+    const resyncs: (readonly string[])[] = [];
+    const page = new EventTarget();
+    const updates: RobotUpdate[] = [];
+    const hub = new RobotStreamHub({ connect: transport.connect, onUpdate: (update) => updates.push(update), onResync: (ids) => resyncs.push(ids), initialDelayMs: 5, maxDelayMs: 20, lifecycle: page });
+    const release = hub.subscribe([A]);
+    await until(() => transport.opened.length === 1);
+    transport.opened[0]?.stream.push(`id: 7\nevent: robot_update\ndata: ${JSON.stringify({ robot_id: A, field: 'mode', value: 1 })}\n\n`);
+    await until(() => updates.length === 1);
+
+    // Hidden: the connection is closed (its socket freed for the next page) and stays closed.
+    page.dispatchEvent(new Event('pagehide'));
+    await until(() => transport.opened[0]?.signal.aborted === true && transport.opened[0].stream.cancelled);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(transport.opened).toHaveLength(1);
+    expect(hub.snapshot()).toEqual(new Map([[A, 1]]));
+
+    // Shown again from the cache: reopened at once from the last id, and what it missed refetched.
+    page.dispatchEvent(new Event('pageshow'));
+    await until(() => transport.opened.length === 2 && resyncs.length === 1);
+    expect(transport.opened[1]?.lastEventId).toBe('7');
+    expect(transport.opened[1]?.signal.aborted).toBe(false);
+    release();
+    expect(transport.opened[1]?.signal.aborted).toBe(true);
+  });
+
   it('asks for a resync when the first connection opens only after a refused attempt', async () => {
     const transport = fakeTransport();
     const resyncs: (readonly string[])[] = [];

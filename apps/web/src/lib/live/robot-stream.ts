@@ -18,6 +18,8 @@ export interface RobotStreamHubOptions {
   onUndelivered?: (event: CommandUndelivered) => void;
   initialDelayMs?: number;
   maxDelayMs?: number;
+  /** See StreamHubOptions.lifecycle (the window by default). */
+  lifecycle?: EventTarget;
 }
 
 const ROBOT_UPDATE_EVENT = 'robot_update';

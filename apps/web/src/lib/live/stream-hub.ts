@@ -27,12 +27,21 @@ export interface StreamHubOptions<T> {
    */
   initialDelayMs?: number;
   maxDelayMs?: number;
+  /**
+   * Where the page's `pagehide` and `pageshow` are heard (the window by default). Every open stream closes on
+   * `pagehide` and reopens on a `pageshow` that restores the page from the back/forward cache: a cached page
+   * that kept its streams would hold its connections, and the browser's six per server are used up after a few
+   * full page loads (the next page, or its document, then waits for a connection that never frees).
+   */
+  lifecycle?: EventTarget;
 }
 
 interface Connection {
   ids: readonly string[];
   refs: number;
   controller: AbortController;
+  /** The open attempt's own controller: aborted when the page is hidden, without releasing the stream. */
+  attempt: AbortController | null;
   /** An id the server sends is handed back on reconnect. */
   lastEventId: string | undefined;
 }
@@ -49,6 +58,12 @@ const sleep = (ms: number, signal: AbortSignal) =>
       resolve();
     }
     signal.addEventListener('abort', done, { once: true });
+  });
+
+const abortedPromise = (signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    if (signal.aborted) resolve();
+    else signal.addEventListener('abort', () => { resolve(); }, { once: true });
   });
 
 /** JSON-decodes a frame's data and checks it with a schema (anything with safeParse, e.g. a zod schema). */
@@ -75,10 +90,40 @@ export class StreamHub<T> {
   private readonly connections = new Map<string, Connection>();
   private readonly initialDelayMs: number;
   private readonly maxDelayMs: number;
+  /** Set while the page is hidden (pagehide until pageshow): no stream is open or opened. */
+  private hidden: { shown: Promise<void>; show: () => void } | null = null;
 
   constructor(private readonly options: StreamHubOptions<T>) {
     this.initialDelayMs = options.initialDelayMs ?? 1000;
     this.maxDelayMs = options.maxDelayMs ?? 30_000;
+    const lifecycle = options.lifecycle ?? (typeof window === 'undefined' ? undefined : window);
+    lifecycle?.addEventListener('pagehide', () => {
+      this.hide();
+    });
+    lifecycle?.addEventListener('pageshow', () => {
+      this.show();
+    });
+  }
+
+  private hide(): void {
+    if (this.hidden) return;
+    let resolveShown: (() => void) | undefined;
+    const shown = new Promise<void>((resolve) => {
+      resolveShown = resolve;
+    });
+    this.hidden = {
+      shown,
+      show: () => {
+        resolveShown?.();
+      },
+    };
+    for (const connection of this.connections.values()) connection.attempt?.abort();
+  }
+
+  private show(): void {
+    const hidden = this.hidden;
+    this.hidden = null;
+    hidden?.show();
   }
 
   /** Watches these ids; call the returned function to stop (calling it twice is harmless). */
@@ -86,7 +131,7 @@ export class StreamHub<T> {
     const key = streamKey(ids);
     let connection = this.connections.get(key);
     if (!connection) {
-      connection = { ids: key === '' ? [] : key.split(','), refs: 0, controller: new AbortController(), lastEventId: undefined };
+      connection = { ids: key === '' ? [] : key.split(','), refs: 0, controller: new AbortController(), attempt: null, lastEventId: undefined };
       this.connections.set(key, connection);
       void this.run(connection);
     }
@@ -121,14 +166,27 @@ export class StreamHub<T> {
       this.options.onResync?.(connection.ids);
     };
     while (!signal.aborted) {
+      if (this.hidden) {
+        await Promise.race([this.hidden.shown, abortedPromise(signal)]);
+        if (stopped()) return;
+        // Back from the back/forward cache: reopened at once, and what happened meanwhile refetched.
+        attempt = 0;
+        reconnecting = true;
+      }
       let openedAt: number | null = null;
+      const current = new AbortController();
+      const release = () => {
+        current.abort();
+      };
+      signal.addEventListener('abort', release, { once: true });
+      connection.attempt = current;
       try {
-        const response = await this.options.connect(connection.ids, connection.lastEventId, signal);
+        const response = await this.options.connect(connection.ids, connection.lastEventId, current.signal);
         if (!response.ok || !response.body) throw new Error(`stream answered ${response.status}`);
         openedAt = Date.now();
         // Refetched once the stream is open, so whatever changes after the refetch's read arrives as an event.
         if (reconnecting && !stopped()) resync();
-        await readSseStream(response.body, signal, (frame) => {
+        await readSseStream(response.body, current.signal, (frame) => {
           if (frame.id !== undefined && frame.id !== '') connection.lastEventId = frame.id;
           // The frame's name is the whole message (its reason is for the server's logs): a malformed payload
           // still means the server could not replay, and a refetch too many costs one request.
@@ -145,9 +203,14 @@ export class StreamHub<T> {
         });
       } catch {
         // A refused or broken connection is retried below like one that ended.
+      } finally {
+        signal.removeEventListener('abort', release);
+        connection.attempt = null;
       }
       reconnecting = true;
       if (stopped()) return;
+      // Closed because the page was hidden: it waits for the page to show again, not for a backoff.
+      if (this.hidden) continue;
       // Only a connection that lasted is a recovery: a server that accepts and drops the stream at once would
       // otherwise be reconnected to, and every list refetched, each initialDelayMs.
       if (openedAt !== null && Date.now() - openedAt >= this.maxDelayMs) attempt = 0;
