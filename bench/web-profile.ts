@@ -64,7 +64,11 @@ async function placeOf(frame: { functionName: string; url: string; lineNumber: n
 
 async function main(): Promise<void> {
   const server = await startConsoleServer({ logName: 'bench-web-profile-server.log', demoFleet: false, env: { WEB_DIST } });
-  const browser = await puppeteer.launch({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS });
+  // The server is a process of its own: a browser that cannot start must not leave it running.
+  const browser = await puppeteer.launch({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS }).catch(async (error: unknown) => {
+    await server.stop();
+    throw error;
+  });
   const selfMs = new Map<string, number>();
   const readyMs: number[] = [];
   try {

@@ -183,7 +183,11 @@ async function main(): Promise<void> {
     demoFleet: false,
     env: { WEB_DIST, MQTT_HOST: '127.0.0.1', MQTT_PORT: String(mqttPort) },
   });
-  const browser = await puppeteer.launch({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS });
+  // The server is a process of its own: a browser that cannot start must not leave it running.
+  const browser = await puppeteer.launch({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS }).catch(async (error: unknown) => {
+    await server.stop();
+    throw error;
+  });
   const lighthouse: { screen: string; stream: Stream; figures: LighthouseFigures; js: Sizes; css: Sizes }[] = [];
   const audit = async (page: Page, screen: string, stream: Stream) => {
     const figures = await runLighthouse(page, `${server.baseUrl}${screen}`, REPORT_DIR, `${screen.replace(/^\//, '')}-${stream}`, lighthouseRuns);
