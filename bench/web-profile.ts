@@ -15,9 +15,10 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { TraceMap, originalPositionFor } from '@jridgewell/trace-mapping';
-import puppeteer, { type Page } from 'puppeteer-core';
-import { ARTIFACTS_DIR, CHROMIUM_PATH } from '../e2e/support/paths.ts';
+import puppeteer from 'puppeteer-core';
+import { CHROMIUM_PATH } from '../e2e/support/paths.ts';
 import { startConsoleServer } from '../e2e/support/server.ts';
+import { CHROMIUM_ARGS, signIn, WEB_DIST } from './web-browser.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -29,19 +30,6 @@ const { values: args } = parseArgs({
   },
 });
 const runs = Math.max(1, Number(args.runs));
-const PASSWORDS: Record<string, string> = { operator: 'operator-demo-1', admin: 'admin-demo-1', superadmin: 'superadmin-demo-1' };
-const WEB_DIST = path.join(ARTIFACTS_DIR, 'bench-web-dist');
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--headless=new'];
-
-async function signIn(page: Page, baseUrl: string): Promise<void> {
-  const password = PASSWORDS[args.user];
-  if (!password) throw new Error(`no demo password known for ${args.user}`);
-  await page.goto(`${baseUrl}/auth/demo`, { waitUntil: 'load' });
-  await page.locator('#sign-in-organization').fill('demo');
-  await page.locator('#sign-in-username').fill(args.user);
-  await page.locator('#sign-in-password').fill(password);
-  await Promise.all([page.waitForFunction("!location.pathname.startsWith('/auth')", { timeout: 15_000 }), page.click('form button[type=submit]')]);
-}
 
 /** Source maps of the build's scripts, read once; null where a script has none. */
 const maps = new Map<string, TraceMap | null>();
@@ -74,7 +62,7 @@ async function main(): Promise<void> {
   try {
     const page = await browser.newPage();
     await page.setViewport({ width: 1280, height: 800 });
-    await signIn(page, server.baseUrl);
+    await signIn(page, server.baseUrl, args.user);
     for (let run = 0; run < runs; run++) {
       await page.goto('about:blank');
       const cdp = await page.createCDPSession();

@@ -25,6 +25,7 @@ import { ARTIFACTS_DIR, CHROMIUM_PATH, REPO_ROOT } from '../e2e/support/paths.ts
 import { buildWeb, startConsoleServer } from '../e2e/support/server.ts';
 import { freePort, prepareFleet, startMovingFleet, type BenchFleetPlan } from './web-fleet.ts';
 import { interactMap, interactRobots, measureInteractions, OBSERVE_EVENTS, RobotStreamCounter, type LatencyFigures } from './web-interactions.ts';
+import { CHROMIUM_ARGS, signIn, WEB_DIST } from './web-browser.ts';
 import { runLighthouse, type LighthouseFigures } from './web-lighthouse.ts';
 
 const { values: args } = parseArgs({
@@ -38,9 +39,6 @@ const { values: args } = parseArgs({
 const robotTotal = Math.max(0, Number(args.robots));
 const username = args.user;
 const lighthouseRuns = Math.max(1, Number(args['lighthouse-runs']));
-const PASSWORDS: Record<string, string> = { operator: 'operator-demo-1', admin: 'admin-demo-1', superadmin: 'superadmin-demo-1' };
-/** The bench's own build, so it never swaps files under a browser test that serves e2e-artifacts/web-dist. */
-const WEB_DIST = path.join(ARTIFACTS_DIR, 'bench-web-dist');
 const REPORT_DIR = path.join(ARTIFACTS_DIR, 'lighthouse');
 const LIGHTHOUSE_SCREENS = ['/jobs', '/map'];
 const STREAM_WARMUP_MS = 10_000;
@@ -48,7 +46,6 @@ const STREAM_SAMPLE_MS = 5000;
 const VIEWPORT = { width: 1280, height: 800 };
 type Stream = 'idle' | 'streaming';
 const AIM = { initialJsGzip: 150 * 1024, lighthouse: 95, interactionMs: 200 };
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--headless=new'];
 
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -131,16 +128,6 @@ async function fleetStreamRate(baseUrl: string, token: string): Promise<number> 
   return events / (STREAM_SAMPLE_MS / 1000);
 }
 
-async function signIn(page: Page, baseUrl: string): Promise<void> {
-  const password = PASSWORDS[username];
-  if (!password) throw new Error(`no demo password known for ${username}`);
-  await page.goto(`${baseUrl}/auth/demo`, { waitUntil: 'load' });
-  await page.locator('#sign-in-organization').fill('demo');
-  await page.locator('#sign-in-username').fill(username);
-  await page.locator('#sign-in-password').fill(password);
-  await Promise.all([page.waitForFunction("!location.pathname.startsWith('/auth')", { timeout: 15_000 }), page.click('form button[type=submit]')]);
-}
-
 /**
  * The map remembers the building and floor per user in local storage (which Lighthouse leaves alone): the first
  * building and its first floor are chosen once, so every later visit of /map opens on a plan with robots.
@@ -203,7 +190,7 @@ async function main(): Promise<void> {
   let connected = 0;
   try {
     const page = await browser.newPage();
-    await signIn(page, server.baseUrl);
+    await signIn(page, server.baseUrl, username);
     await chooseFirstFloor(page, server.baseUrl);
 
     for (const screen of LIGHTHOUSE_SCREENS) await audit(page, screen, 'idle');
