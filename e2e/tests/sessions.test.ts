@@ -52,14 +52,18 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * A reload issued as the previous load commits: Chromium may be swapping the page's renderer then, and refuses the
- * command ("Not attached to an active page"), in which case it is issued again at once.
+ * command ("Not attached to an active page"), in which case it is issued again shortly. Once was not always enough
+ * (a browser test run failed on the second refusal in a row); the swap is over within a few tries.
  */
 const reloadAgain = async (page: Page) => {
-  try {
-    await page.reload({ waitUntil: 'commit' });
-  } catch (error) {
-    if (!String(error).includes('Not attached to an active page')) throw error;
-    await page.reload({ waitUntil: 'commit' });
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await page.reload({ waitUntil: 'commit' });
+      return;
+    } catch (error) {
+      if (attempt === 5 || !String(error).includes('Not attached to an active page')) throw error;
+      await pause(50);
+    }
   }
 };
 
