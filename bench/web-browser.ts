@@ -1,5 +1,6 @@
 /**
- * What the web benches share: the build they measure, Debian's Chromium as they launch it, and the demo sign-in.
+ * What the web benches share: the build they measure, Debian's Chromium as they launch it, the demo sign-in, the
+ * map's first floor chosen, and their tables.
  */
 import path from 'node:path';
 import type { Page } from 'puppeteer-core';
@@ -21,4 +22,32 @@ export async function signIn(page: Page, baseUrl: string, username: string): Pro
   await page.locator('#sign-in-username').fill(username);
   await page.locator('#sign-in-password').fill(password);
   await Promise.all([page.waitForFunction("!location.pathname.startsWith('/auth')", { timeout: 15_000 }), page.click('form button[type=submit]')]);
+}
+
+/**
+ * The map remembers the building and floor per user in local storage (which Lighthouse leaves alone): the first
+ * building and its first floor are chosen once, so every later visit of /map opens on a plan with robots.
+ */
+export async function chooseFirstFloor(page: Page, baseUrl: string): Promise<void> {
+  await page.goto(`${baseUrl}/map`, { waitUntil: 'load' });
+  const enabledSelects = (count: number) => page.waitForFunction(`document.querySelectorAll('main select:not([disabled])').length >= ${count}`, { timeout: 15_000 });
+  await enabledSelects(1);
+  await page.focus('main select');
+  await page.keyboard.press('ArrowDown');
+  await enabledSelects(2);
+  const [, floor] = await page.$$('main select');
+  await floor?.focus();
+  await page.keyboard.press('ArrowDown');
+  await page.waitForSelector('[data-testid="floor-map"]', { timeout: 15_000 });
+}
+
+/** Columns padded to their widest cell; numbers right-aligned. */
+export function printTable(title: string, header: string[], rows: string[][]): void {
+  const widths = header.map((cell, column) => Math.max(cell.length, ...rows.map((row) => (row[column] ?? '').length)));
+  const line = (cells: string[]) =>
+    cells.map((cell, column) => (column === 0 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0))).join('  ');
+  console.log(`\n${title}`);
+  console.log(`  ${line(header)}`);
+  console.log(`  ${widths.map((width) => '-'.repeat(width)).join('  ')}`);
+  for (const row of rows) console.log(`  ${line(row)}`);
 }

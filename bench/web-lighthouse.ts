@@ -45,7 +45,7 @@ export interface LighthouseFigures {
 const scoreOf = (result: RunnerResult) => Math.round((result.lhr.categories.performance?.score ?? 0) * 100);
 const metricOf = (result: RunnerResult, id: string) => NumericAudit.parse(result.lhr.audits[id]).numericValue;
 
-const medianOf = (values: number[]) => {
+export const medianOf = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
   return sorted.length % 2 === 1 ? (sorted[middle] ?? 0) : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;

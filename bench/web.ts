@@ -25,7 +25,7 @@ import { ARTIFACTS_DIR, CHROMIUM_PATH, REPO_ROOT } from '../e2e/support/paths.ts
 import { buildWeb, startConsoleServer } from '../e2e/support/server.ts';
 import { freePort, prepareFleet, startMovingFleet, type BenchFleetPlan } from './web-fleet.ts';
 import { interactMap, interactRobots, measureInteractions, OBSERVE_EVENTS, RobotStreamCounter, type LatencyFigures } from './web-interactions.ts';
-import { CHROMIUM_ARGS, signIn, WEB_DIST } from './web-browser.ts';
+import { CHROMIUM_ARGS, chooseFirstFloor, printTable, signIn, WEB_DIST } from './web-browser.ts';
 import { runLighthouse, type LighthouseFigures } from './web-lighthouse.ts';
 
 const { values: args } = parseArgs({
@@ -52,17 +52,6 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
 /** Event Timing reports nothing under 16 ms: those interactions show as "<16". */
 const ms = (value: number) => (Number.isNaN(value) ? '-' : value < 16 ? '<16' : value.toFixed(0));
-
-/** Columns padded to their widest cell; numbers right-aligned. */
-function printTable(title: string, header: string[], rows: string[][]): void {
-  const widths = header.map((cell, column) => Math.max(cell.length, ...rows.map((row) => (row[column] ?? '').length)));
-  const line = (cells: string[]) =>
-    cells.map((cell, column) => (column === 0 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0))).join('  ');
-  console.log(`\n${title}`);
-  console.log(`  ${line(header)}`);
-  console.log(`  ${widths.map((width) => '-'.repeat(width)).join('  ')}`);
-  for (const row of rows) console.log(`  ${line(row)}`);
-}
 
 interface Sizes {
   raw: number;
@@ -126,23 +115,6 @@ async function fleetStreamRate(baseUrl: string, token: string): Promise<number> 
     clearTimeout(timer);
   }
   return events / (STREAM_SAMPLE_MS / 1000);
-}
-
-/**
- * The map remembers the building and floor per user in local storage (which Lighthouse leaves alone): the first
- * building and its first floor are chosen once, so every later visit of /map opens on a plan with robots.
- */
-async function chooseFirstFloor(page: Page, baseUrl: string): Promise<void> {
-  await page.goto(`${baseUrl}/map`, { waitUntil: 'load' });
-  const enabledSelects = (count: number) => page.waitForFunction(`document.querySelectorAll('main select:not([disabled])').length >= ${count}`, { timeout: 15_000 });
-  await enabledSelects(1);
-  await page.focus('main select');
-  await page.keyboard.press('ArrowDown');
-  await enabledSelects(2);
-  const [, floor] = await page.$$('main select');
-  await floor?.focus();
-  await page.keyboard.press('ArrowDown');
-  await page.waitForSelector('[data-testid="floor-map"]', { timeout: 15_000 });
 }
 
 const SCREENS_UNDER_LOAD = [
