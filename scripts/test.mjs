@@ -1,38 +1,64 @@
 #!/usr/bin/env node
-// `npm test`: type-check, lint, the unit and API suite on PGlite, the API suite again on PostgreSQL when
-// DATABASE_URL is set, then the browser tests (the built console in Chromium). Stops at the first failing step.
-import { spawnSync } from 'node:child_process';
+// `npm test`: type-check, lint, the unit and API suite on PGlite, then the browser tests (the built console in
+// Chromium) and, when DATABASE_URL is set, beside them the API suite again on PostgreSQL. Stops at the first
+// failing step.
+import { spawn } from 'node:child_process';
 
+/**
+ * A step is one command, or several run side by side: the first writes to this terminal as it goes, the others'
+ * output is kept and shown whole when each ends.
+ */
 const steps = [
   // scripts/typecheck.mjs lists the projects (server and packages, web, browser tests, mobile shell).
-  ['type-check', 'npm', ['run', '--silent', 'typecheck']],
-  ['lint', 'npx', ['eslint', '--max-warnings=0', '.']],
-  ['tests on PGlite', 'npx', ['vitest', 'run'], { TEST_DATABASE_URL: '' }],
+  [['type-check', 'npm', ['run', '--silent', 'typecheck']]],
+  [['lint', 'npx', ['eslint', '--max-warnings=0', '.']]],
+  [['tests on PGlite', 'npx', ['vitest', 'run'], { TEST_DATABASE_URL: '' }]],
 ];
+// Last, as the slowest: the built console in Debian's Chromium against the real server (e2e/README.md). It leaves
+// most of one core idle (it waits on the browser and the server), which the API suite on PostgreSQL, in one worker,
+// uses meanwhile.
+const browserTests = ['browser tests', 'npx', ['vitest', 'run', '--config', 'e2e/vitest.config.ts']];
 if (process.env.DATABASE_URL) {
-  steps.push(['API tests on PostgreSQL', 'npx', ['vitest', 'run', 'apps/server'], { TEST_DATABASE_URL: process.env.DATABASE_URL }]);
+  steps.push([browserTests, ['API tests on PostgreSQL', 'npx', ['vitest', 'run', 'apps/server', '--maxWorkers=1'], { TEST_DATABASE_URL: process.env.DATABASE_URL }]]);
 } else {
   console.log('DATABASE_URL is not set: the suite runs on PGlite only.');
+  steps.push([browserTests]);
 }
 
-// Last, as the slowest: the built console in Debian's Chromium against the real server (e2e/README.md).
-steps.push(['browser tests', 'npx', ['vitest', 'run', '--config', 'e2e/vitest.config.ts']]);
+function run([name, command, args, env = {}], live) {
+  console.log(`\n=== ${name}: ${command} ${args.join(' ')}${live ? '' : ' (beside the step above; its output follows when it ends)'}`);
+  const started = Date.now();
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { stdio: live ? 'inherit' : ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+    const output = [];
+    child.stdout?.on('data', (chunk) => output.push(chunk));
+    child.stderr?.on('data', (chunk) => output.push(chunk));
+    let finished = false;
+    const finish = (status) => {
+      if (finished) return;
+      finished = true;
+      const seconds = ((Date.now() - started) / 1000).toFixed(1);
+      if (!live) process.stdout.write(`\n=== ${name}: output\n${Buffer.concat(output).toString()}`);
+      console.log(status === 0 ? `=== ${name}: passed in ${seconds} s` : `=== ${name}: FAILED (exit ${String(status)}) after ${seconds} s`);
+      resolve(status === 0);
+    };
+    child.on('error', (error) => {
+      output.push(Buffer.from(`${String(error)}\n`));
+      finish(error.message);
+    });
+    child.on('close', (code, signal) => {
+      finish(code ?? signal);
+    });
+  });
+}
 
 let passed = 0;
 let failed = 0;
-for (const [name, command, args, env = {}] of steps) {
-  console.log(`\n=== ${name}: ${command} ${args.join(' ')}`);
-  const started = Date.now();
-  const result = spawnSync(command, args, { stdio: 'inherit', env: { ...process.env, ...env } });
-  const seconds = ((Date.now() - started) / 1000).toFixed(1);
-  if (result.status === 0) {
-    passed += 1;
-    console.log(`=== ${name}: passed in ${seconds} s`);
-  } else {
-    failed += 1;
-    console.log(`=== ${name}: FAILED (exit ${result.status ?? result.signal}) after ${seconds} s`);
-    break;
-  }
+for (const step of steps) {
+  const results = await Promise.all(step.map((command, index) => run(command, index === 0)));
+  passed += results.filter(Boolean).length;
+  failed += results.filter((ok) => !ok).length;
+  if (failed > 0) break;
 }
 console.log(`\nsteps: ${passed} passed, ${failed} failed`);
 process.exit(failed === 0 ? 0 : 1);
