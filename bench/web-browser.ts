@@ -3,13 +3,25 @@
  * map's first floor chosen, and their tables.
  */
 import path from 'node:path';
-import type { Page } from 'puppeteer-core';
-import { ARTIFACTS_DIR } from '../e2e/support/paths.ts';
+import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import { ARTIFACTS_DIR, CHROMIUM_PATH } from '../e2e/support/paths.ts';
+import type { ConsoleServer } from '../e2e/support/server.ts';
 
 /** The web benches' own build, so they never swap files under a browser test that serves e2e-artifacts/web-dist. */
 export const WEB_DIST = path.join(ARTIFACTS_DIR, 'bench-web-dist');
 
-export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--headless=new'];
+const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--headless=new'];
+
+/**
+ * Debian's Chromium, headless. The servers a bench started are processes of their own: when the browser cannot
+ * start they are stopped, not left running to load the machine's later runs.
+ */
+export async function launchChromium(servers: ConsoleServer[]): Promise<Browser> {
+  return puppeteer.launch({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS }).catch(async (error: unknown) => {
+    await Promise.all(servers.map((server) => server.stop()));
+    throw error;
+  });
+}
 
 const PASSWORDS: Record<string, string> = { operator: 'operator-demo-1', admin: 'admin-demo-1', superadmin: 'superadmin-demo-1' };
 

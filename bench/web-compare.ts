@@ -15,10 +15,10 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import puppeteer, { type Page } from 'puppeteer-core';
-import { ARTIFACTS_DIR, CHROMIUM_PATH, REPO_ROOT } from '../e2e/support/paths.ts';
+import type { Page } from 'puppeteer-core';
+import { ARTIFACTS_DIR, REPO_ROOT } from '../e2e/support/paths.ts';
 import { buildWeb, startConsoleServer, type ConsoleServer } from '../e2e/support/server.ts';
-import { CHROMIUM_ARGS, chooseFirstFloor, printTable, signIn } from './web-browser.ts';
+import { chooseFirstFloor, launchChromium, printTable, signIn } from './web-browser.ts';
 import { medianOf, runLighthouse, type LighthouseFigures } from './web-lighthouse.ts';
 
 const { values: args } = parseArgs({
@@ -59,6 +59,8 @@ async function buildBase(revision: string): Promise<string> {
 }
 
 interface Side {
+  /** In report file names. */
+  key: 'base' | 'change';
   name: string;
   server: ConsoleServer;
   page: Page;
@@ -68,32 +70,37 @@ interface Side {
 async function main(): Promise<void> {
   const commit = await buildBase(args.base);
   buildWeb(CHANGE_DIST);
+  const builds = [
+    { key: 'base', name: `base ${commit}`, dist: BASE_DIST },
+    { key: 'change', name: 'working tree', dist: CHANGE_DIST },
+  ] as const;
   const servers: ConsoleServer[] = [];
-  const browser = await (async () => {
-    for (const [name, dist] of [['base', BASE_DIST], ['change', CHANGE_DIST]] as const) {
-      servers.push(await startConsoleServer({ logName: `bench-web-compare-${name}.log`, demoFleet: false, env: { WEB_DIST: dist } }));
+  try {
+    for (const build of builds) {
+      servers.push(await startConsoleServer({ logName: `bench-web-compare-${build.key}.log`, demoFleet: false, env: { WEB_DIST: build.dist } }));
     }
-    return puppeteer.launch({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS });
-  })().catch(async (error: unknown) => {
-    // The servers are processes of their own: a bench that cannot go on must not leave them running.
+  } catch (error) {
     await Promise.all(servers.map((server) => server.stop()));
     throw error;
-  });
+  }
+  const browser = await launchChromium(servers);
   const sides: Side[] = [];
   try {
-    for (const [index, server] of servers.entries()) {
+    for (const [index, { key, name }] of builds.entries()) {
+      const server = servers[index];
+      if (!server) throw new Error(`no server for ${name}`);
       const page = await browser.newPage();
       await page.setViewport({ width: 1280, height: 800 });
       await signIn(page, server.baseUrl, args.user);
       if (screens.includes('/map')) await chooseFirstFloor(page, server.baseUrl);
-      sides.push({ name: index === 0 ? `base ${commit}` : 'working tree', server, page, figures: new Map() });
+      sides.push({ key, name, server, page, figures: new Map() });
     }
     for (let run = 0; run < runs; run++) {
       for (const screen of screens) {
         // Which build goes first changes every run: neither is always the one after the other's load.
         for (const side of run % 2 === 0 ? sides : [...sides].reverse()) {
           await side.page.bringToFront();
-          const figures = await runLighthouse(side.page, `${side.server.baseUrl}${screen}`, REPORT_DIR, `${screen.replace(/^\//, '')}-${side.name.split(' ')[0] ?? ''}`, 1);
+          const figures = await runLighthouse(side.page, `${side.server.baseUrl}${screen}`, REPORT_DIR, `${screen.replace(/^\//, '')}-${side.key}`, 1);
           side.figures.set(screen, [...(side.figures.get(screen) ?? []), figures]);
           console.error(`run ${String(run + 1)} ${screen} ${side.name}: ${String(figures.score)} (FCP ${figures.fcpMs.toFixed(0)}, LCP ${figures.lcpMs.toFixed(0)}, TBT ${figures.tbtMs.toFixed(0)} ms)`);
         }

@@ -15,10 +15,8 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { TraceMap, originalPositionFor } from '@jridgewell/trace-mapping';
-import puppeteer from 'puppeteer-core';
-import { CHROMIUM_PATH } from '../e2e/support/paths.ts';
 import { startConsoleServer } from '../e2e/support/server.ts';
-import { CHROMIUM_ARGS, signIn, WEB_DIST } from './web-browser.ts';
+import { launchChromium, signIn, WEB_DIST } from './web-browser.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -52,11 +50,7 @@ async function placeOf(frame: { functionName: string; url: string; lineNumber: n
 
 async function main(): Promise<void> {
   const server = await startConsoleServer({ logName: 'bench-web-profile-server.log', demoFleet: false, env: { WEB_DIST } });
-  // The server is a process of its own: a browser that cannot start must not leave it running.
-  const browser = await puppeteer.launch({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS }).catch(async (error: unknown) => {
-    await server.stop();
-    throw error;
-  });
+  const browser = await launchChromium([server]);
   const selfMs = new Map<string, number>();
   const readyMs: number[] = [];
   try {

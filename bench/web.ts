@@ -19,13 +19,13 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
-import puppeteer, { type Page } from 'puppeteer-core';
+import type { Page } from 'puppeteer-core';
 import { z } from 'zod';
-import { ARTIFACTS_DIR, CHROMIUM_PATH, REPO_ROOT } from '../e2e/support/paths.ts';
+import { ARTIFACTS_DIR, REPO_ROOT } from '../e2e/support/paths.ts';
 import { buildWeb, startConsoleServer } from '../e2e/support/server.ts';
 import { freePort, prepareFleet, startMovingFleet, type BenchFleetPlan } from './web-fleet.ts';
 import { interactMap, interactRobots, measureInteractions, OBSERVE_EVENTS, RobotStreamCounter, type LatencyFigures } from './web-interactions.ts';
-import { CHROMIUM_ARGS, chooseFirstFloor, printTable, signIn, WEB_DIST } from './web-browser.ts';
+import { chooseFirstFloor, launchChromium, printTable, signIn, WEB_DIST } from './web-browser.ts';
 import { runLighthouse, type LighthouseFigures } from './web-lighthouse.ts';
 
 const { values: args } = parseArgs({
@@ -142,11 +142,7 @@ async function main(): Promise<void> {
     demoFleet: false,
     env: { WEB_DIST, MQTT_HOST: '127.0.0.1', MQTT_PORT: String(mqttPort) },
   });
-  // The server is a process of its own: a browser that cannot start must not leave it running.
-  const browser = await puppeteer.launch({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS }).catch(async (error: unknown) => {
-    await server.stop();
-    throw error;
-  });
+  const browser = await launchChromium([server]);
   const lighthouse: { screen: string; stream: Stream; figures: LighthouseFigures; js: Sizes; css: Sizes }[] = [];
   const audit = async (page: Page, screen: string, stream: Stream) => {
     const figures = await runLighthouse(page, `${server.baseUrl}${screen}`, REPORT_DIR, `${screen.replace(/^\//, '')}-${stream}`, lighthouseRuns);
