@@ -15,7 +15,7 @@ import type {
   VdaAction,
   VdaInformation,
 } from '@uvd/contracts';
-import { UVD_PROMPT_INFO_TYPE, UvdActionType, VdaInstantAction } from '@uvd/contracts';
+import { UVD_DOSE_INFO_TYPE, UVD_PROMPT_INFO_TYPE, UvdActionType, VdaInstantAction } from '@uvd/contracts';
 
 export interface Pose {
   x: number;
@@ -54,6 +54,18 @@ export interface RobotModelOptions {
   /** Seconds an elevator ride takes when the next node lies on another floor (default 20). */
   elevatorSeconds?: number;
   random?: () => number;
+  /** The robot's clock (ms since epoch) for the times it reports; Date.now by default. */
+  now?: () => number;
+}
+
+/** UV-C a room of the order received, as the robot reports it (UVD_DOSE_INFO_TYPE). */
+interface RoomDose {
+  /** J/m² given so far. */
+  dose: number;
+  /** Unset for a room whose lamp never went on (skipped, not reached, aborted before). */
+  startedAt?: string;
+  /** Set once the room's lamp is off for good (its action finished or failed). */
+  endedAt?: string;
 }
 
 /** Why a uvd_disinfect action failed (DisinfectFailure in the contracts) or why an instant action was refused. */
@@ -124,6 +136,7 @@ export class RobotModel {
   private readonly unreachable: Set<string>;
   private readonly elevatorSeconds: number;
   private readonly random: () => number;
+  private readonly now: () => number;
 
   private order: ActiveOrder | null = null;
   /** The last order's id and update id stay in the state after it ends, as VDA 5050 requires. */
@@ -139,6 +152,8 @@ export class RobotModel {
   private lowBattery = false;
   private orderRefusal: string | null = null;
   private distanceSinceLastNode = 0;
+  /** By uvd_disinfect actionId, for the order's rooms that received UV-C or ended. */
+  private doses = new Map<string, RoomDose>();
   private changed = true;
 
   constructor(options: RobotModelOptions) {
@@ -156,6 +171,7 @@ export class RobotModel {
     this.unreachable = new Set(options.unreachableNodes ?? []);
     this.elevatorSeconds = options.elevatorSeconds ?? 20;
     this.random = options.random ?? Math.random;
+    this.now = options.now ?? Date.now;
     this.lowBattery = this.battery < this.lowBatteryThreshold;
   }
 
@@ -214,6 +230,7 @@ export class RobotModel {
     this.orderUpdateId = message.orderUpdateId;
     this.order = { orderId: message.orderId, orderUpdateId: message.orderUpdateId, nodes, edges, nextIndex: 0, nodeActions: [] };
     this.orderActionStates = nodes.flatMap((node) => node.actions.map((action) => waiting(action)));
+    this.doses = new Map();
     this.activity = { kind: 'idle' };
     this.distanceSinceLastNode = 0;
     this.changed = true;
@@ -329,10 +346,7 @@ export class RobotModel {
   /** Stops the order where the robot is: every action not yet done fails with `reason`, no node is left to visit. */
   private abortOrder(reason: FailureReason): void {
     for (const state of this.orderActionStates) {
-      if (state.actionStatus !== 'FINISHED' && state.actionStatus !== 'FAILED') {
-        state.actionStatus = 'FAILED';
-        state.resultDescription = reason;
-      }
+      if (state.actionStatus !== 'FINISHED' && state.actionStatus !== 'FAILED') this.setOrderActionStatus(state.actionId, 'FAILED', reason);
     }
     this.order = null;
     this.activity = { kind: 'idle' };
@@ -393,6 +407,7 @@ export class RobotModel {
       case 'prompt':
         return null;
       case 'disinfecting': {
+        this.irradiate(activity.action.actionId, Math.min(seconds, activity.remainingSeconds));
         if (seconds < activity.remainingSeconds) {
           activity.remainingSeconds -= seconds;
           return null;
@@ -503,6 +518,7 @@ export class RobotModel {
   private startDisinfecting(action: VdaAction): void {
     const dose = paramNumber(action, 'dose') ?? 0;
     this.activity = { kind: 'disinfecting', action, remainingSeconds: Math.max(0, dose) / this.irradiance };
+    if (!this.doses.has(action.actionId)) this.doses.set(action.actionId, { dose: 0, startedAt: this.isoNow() });
     this.setOrderActionStatus(action.actionId, this.paused ? 'PAUSED' : 'RUNNING');
   }
 
@@ -559,9 +575,25 @@ export class RobotModel {
     return this.mapId === this.homeMapId && Math.hypot(this.pose.x - this.home.x, this.pose.y - this.home.y) < AT_HOME_METRES;
   }
 
+  /** The lamp was on in the room of `actionId` for `seconds`. */
+  private irradiate(actionId: string, seconds: number): void {
+    const record = this.doses.get(actionId);
+    if (record) record.dose += seconds * this.irradiance;
+  }
+
+  private isoNow(): string {
+    return new Date(this.now()).toISOString();
+  }
+
   private setOrderActionStatus(actionId: string, status: ActionStatus, resultDescription?: string): void {
     const state = this.orderActionStates.find((s) => s.actionId === actionId);
     if (!state) return;
+    if (status === 'FINISHED' || status === 'FAILED') {
+      // Every room that ends is reported with its time, so the server dates the job's end by the robot's clock.
+      const record = this.doses.get(actionId) ?? { dose: 0 };
+      record.endedAt ??= this.isoNow();
+      this.doses.set(actionId, record);
+    }
     state.actionStatus = status;
     if (resultDescription) state.resultDescription = resultDescription;
     this.changed = true;
@@ -632,9 +664,20 @@ export class RobotModel {
   }
 
   private information(): VdaInformation[] {
+    const doses = [...this.doses].map(([actionId, record]): VdaInformation => ({
+      infoType: UVD_DOSE_INFO_TYPE,
+      infoLevel: 'INFO',
+      infoReferences: [
+        { referenceKey: 'action_id', referenceValue: actionId },
+        { referenceKey: 'dose', referenceValue: String(Math.round(record.dose * 10) / 10) },
+        ...(record.startedAt === undefined ? [] : [{ referenceKey: 'started_at', referenceValue: record.startedAt }]),
+        ...(record.endedAt === undefined ? [] : [{ referenceKey: 'ended_at', referenceValue: record.endedAt }]),
+      ],
+    }));
     const a = this.activity;
-    if (a.kind !== 'prompt') return [];
+    if (a.kind !== 'prompt') return doses;
     return [
+      ...doses,
       {
         infoType: UVD_PROMPT_INFO_TYPE,
         infoLevel: 'INFO',

@@ -5,8 +5,11 @@ import { BooleanQuery, Id, Text, Timestamp } from './common.ts';
 import { JOB_NOTES_MAX, ListFilterQuery, TrajectoryPoint } from './jobs.ts';
 import { defineRoute } from './route.ts';
 
-/** Spec §3 logged room states. */
-export const LoggedRoomState = z.enum(['not_ready', 'not_reached', 'done']);
+/**
+ * Spec §3 logged room states and result labels: done (disinfected), aborted (not_disinfected (Aborted): its lamp
+ * ran and was interrupted), not_ready, not_reached (its lamp never ran).
+ */
+export const LoggedRoomState = z.enum(['not_ready', 'not_reached', 'done', 'aborted']);
 export type LoggedRoomState = z.infer<typeof LoggedRoomState>;
 
 export const LoggedRoom = z.object({
@@ -15,6 +18,8 @@ export const LoggedRoom = z.object({
   room_name: z.string(),
   dose: z.number().int(),
   state: LoggedRoomState,
+  /** J/m² the robot reported giving the room (an interrupted room keeps what it received); null when unknown. */
+  dose_received: z.number().min(0).nullable(),
 });
 export type LoggedRoom = z.infer<typeof LoggedRoom>;
 

@@ -194,6 +194,15 @@ export const VdaInstantAction = {
  */
 export const UVD_PROMPT_INFO_TYPE = 'uvd_operator_prompt';
 
+/**
+ * Information entry a robot reports in every state, for each room of its last order that has received UV-C or
+ * ended: references `action_id` (the room's uvd_disinfect actionId), `dose` (J/m² given so far, 0 for none),
+ * `started_at` (the robot's time the lamp first went on there; absent if it never did) and, once the room's
+ * uvd_disinfect finished or failed, `ended_at` (ISO 8601, the robot's clock). A room interrupted keeps the dose it received; times survive a network
+ * gap, since the robot reports them rather than the server's arrival time.
+ */
+export const UVD_DOSE_INFO_TYPE = 'uvd_dose_delivered';
+
 /** resultDescription of a FAILED uvd_disinfect action: why the room was not disinfected. */
 export const DisinfectFailure = z.enum(['not_ready', 'not_reached', 'aborted']);
 export type DisinfectFailure = z.infer<typeof DisinfectFailure>;

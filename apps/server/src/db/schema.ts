@@ -292,6 +292,9 @@ export const jobs = pgTable(
     createdAt: createdAt(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
     startedAt: timestamp('started_at', { withTimezone: true }),
+    /** The robot's time (its state's timestamp) of the first state that reported the job's order: the log's start. */
+    robotStartedAt: timestamp('robot_started_at', { withTimezone: true }),
+    /** The robot's time the job ended (robot-link/executor.ts), or when a person ended it. */
     endedAt: timestamp('ended_at', { withTimezone: true }),
     /** completed, aborted (stopped by an operator) or failed; set when the job ends. */
     completionStatus: text('completion_status'),
@@ -323,14 +326,19 @@ export const jobRooms = pgTable(
     dose: integer('dose').notNull(),
     /** pending, active, done, not_ready, not_reached or aborted, as the robot reports progress. */
     state: text('state').notNull().default('pending'),
+    /** The robot's times (its reports) the room's disinfection started and ended. */
     startedAt: timestamp('started_at', { withTimezone: true }),
     endedAt: timestamp('ended_at', { withTimezone: true }),
+    /** J/m² the robot reported giving the room (UVD_DOSE_INFO_TYPE); null until it reports any. */
+    doseReceived: real('dose_received'),
   },
   (t) => [primaryKey({ columns: [t.jobId, t.orderNo] }), index('job_rooms_room').on(t.roomId)],
 );
 
 /** The log's rooms and trajectory are kept as they are sent (the log entry's `attributes.rooms`, the job's `trajectory`). */
 export type { LoggedRoom, TrajectoryPoint };
+/** A logged room as stored: logs written before migration 0007 have no `dose_received`. */
+export type StoredLoggedRoom = Omit<LoggedRoom, 'dose_received'> & { dose_received?: number | null };
 
 /** A finished job, kept as the proof of what was disinfected (spec §3 log entry). Keyed by the job id. */
 export const logs = pgTable(
@@ -346,7 +354,7 @@ export const logs = pgTable(
     startTime: timestamp('starttime', { withTimezone: true }).notNull(),
     endTime: timestamp('endtime', { withTimezone: true }),
     notes: text('notes').notNull().default(''),
-    rooms: jsonb('rooms').$type<LoggedRoom[]>().notNull().default(sql`'[]'::jsonb`),
+    rooms: jsonb('rooms').$type<StoredLoggedRoom[]>().notNull().default(sql`'[]'::jsonb`),
     trajectory: jsonb('trajectory').$type<TrajectoryPoint[]>(),
     prompts: jsonb('prompts').$type<LoggedPrompt[]>().notNull().default(sql`'[]'::jsonb`),
     createdAt: createdAt(),

@@ -44,8 +44,8 @@ async function insertLog(
   const jobId = crypto.randomUUID();
   const roomId = w.site.floors[0]?.roomIds[0] ?? '';
   const rooms: LoggedRoom[] = [
-    { order: 0, room_id: roomId, room_name: 'Room 1.1', dose: 20, state: 'done' },
-    { order: 1, room_id: w.site.floors[0]?.roomIds[1] ?? '', room_name: 'Room 1.2', dose: 20, state: 'not_ready' },
+    { order: 0, room_id: roomId, room_name: 'Room 1.1', dose: 20, state: 'done', dose_received: 20 },
+    { order: 1, room_id: w.site.floors[0]?.roomIds[1] ?? '', room_name: 'Room 1.2', dose: 20, state: 'not_ready', dose_received: null },
   ];
   const start = new Date(values.starttime);
   await server.context.db.insert(logs).values({

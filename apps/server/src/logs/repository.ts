@@ -86,6 +86,6 @@ export function toLogEntry(row: LogRow): LogEntry {
     endtime: row.endTime ? row.endTime.toISOString() : null,
     notes: row.notes,
     has_trajectory: row.hasTrajectory,
-    attributes: { rooms: row.rooms, prompts: row.prompts },
+    attributes: { rooms: row.rooms.map((room) => ({ ...room, dose_received: room.dose_received ?? null })), prompts: row.prompts },
   };
 }

@@ -9,6 +9,7 @@ import {
   DisinfectFailure,
   Id,
   modeFromOperatingMode,
+  UVD_DOSE_INFO_TYPE,
   UVD_PROMPT_INFO_TYPE,
   UvdActionType,
   type ActionState,
@@ -45,6 +46,15 @@ export interface Prompt {
   roomId: string | undefined;
 }
 
+/** UV-C a room received, as the robot reports it (UVD_DOSE_INFO_TYPE); times are the robot's, ms since epoch. */
+export interface RoomDose {
+  /** J/m² given so far. */
+  dose: number;
+  startedAt: number | undefined;
+  /** The room's lamp went off for good then. */
+  endedAt: number | undefined;
+}
+
 /** What a state says of the order it reports (for our jobs, orderId is the job id). */
 export interface OrderReport {
   /** The reported orderId; '' when the robot has none. */
@@ -56,6 +66,8 @@ export interface OrderReport {
   cancelled: boolean;
   /** The order's rooms the state reports, by order_no (a room the state does not mention is absent). */
   rooms: ReadonlyMap<number, RoomReport>;
+  /** The order's rooms that received UV-C, by order_no. */
+  doses: ReadonlyMap<number, RoomDose>;
   /** Where the robot is, when its mapId names a floor id. */
   position: { x: number; y: number; floorId: string } | undefined;
 }
@@ -66,6 +78,11 @@ export interface StateEvent {
   headerId: number;
   /** Arrival at the gateway, ms since epoch. */
   receivedAt: number;
+  /**
+   * The robot's time of the state (its header timestamp), ms since epoch: what job times are recorded in, so a
+   * state that arrives late (a network gap) still dates what happened when it happened.
+   */
+  robotTime: number;
   fields: ReportedFields;
   /** The battery as reported (not rounded), for thresholds. */
   battery: { charge: number; charging: boolean };
@@ -142,8 +159,28 @@ export function orderOf(state: StateMessage): OrderReport {
     paused: state.paused === true,
     cancelled,
     rooms,
+    doses: jobId === undefined ? new Map() : dosesOf(state, jobId),
     position: position && Id.safeParse(position.mapId).success ? { x: position.x, y: position.y, floorId: position.mapId } : undefined,
   };
+}
+
+const instant = (value: string | undefined): number | undefined => {
+  const ms = value === undefined ? Number.NaN : Date.parse(value);
+  return Number.isFinite(ms) ? ms : undefined;
+};
+
+/** The doses the state reports for the rooms of job `jobId`; malformed entries are skipped. */
+function dosesOf(state: StateMessage, jobId: string): Map<number, RoomDose> {
+  const doses = new Map<number, RoomDose>();
+  for (const info of state.information ?? []) {
+    if (info.infoType !== UVD_DOSE_INFO_TYPE) continue;
+    const ref = (key: string) => info.infoReferences?.find((reference) => reference.referenceKey === key)?.referenceValue;
+    const room = parseDisinfectActionId(ref('action_id') ?? '');
+    const dose = Number(ref('dose'));
+    if (room?.jobId !== jobId || !Number.isFinite(dose) || dose < 0) continue;
+    doses.set(room.orderNo, { dose, startedAt: instant(ref('started_at')), endedAt: instant(ref('ended_at')) });
+  }
+  return doses;
 }
 
 /** The operator prompts a state carries; malformed ones are skipped. */
@@ -166,6 +203,8 @@ export function readState(robot: FleetRobot, state: StateMessage, receivedAt = D
     robot,
     headerId: state.headerId,
     receivedAt,
+    // The header's timestamp is schema-checked ISO 8601; a robot without a clock would still send one.
+    robotTime: instant(state.timestamp) ?? receivedAt,
     fields: fieldsOf(state),
     battery: { charge: state.batteryState.batteryCharge, charging: state.batteryState.charging },
     order: orderOf(state),

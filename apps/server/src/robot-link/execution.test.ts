@@ -178,7 +178,41 @@ for (const broker of brokers) {
       await ended(w, created.job_id);
       const log = await logOf(w, created.job_id);
       expect(log.completion_status).toBe('aborted');
-      expect(log.attributes.rooms.map((room) => room.state)).toEqual(['not_reached', 'not_reached', 'not_reached']);
+      // The first room's lamp ran and was stopped: "Not disinfected (Aborted)" with the dose it got; the others
+      // were never begun.
+      expect(log.attributes.rooms.map((room) => room.state)).toEqual(['aborted', 'not_reached', 'not_reached']);
+      const received = log.attributes.rooms[0]?.dose_received ?? 0;
+      expect(received).toBeGreaterThan(0);
+      expect(received).toBeLessThan(50);
+      expect(log.attributes.rooms.slice(1).map((room) => room.dose_received)).toEqual([0, 0]);
+    });
+
+    it("logs a job that ended while the robot's states were not heard with the robot's times, not the arrival's", async () => {
+      const w = await executionWorld(server);
+      const sim = await robotFor(w);
+      const created = await createJobFor(server, w, { dose: 20, roomIds: w.roomIds.slice(0, 2) });
+      expect((await command(w, created.job_id, 'start')).status).toBe(200);
+      await roomState(created.job_id, 0, 'active');
+      // A network gap: the robot goes on and finishes, but none of its states reach the server meanwhile.
+      sim.setSilent(true);
+      const finished = await waitUntil(
+        async () => (sim.model.state().actionStates.every((action) => action.actionStatus === 'FINISHED' || action.actionStatus === 'FAILED') ? Date.now() : undefined),
+        15_000,
+        'the robot to finish while unheard',
+      );
+      await new Promise((resolve) => setTimeout(resolve, 3000));
+      const heardAgain = Date.now();
+      sim.setSilent(false);
+      await ended(w, created.job_id);
+      const log = await logOf(w, created.job_id);
+      expect(log.attributes.rooms.map((room) => [room.state, room.dose_received])).toEqual([['done', 20], ['done', 20]]);
+      const end = Date.parse(log.endtime ?? '');
+      // The robot's own clock dates the end (this process's clock: the simulator runs here), within a tick of the
+      // finish it reported, and seconds before its states were heard again.
+      expect(end).toBeLessThanOrEqual(finished);
+      expect(finished - end).toBeLessThan(1000);
+      expect(heardAgain - end).toBeGreaterThan(2500);
+      expect(Date.parse(log.starttime)).toBeLessThan(end);
     });
 
     for (const confirm of [true, false]) {

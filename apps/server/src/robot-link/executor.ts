@@ -13,7 +13,7 @@ import { LOW_BATTERY_PERCENT, type StateMessage } from '@uvd/contracts';
 import { and, eq } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
 import { jobs } from '../db/schema.ts';
-import { readState, supersedes, type OrderReport, type Prompt, type StateEvent } from './events.ts';
+import { readState, supersedes, type OrderReport, type Prompt, type RoomDose, type StateEvent } from './events.ts';
 import type { FleetRobot } from './fleet.ts';
 import { finishJob, publishActionChange, publishJobChange } from './lifecycle.ts';
 import { isFinal, reduceProgress, worthRecording, type ActiveState, type Position } from './progress.ts';
@@ -24,13 +24,28 @@ interface JobCache {
   orgId: string;
   robotId: string;
   /** Undefined when the job is not Running (then its states change nothing). */
-  running: { activeState: ActiveState; rooms: JobRoomState[]; startedAt: number } | undefined;
+  running:
+    | {
+        activeState: ActiveState;
+        rooms: JobRoomState[];
+        startedAt: number;
+        /** The robot's first report of the order is recorded (the log's start). */
+        robotStarted: boolean;
+        /** Per room: the dose last written and when (ms), so a dose rising at every state is written at a pace. */
+        doses: Map<number, { dose: number; writtenAt: number }>;
+      }
+    | undefined;
   lastPoint: Position | undefined;
   loadedAt: number;
 }
 
 /** Cached job snapshots are read again after this long, to see changes made by other server processes. */
 const CACHE_MS = 10_000;
+/**
+ * A room's dose rises with every state while its lamp is on: it is written at most this often (and always with
+ * the room's final state), so a link that drops loses at most this much of what the robot had reported.
+ */
+const DOSE_WRITE_MS = 2_000;
 
 export interface Executor {
   /**
@@ -56,14 +71,27 @@ export const ORDER_LOST_AFTER_MS = 15_000;
 
 export type ErrorReporter = (error: unknown, message: string) => void;
 
+/**
+ * When the robot says the job ended: a cancel at the time of the state that reports it; otherwise when the last
+ * room's lamp went off (the robot drives home after, and a state after a network gap arrives late).
+ */
+function jobEnd(order: OrderReport, robotTime: number): number {
+  if (order.cancelled) return robotTime;
+  const ends = [...order.doses.values()].flatMap((dose) => (dose.endedAt === undefined ? [] : [dose.endedAt]));
+  return ends.length > 0 ? Math.max(...ends) : robotTime;
+}
+
 export function createExecutor(ctx: Pick<AppContext, 'db' | 'bus' | 'fleet'>, onError: ErrorReporter): Executor {
   const jobCache = new Map<string, JobCache>();
   const openPrompts = new Map<string, Set<string>>();
   const batteries = new Map<string, number>();
   /** Per robot: the events waiting, and the run that handles them (undefined when the queue is idle). */
   const queues = new Map<string, { waiting: StateEvent[]; run: Promise<void> }>();
-  /** The order each robot reported last, and since when it reports another than its Running job's. */
-  const reportedOrders = new Map<string, { orderId: string; at: number }>();
+  /**
+   * The order each robot reported last, and since when (arrival, and the robot's time of the first state that
+   * reported it).
+   */
+  const reportedOrders = new Map<string, { orderId: string; at: number; robotTime: number }>();
 
   const loadJob = async (robot: FleetRobot, jobId: string): Promise<JobCache | undefined> => {
     const cached = jobCache.get(jobId);
@@ -79,6 +107,8 @@ export function createExecutor(ctx: Pick<AppContext, 'db' | 'bus' | 'fleet'>, on
             activeState: row.activeState === 'paused' ? ('paused' as const) : ('disinfecting' as const),
             rooms: await repository.jobRoomStates(ctx.db, jobId),
             startedAt: (row.startedAt ?? row.startTime).getTime(),
+            robotStarted: row.robotStartedAt !== null,
+            doses: cached?.running?.doses ?? new Map<number, { dose: number; writtenAt: number }>(),
           }
         : undefined;
     const last = cached?.lastPoint ?? (running ? await repository.lastTrajectoryPoint(ctx.db, jobId) : undefined);
@@ -95,8 +125,11 @@ export function createExecutor(ctx: Pick<AppContext, 'db' | 'bus' | 'fleet'>, on
     return entry;
   };
 
-  /** Applies what the state changes, under the job's lock, against the rows as they are now. */
-  const applyProgress = async (jobId: string, orgId: string, order: OrderReport): Promise<void> => {
+  /**
+   * Applies what the state changes, under the job's lock, against the rows as they are now. Times are the
+   * robot's: a room's own start and end where the robot reports them, else the state's `robotTime`.
+   */
+  const applyProgress = async (jobId: string, orgId: string, order: OrderReport, robotTime: number): Promise<void> => {
     await ctx.db.transaction(async (tx) => {
       const job = await repository.lockJob(tx, orgId, jobId);
       if (job?.status !== 'Running') return;
@@ -107,10 +140,13 @@ export function createExecutor(ctx: Pick<AppContext, 'db' | 'bus' | 'fleet'>, on
       const now = new Date();
       for (const orderNo of progress.changed) {
         const room = progress.rooms.find((candidate) => candidate.orderNo === orderNo);
-        if (room) await repository.setRoomState(tx, jobId, orderNo, room.state, now);
+        if (!room) continue;
+        const dose = order.doses.get(orderNo);
+        const at = (room.state === 'active' ? dose?.startedAt : dose?.endedAt) ?? robotTime;
+        await repository.setRoomState(tx, jobId, orderNo, room.state, new Date(at), dose?.dose);
       }
       if (progress.ended && progress.completionStatus) {
-        await finishJob(ctx, tx, job, progress.completionStatus);
+        await finishJob(ctx, tx, job, progress.completionStatus, new Date(jobEnd(order, robotTime)));
         return;
       }
       let current = job;
@@ -129,11 +165,27 @@ export function createExecutor(ctx: Pick<AppContext, 'db' | 'bus' | 'fleet'>, on
     jobCache.delete(jobId);
   };
 
-  const trackJob = async (robot: FleetRobot, order: OrderReport): Promise<string | undefined> => {
+  /** Writes the doses the robot reports for rooms still under way, at most every DOSE_WRITE_MS per room. */
+  const recordDoses = async (jobId: string, running: NonNullable<JobCache['running']>, doses: ReadonlyMap<number, RoomDose>) => {
+    const now = Date.now();
+    for (const [orderNo, reported] of doses) {
+      const written = running.doses.get(orderNo);
+      if (written?.dose === reported.dose || (written && now - written.writtenAt < DOSE_WRITE_MS)) continue;
+      await repository.setRoomDose(ctx.db, jobId, orderNo, reported.dose);
+      running.doses.set(orderNo, { dose: reported.dose, writtenAt: now });
+    }
+  };
+
+  const trackJob = async (robot: FleetRobot, order: OrderReport, robotTime: number): Promise<string | undefined> => {
     const jobId = order.jobId;
     if (jobId === undefined) return undefined;
     const job = await loadJob(robot, jobId);
     if (!job?.running) return undefined;
+    if (!job.running.robotStarted) {
+      await repository.markRobotStarted(ctx.db, jobId, new Date(robotTime));
+      job.running.robotStarted = true;
+    }
+    await recordDoses(jobId, job.running, order.doses);
     // The position first: the state that ends the job moves the path into the log.
     const next = order.position;
     if (next) {
@@ -150,7 +202,7 @@ export function createExecutor(ctx: Pick<AppContext, 'db' | 'bus' | 'fleet'>, on
     }
     const progress = reduceProgress({ jobId, activeState: job.running.activeState, rooms: job.running.rooms }, order);
     if (progress && (progress.changed.length > 0 || progress.ended || progress.activeState !== job.running.activeState)) {
-      await applyProgress(jobId, robot.orgId, order);
+      await applyProgress(jobId, robot.orgId, order, robotTime);
     }
     return jobId;
   };
@@ -205,9 +257,12 @@ export function createExecutor(ctx: Pick<AppContext, 'db' | 'bus' | 'fleet'>, on
 
   const handle = async (event: StateEvent): Promise<void> => {
     const { robot } = event;
-    reportedOrders.set(robot.robotId, { orderId: event.order.orderId, at: event.receivedAt });
+    const reported = reportedOrders.get(robot.robotId);
+    if (reported?.orderId !== event.order.orderId) {
+      reportedOrders.set(robot.robotId, { orderId: event.order.orderId, at: event.receivedAt, robotTime: event.robotTime });
+    }
     await checkBattery(robot, event.battery);
-    const jobId = await trackJob(robot, event.order);
+    const jobId = await trackJob(robot, event.order, event.robotTime);
     await syncPrompts(robot, jobId, event.prompts);
   };
 
@@ -260,10 +315,14 @@ export function createExecutor(ctx: Pick<AppContext, 'db' | 'bus' | 'fleet'>, on
         const lost = await ctx.db.transaction(async (tx) => {
           const locked = await repository.lockJob(tx, job.orgId, job.id);
           if (locked?.status !== 'Running') return false;
+          // The robot restarted without the order: a room under way lost its lamp then, one never begun was not reached.
+          const at = new Date(reported.robotTime);
           for (const room of await repository.jobRoomStates(tx, job.id)) {
-            if (!isFinal(room.state)) await repository.setRoomState(tx, job.id, room.orderNo, 'not_reached', new Date());
+            if (!isFinal(room.state)) {
+              await repository.setRoomState(tx, job.id, room.orderNo, room.state === 'active' ? 'aborted' : 'not_reached', at);
+            }
           }
-          await finishJob(ctx, tx, locked, 'failed');
+          await finishJob(ctx, tx, locked, 'failed', at);
           return true;
         });
         jobCache.delete(job.id);

@@ -160,13 +160,20 @@ export async function recordDecision(ctx: Context, tx: Tx, action: ActionRow, co
 
 /**
  * Ends a job: Completed, performed, its end and completion status, the log, and the events. Its rooms hold
- * their final states already; `job` must be locked.
+ * their final states already; `job` must be locked. `endedAt`: when it ended, by the robot's clock where the robot
+ * reported it (executor.ts), else now.
  */
-export async function finishJob(ctx: Context, tx: Tx, job: JobRow, completionStatus: CompletionStatus): Promise<JobRow> {
+export async function finishJob(
+  ctx: Context,
+  tx: Tx,
+  job: JobRow,
+  completionStatus: CompletionStatus,
+  endedAt = new Date(),
+): Promise<JobRow> {
   const now = new Date();
   const [ended] = await tx
     .update(jobs)
-    .set({ status: 'Completed', activeState: null, performed: true, endedAt: now, updatedAt: now, completionStatus })
+    .set({ status: 'Completed', activeState: null, performed: true, endedAt, updatedAt: now, completionStatus })
     .where(eq(jobs.id, job.id))
     .returning();
   if (!ended) throw new Error(`job ${job.id} vanished while ending`);

@@ -131,7 +131,7 @@ describe('reduceProgress', () => {
     expect(reduceProgress(snapshot('active'), order({ paused: true }))?.activeState).toBe('paused');
   });
 
-  it('ends a cancelled order as aborted, whatever the robot says of unfinished rooms', () => {
+  it('ends a cancelled order as aborted: the room whose lamp ran is aborted, the one never begun not reached', () => {
     const progress = reduceProgress(
       snapshot('done', 'active', 'pending'),
       order({
@@ -143,8 +143,29 @@ describe('reduceProgress', () => {
         ],
       }),
     );
-    expect(progress?.rooms.map((room) => room.state)).toEqual(['done', 'aborted', 'aborted']);
+    expect(progress?.rooms.map((room) => room.state)).toEqual(['done', 'aborted', 'not_reached']);
     expect(progress).toMatchObject({ ended: true, completionStatus: 'aborted', changed: [1, 2] });
+  });
+
+  it('aborts a room the robot reports UV-C for even when no state showed it running (a network gap)', () => {
+    const dose = (orderNo: number, value: number) => ({
+      infoType: 'uvd_dose_delivered',
+      infoLevel: 'INFO' as const,
+      infoReferences: [
+        { referenceKey: 'action_id', referenceValue: disinfectActionId(jobId, orderNo) },
+        { referenceKey: 'dose', referenceValue: String(value) },
+        { referenceKey: 'started_at', referenceValue: '2026-11-26T10:00:00.000Z' },
+        { referenceKey: 'ended_at', referenceValue: '2026-11-26T10:00:20.000Z' },
+      ],
+    });
+    const reported = order({
+      actionStates: [action(0, 'FAILED', 'aborted'), action(1, 'FAILED', 'aborted')],
+      information: [dose(0, 7.5), dose(1, 0)],
+    });
+    expect(reported.doses.get(0)).toEqual({ dose: 7.5, startedAt: Date.parse('2026-11-26T10:00:00.000Z'), endedAt: Date.parse('2026-11-26T10:00:20.000Z') });
+    const progress = reduceProgress(snapshot('pending', 'pending'), reported);
+    expect(progress?.rooms.map((room) => room.state)).toEqual(['aborted', 'not_reached']);
+    expect(progress?.completionStatus).toBe('aborted');
   });
 });
 
@@ -153,6 +174,8 @@ describe('completionStatus', () => {
     expect(completionStatus([{ state: 'done' }, { state: 'not_ready' }])).toBe('completed');
     expect(completionStatus([{ state: 'done' }, { state: 'not_reached' }])).toBe('failed');
     expect(completionStatus([{ state: 'aborted' }, { state: 'not_reached' }])).toBe('aborted');
+    // An operator's stop before any room began: aborted, not failed.
+    expect(completionStatus([{ state: 'not_reached' }], true)).toBe('aborted');
   });
 });
 

@@ -4,6 +4,7 @@
  */
 import type { JobActiveState } from '@uvd/contracts';
 import type { OrderReport, RoomReport } from './events.ts';
+import type { LoggedRoomState } from '@uvd/contracts';
 
 export type RoomState = 'pending' | 'active' | 'done' | 'not_ready' | 'not_reached' | 'aborted';
 export type ActiveState = JobActiveState;
@@ -29,21 +30,27 @@ export interface Progress {
   completionStatus: CompletionStatus | undefined;
 }
 
-/** A room's state from what the robot reports of it; a final state never changes again. */
-function roomState(current: RoomState, report: RoomReport | undefined, cancelled: boolean): RoomState {
+/**
+ * A room's state from what the robot reports of it; a final state never changes again. `irradiated`: the robot
+ * reports UV-C given to the room. A room is aborted only when its lamp ran and was interrupted (stop, home, a
+ * reboot); one whose lamp never ran was not reached, whatever ended the order.
+ */
+function roomState(current: RoomState, report: RoomReport | undefined, cancelled: boolean, irradiated: boolean): RoomState {
   if (isFinal(current)) return current;
   if (report === 'active') return cancelled ? 'aborted' : 'active';
+  const ran = current === 'active' || irradiated;
+  if (report === 'aborted' || (cancelled && (report === undefined || report === 'waiting'))) return ran ? 'aborted' : 'not_reached';
   if (report !== undefined && report !== 'waiting') return report;
-  return cancelled ? 'aborted' : current;
+  return current;
 }
 
 /**
- * Spec-friendly completion statuses (as the demo history uses them): aborted when an operator stopped the job,
- * failed when the robot could not reach a room, else completed (a room skipped as not ready was the operator's
- * decision, so the job still completed).
+ * Spec-friendly completion statuses (as the demo history uses them): aborted when an operator stopped the job
+ * (`cancelled`) or a room's disinfection was interrupted, failed when the robot could not reach a room, else
+ * completed (a room skipped as not ready was the operator's decision, so the job still completed).
  */
-export function completionStatus(rooms: readonly { state: RoomState }[]): CompletionStatus {
-  if (rooms.some((room) => room.state === 'aborted')) return 'aborted';
+export function completionStatus(rooms: readonly { state: RoomState }[], cancelled = false): CompletionStatus {
+  if (cancelled || rooms.some((room) => room.state === 'aborted')) return 'aborted';
   if (rooms.some((room) => room.state === 'not_reached' || room.state === 'pending' || room.state === 'active')) {
     return 'failed';
   }
@@ -55,7 +62,8 @@ export function reduceProgress(job: JobSnapshot, order: OrderReport): Progress |
   if (order.jobId !== job.jobId) return undefined;
   const changed: number[] = [];
   const rooms = job.rooms.map((room) => {
-    const next = roomState(room.state, order.rooms.get(room.orderNo), order.cancelled);
+    const irradiated = (order.doses.get(room.orderNo)?.dose ?? 0) > 0;
+    const next = roomState(room.state, order.rooms.get(room.orderNo), order.cancelled, irradiated);
     if (next !== room.state) changed.push(room.orderNo);
     return { orderNo: room.orderNo, state: next };
   });
@@ -65,13 +73,13 @@ export function reduceProgress(job: JobSnapshot, order: OrderReport): Progress |
     rooms,
     changed,
     ended,
-    completionStatus: ended ? completionStatus(rooms) : undefined,
+    completionStatus: ended ? completionStatus(rooms, order.cancelled) : undefined,
   };
 }
 
-/** Spec §3 logged room states: done, not_ready, and not_reached for everything else (aborted, never visited). */
-export const loggedRoomState = (state: RoomState): 'done' | 'not_ready' | 'not_reached' =>
-  state === 'done' || state === 'not_ready' ? state : 'not_reached';
+/** Spec §3 logged room states: done, not_ready, aborted (its lamp ran and was interrupted), else not_reached. */
+export const loggedRoomState = (state: RoomState): LoggedRoomState =>
+  state === 'done' || state === 'not_ready' || state === 'aborted' ? state : 'not_reached';
 
 /** Trajectory thinning: a point is kept when the robot moved at least this far or changed floor. */
 export const TRAJECTORY_STEP_M = 0.3;

@@ -106,12 +106,36 @@ export async function jobRoomStates(executor: Executor, jobId: string): Promise<
   return rows.map((row) => ({ ...row, state: toRoomState(row.state) }));
 }
 
-export async function setRoomState(executor: Executor, jobId: string, orderNo: number, state: RoomState, at: Date): Promise<void> {
+/** `at`: the robot's time of the change; `dose`: J/m² the robot reported for the room, when it did. */
+export async function setRoomState(
+  executor: Executor,
+  jobId: string,
+  orderNo: number,
+  state: RoomState,
+  at: Date,
+  dose?: number,
+): Promise<void> {
   const times = state === 'active' ? { startedAt: at } : state === 'pending' ? {} : { endedAt: at };
   await executor
     .update(jobRooms)
-    .set({ state, ...times })
+    .set({ state, ...times, ...(dose === undefined ? {} : { doseReceived: dose }) })
     .where(and(eq(jobRooms.jobId, jobId), eq(jobRooms.orderNo, orderNo)));
+}
+
+/** The dose the robot reported so far for a room still under way. */
+export async function setRoomDose(executor: Executor, jobId: string, orderNo: number, dose: number): Promise<void> {
+  await executor
+    .update(jobRooms)
+    .set({ doseReceived: dose })
+    .where(and(eq(jobRooms.jobId, jobId), eq(jobRooms.orderNo, orderNo)));
+}
+
+/** Records the robot's time of its first report of the job's order, once (the log's start). */
+export async function markRobotStarted(executor: Executor, jobId: string, at: Date): Promise<void> {
+  await executor
+    .update(jobs)
+    .set({ robotStartedAt: at })
+    .where(and(eq(jobs.id, jobId), isNull(jobs.robotStartedAt)));
 }
 
 export async function addTrajectoryPoint(
@@ -158,7 +182,14 @@ async function loggedPrompts(executor: Executor, jobId: string): Promise<LoggedP
 
 export async function writeLog(executor: Executor, job: JobRow, robotName: string): Promise<void> {
   const roomRows = await executor
-    .select({ orderNo: jobRooms.orderNo, roomId: jobRooms.roomId, dose: jobRooms.dose, state: jobRooms.state, name: rooms.name })
+    .select({
+      orderNo: jobRooms.orderNo,
+      roomId: jobRooms.roomId,
+      dose: jobRooms.dose,
+      state: jobRooms.state,
+      doseReceived: jobRooms.doseReceived,
+      name: rooms.name,
+    })
     .from(jobRooms)
     .innerJoin(rooms, eq(rooms.id, jobRooms.roomId))
     .where(eq(jobRooms.jobId, job.id))
@@ -169,6 +200,7 @@ export async function writeLog(executor: Executor, job: JobRow, robotName: strin
     room_name: room.name,
     dose: room.dose,
     state: loggedRoomState(toRoomState(room.state)),
+    dose_received: room.doseReceived,
   }));
   const points = await executor
     .select({ t: trajectoryPoints.t, x: trajectoryPoints.x, y: trajectoryPoints.y, floorId: trajectoryPoints.floorId })
@@ -189,7 +221,8 @@ export async function writeLog(executor: Executor, job: JobRow, robotName: strin
       robotId: job.robotId,
       robotName,
       createdBy: job.createdBy,
-      startTime: job.startedAt ?? job.startTime,
+      // The robot's times where it reported them: a late or replayed state still dates the job truthfully.
+      startTime: job.robotStartedAt ?? job.startedAt ?? job.startTime,
       endTime: job.endedAt,
       notes: job.notes,
       rooms: logged,

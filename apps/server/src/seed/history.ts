@@ -187,7 +187,9 @@ export function generateHistory(robots: readonly HistoryRobot[], options: Histor
           room_name: room.name,
           dose,
           state: order >= cutAt ? 'not_reached' : prng.chance(0.1) ? 'not_ready' : 'done',
+          dose_received: null,
         }));
+        for (const room of logged) if (room.state === 'done') room.dose_received = room.dose;
         const visits = job.rooms.flatMap(({ room, dose }, order) => {
           const state = logged[order]?.state;
           if (state === 'not_reached') return [];

@@ -92,7 +92,8 @@ const SPEC_TEXTS: Record<string, string> = {
   'roles.done-teleoperator': 'User',
   'roles.done-admin': 'Admin',
   'roles.done-superadmin': 'Super Admin',
-  'roomResult.not_disinfected': 'Aborted',
+  // Issue #22 words the spec's not_disinfected (Aborted) label whole, so it cannot read as a job status.
+  'roomResult.not_disinfected': 'Not disinfected (Aborted)',
   'map.noRobotSelected': 'No robot selected',
   'map.loadFailed': 'Failed to load map',
 };

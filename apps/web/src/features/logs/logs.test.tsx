@@ -49,9 +49,10 @@ const withRooms = logFixture({
   has_trajectory: true,
   attributes: {
     rooms: [
-      { order: 1, room_id: ROOM_2, room_name: 'Room 102', dose: 30, state: 'not_ready' },
-      { order: 0, room_id: ROOM_1, room_name: 'Room 101', dose: 20, state: 'done' },
-      { order: 2, room_id: ROOM_3, room_name: 'Room 103', dose: 40, state: 'not_reached' },
+      { order: 1, room_id: ROOM_2, room_name: 'Room 102', dose: 30, state: 'not_ready', dose_received: null },
+      { order: 0, room_id: ROOM_1, room_name: 'Room 101', dose: 20, state: 'done', dose_received: 20 },
+      { order: 2, room_id: ROOM_3, room_name: 'Room 103', dose: 40, state: 'aborted', dose_received: 12.46 },
+      { order: 3, room_id: '00000000-0000-4000-8000-000000000104', room_name: 'Room 104', dose: 40, state: 'not_reached', dose_received: null },
     ],
     prompts: [],
   },
@@ -249,9 +250,11 @@ describe('log detail', () => {
     expect(within(detail).getByText('20.11.2026 11:05 AM')).toBeInTheDocument();
     const rooms = within(detail).getAllByTestId('logged-room').map((row) => Array.from(row.querySelectorAll('td'), (cell) => cell.textContent));
     expect(rooms).toEqual([
-      ['1', 'Room 101', 'Disinfected', '20'],
-      ['2', 'Room 102', 'Not ready', '30'],
-      ['3', 'Room 103', 'Aborted', '40'],
+      ['1', 'Room 101', 'Disinfected', '20', '20'],
+      ['2', 'Room 102', 'Not ready', '30', '–'],
+      // Its lamp ran and was stopped: the dose it got stays in the record; the room after it was never begun.
+      ['3', 'Room 103', 'Not disinfected (Aborted)', '40', '12.5'],
+      ['4', 'Room 104', 'Not reached', '40', '–'],
     ]);
     // The path drawn on the floor's plan, in the row: where it starts first, the other floor a click away.
     const map = await within(detail).findByTestId('log-trajectory-map');
@@ -288,7 +291,7 @@ describe('log detail', () => {
     const reached = logFixture({
       job_id: LOG_A,
       job_name: 'Morning round',
-      attributes: { rooms: [{ order: 0, room_id: ROOM_1, room_name: 'Room 101', dose: 20, state: 'not_reached' }], prompts: [] },
+      attributes: { rooms: [{ order: 0, room_id: ROOM_1, room_name: 'Room 101', dose: 20, state: 'not_reached', dose_received: null }], prompts: [] },
     });
     const network = signedIn([reached, empty]);
     await openLogs(network);
@@ -343,7 +346,7 @@ describe('log detail prompts', () => {
       job_id: LOG_A,
       job_name: 'Morning round',
       attributes: {
-        rooms: [{ order: 0, room_id: ROOM_1, room_name: 'Room 101', dose: 20, state: 'done' }],
+        rooms: [{ order: 0, room_id: ROOM_1, room_name: 'Room 101', dose: 20, state: 'done', dose_received: 20 }],
         prompts: [
           {
             action_id: ROOM_2,

@@ -15,14 +15,17 @@ const TrajectoryMap = lazy(async () => ({ default: (await import('./trajectory-m
 type RoomResult = 'disinfected' | 'not_disinfected' | 'not_ready' | 'not_reached';
 
 /**
- * Spec §3 room result labels. A room the robot reached but did not finish in an aborted job reads "Aborted"
- * (not_disinfected) rather than "Not reached", which would blame the route.
+ * Spec §3 room result labels: a room whose lamp ran and was interrupted reads "Not disinfected (Aborted)"; one the
+ * robot never began stays "Not reached", whatever ended the job.
  */
-export const roomResult = (room: LoggedRoom, entry: Pick<LogEntry, 'completion_status'>): RoomResult => {
+export const roomResult = (room: LoggedRoom): RoomResult => {
   if (room.state === 'done') return 'disinfected';
-  if (room.state === 'not_reached' && entry.completion_status.toLowerCase() === 'aborted') return 'not_disinfected';
+  if (room.state === 'aborted') return 'not_disinfected';
   return room.state;
 };
+
+/** J/m² as the log shows a received dose: one decimal, or a dash when the robot reported none. */
+const doseReceived = (room: LoggedRoom): string => (room.dose_received === null ? '–' : String(Math.round(room.dose_received * 10) / 10));
 
 const NotesEditor = ({ entry }: { entry: LogEntry }) => {
   const { t } = useTranslation();
@@ -138,6 +141,7 @@ export const LogDetail = ({ id }: { id: string }) => {
                 <th scope="col">{t('logDetail.room')}</th>
                 <th scope="col">{t('logDetail.status')}</th>
                 <th scope="col">{t('logDetail.dose')}</th>
+                <th scope="col">{t('logDetail.doseReceived')}</th>
               </tr>
             </thead>
             <tbody>
@@ -145,8 +149,9 @@ export const LogDetail = ({ id }: { id: string }) => {
                 <tr key={`${String(room.order)}-${room.room_id}`} data-testid="logged-room">
                   <td>{room.order + 1}</td>
                   <td>{room.room_name}</td>
-                  <td>{t(`roomResult.${roomResult(room, entry)}`)}</td>
+                  <td>{t(`roomResult.${roomResult(room)}`)}</td>
                   <td>{room.dose}</td>
+                  <td>{doseReceived(room)}</td>
                 </tr>
               ))}
             </tbody>
