@@ -15,6 +15,8 @@ export type JobCommand = z.infer<typeof JobCommand>;
 export const CommandRefusal = {
   /** The job already runs or has ended. */
   jobState: 'job_state',
+  /** The job has ended (Completed): it matches its log, so it is never edited, deleted, started or commanded again. */
+  jobFinished: 'job_finished',
   /** The robot's connection is not ONLINE. */
   robotOffline: 'robot_offline',
   /** Spec §4: robot controls are enabled only in Autonomous mode. */

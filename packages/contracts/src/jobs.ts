@@ -136,20 +136,31 @@ export const startTimeInPast = (startTime: string | Date, now: Date = new Date()
   return new Date(startTime).getTime() < currentMinute - START_TIME_GRACE_MS;
 };
 
-const DAY_MS = 86_400_000;
 const BARE_DATE = /^\d{4}-\d{2}-\d{2}$/;
-/** The first instant `from_date` covers and the last `to_date` covers (a bare date is a whole UTC day). */
-const rangeStart = (from: string) => Date.parse(BARE_DATE.test(from) ? `${from}T00:00:00Z` : from);
-const rangeEnd = (to: string) => (BARE_DATE.test(to) ? Date.parse(`${to}T00:00:00Z`) + DAY_MS - 1 : Date.parse(to));
+const HOUR_MS = 3_600_000;
+/**
+ * The earliest instant `from_date` may cover and the latest `to_date` may: a bare date is a day of the caller's
+ * timezone, which the contract does not know, and zones run from UTC-12 to UTC+14.
+ */
+const earliestStart = (from: string) => (BARE_DATE.test(from) ? Date.parse(`${from}T00:00:00Z`) - 14 * HOUR_MS : Date.parse(from));
+const latestEnd = (to: string) => (BARE_DATE.test(to) ? Date.parse(`${to}T00:00:00Z`) + 36 * HOUR_MS - 1 : Date.parse(to));
 export const FROM_AFTER_TO = 'must not be after to_date';
 
-/** A list filter whose `from_date` comes after its `to_date` matches nothing by mistake: it is refused. */
-const fromNotAfterTo = (query: { from_date?: string | undefined; to_date?: string | undefined }) =>
-  query.from_date === undefined || query.to_date === undefined || rangeStart(query.from_date) <= rangeEnd(query.to_date);
+/**
+ * A list filter whose `from_date` comes after its `to_date` matches nothing by mistake: it is refused. Two bare
+ * dates are days of one zone, so they compare as dates; beside a timestamp a day is out of order only when it is
+ * so in every zone (the server then lists nothing for a zone where the range is empty).
+ */
+const fromNotAfterTo = ({ from_date: from, to_date: to }: { from_date?: string | undefined; to_date?: string | undefined }) => {
+  if (from === undefined || to === undefined) return true;
+  if (BARE_DATE.test(from) && BARE_DATE.test(to)) return from <= to;
+  return earliestStart(from) <= latestEnd(to);
+};
 
 /**
- * Filters of the jobs and logs lists. A bare date is a UTC day: `from_date` starts at its midnight, `to_date`
- * includes the whole day; a full timestamp is used as given (both ends inclusive).
+ * Filters of the jobs and logs lists. A bare date is a day in the caller's timezone (their settings' timezone,
+ * Europe/Helsinki by default), from its local midnight to the next, DST-correct: `from_date` starts at its
+ * midnight, `to_date` includes the whole day. A full timestamp is used as given (both ends inclusive).
  */
 const listFilterShape = {
   ...pagination(10),

@@ -3,10 +3,11 @@
  */
 import { and, eq, gte, inArray, lt, lte, sql, type SQL } from 'drizzle-orm';
 import type { AnyPgColumn, PgTable } from 'drizzle-orm/pg-core';
-import { LATEST_INSTANT_MS } from '@uvd/contracts';
+import { DEFAULT_TIMEZONE, EARLIEST_INSTANT_MS, LATEST_INSTANT_MS } from '@uvd/contracts';
 import type { Executor } from '../db/client.ts';
 import type { Principal } from '../identity/principal.ts';
 import { seesEverything, visibleRobotIds } from '../lib/visibility.ts';
+import { timezoneOf } from '../users/repository.ts';
 
 /**
  * `column DESC NULLS LAST`: the list indexes are built so (drizzle's `.desc()`), and PostgreSQL walks an index
@@ -15,24 +16,92 @@ import { seesEverything, visibleRobotIds } from '../lib/visibility.ts';
 export const newestFirst = (column: AnyPgColumn): SQL => sql`${column} DESC NULLS LAST`;
 
 const BARE_DATE = /^\d{4}-\d{2}-\d{2}$/;
-const DAY_MS = 86_400_000;
+const HOUR_MS = 3_600_000;
+
+const wallClockFormats = new Map<string, Intl.DateTimeFormat>();
+
+/** A formatter of the wall clock of `timeZone` to the second (one per zone: making one costs far more than using it). */
+function wallClockFormat(timeZone: string): Intl.DateTimeFormat {
+  let format = wallClockFormats.get(timeZone);
+  if (!format) {
+    const options: Intl.DateTimeFormatOptions = { era: 'short', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' };
+    try {
+      format = new Intl.DateTimeFormat('en-US', { ...options, timeZone });
+    } catch {
+      // Settings accept only zones Intl knows; one it no longer knows (an older ICU) reads as the default.
+      format = new Intl.DateTimeFormat('en-US', { ...options, timeZone: DEFAULT_TIMEZONE });
+    }
+    wallClockFormats.set(timeZone, format);
+  }
+  return format;
+}
+
+/** The UTC instant (ms) of a calendar date and time, for any year (Date.UTC maps years 0–99 to 1900–1999). */
+function utcInstant(year: number, month: number, day: number, hour = 0, minute = 0, second = 0): number {
+  const instant = new Date(0);
+  instant.setUTCFullYear(year, month - 1, day);
+  instant.setUTCHours(hour, minute, second, 0);
+  return instant.getTime();
+}
+
+/** The wall clock of `format`'s zone at a whole-second `instant`: its date (yyyy-MM-dd) and its offset from UTC. */
+function wallClockAt(instant: number, format: Intl.DateTimeFormat): { date: string; offsetMs: number } {
+  const parts = new Map(format.formatToParts(instant).map((part) => [part.type, part.value]));
+  const number = (type: Intl.DateTimeFormatPartTypes) => Number(parts.get(type));
+  const year = parts.get('era') === 'BC' ? 1 - number('year') : number('year');
+  const wall = utcInstant(year, number('month'), number('day'), number('hour'), number('minute'), number('second'));
+  const date = `${String(year).padStart(4, '0')}-${String(number('month')).padStart(2, '0')}-${String(number('day')).padStart(2, '0')}`;
+  return { date, offsetMs: wall - instant };
+}
 
 /**
- * Conditions on `column` for `from_date`/`to_date`. A bare date is a UTC day: `from_date` starts at its
- * midnight and `to_date` covers the whole day (before the next midnight); a timestamp is inclusive as given.
+ * The first instant (ms) of a calendar day in `timeZone`: its local midnight, DST-correct; where a change skips
+ * midnight, the change. `day` may run past the month's end (Date normalizes it), so `to_date` asks for day + 1.
  */
-export function dateConditions(column: AnyPgColumn, fromDate: string | undefined, toDate: string | undefined): SQL[] {
+export function zonedDayStart(year: number, month: number, day: number, timeZone: string): number {
+  const midnight = utcInstant(year, month, day);
+  const { date } = wallClockAt(midnight, wallClockFormat('UTC'));
+  const format = wallClockFormat(timeZone);
+  // Offsets run from UTC-12 to UTC+14, so local midnight lies within 14 h before and 12 h after UTC's, and no zone
+  // changes its offset twice in that window: the offsets at its two ends give every candidate. The day starts at
+  // the earlier candidate that reads as this date (the later one, on a day whose midnight a change skips).
+  const candidates = [midnight - wallClockAt(midnight - 14 * HOUR_MS, format).offsetMs, midnight - wallClockAt(midnight + 12 * HOUR_MS, format).offsetMs];
+  const [first = midnight, second = midnight] = candidates.sort((a, b) => a - b);
+  return wallClockAt(first, format).date === date ? first : second;
+}
+
+const dayParts = (date: string): [number, number, number] => {
+  const [year = 0, month = 1, day = 1] = date.split('-').map(Number);
+  return [year, month, day];
+};
+
+/**
+ * Conditions on `column` for `from_date`/`to_date`. A bare date is a day of `timeZone` (the user's setting):
+ * [its local midnight, the next local midnight), DST-correct; `from_date` starts at the first, `to_date` ends
+ * before the second. A timestamp is inclusive as given.
+ */
+export function dateConditions(column: AnyPgColumn, fromDate: string | undefined, toDate: string | undefined, timeZone: string): SQL[] {
   const conditions: SQL[] = [];
-  if (fromDate !== undefined) conditions.push(gte(column, new Date(BARE_DATE.test(fromDate) ? `${fromDate}T00:00:00Z` : fromDate)));
+  if (fromDate !== undefined) {
+    // Midnight of 0001-01-01 east of UTC is in year 0, which drivers cannot send; no stored time is earlier than year 1.
+    const start = BARE_DATE.test(fromDate) ? Math.max(EARLIEST_INSTANT_MS, zonedDayStart(...dayParts(fromDate), timeZone)) : Date.parse(fromDate);
+    conditions.push(gte(column, new Date(start)));
+  }
   if (toDate !== undefined) {
     if (BARE_DATE.test(toDate)) {
-      const nextMidnight = Date.parse(`${toDate}T00:00:00Z`) + DAY_MS;
+      const [year, month, day] = dayParts(toDate);
+      const nextMidnight = zonedDayStart(year, month, day + 1, timeZone);
       // After 9999-12-31 comes year 10000, which no driver sends to PostgreSQL: end at that day's last instant.
       conditions.push(nextMidnight > LATEST_INSTANT_MS ? lte(column, new Date(LATEST_INSTANT_MS)) : lt(column, new Date(nextMidnight)));
-    }
-    else conditions.push(lte(column, new Date(toDate)));
+    } else conditions.push(lte(column, new Date(toDate)));
   }
   return conditions;
+}
+
+/** The caller's timezone when a filter has a bare date to read in it (else no lookup is needed). */
+export async function filterTimeZone(executor: Executor, principal: Principal, filter: { from_date?: string | undefined; to_date?: string | undefined }): Promise<string> {
+  const bare = [filter.from_date, filter.to_date].some((date) => date !== undefined && BARE_DATE.test(date));
+  return bare ? timezoneOf(executor, principal) : DEFAULT_TIMEZONE;
 }
 
 /**

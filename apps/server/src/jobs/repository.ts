@@ -10,7 +10,7 @@ import { jobRooms, jobs, logs, organizations, robots, rooms } from '../db/schema
 import type { Principal } from '../identity/principal.ts';
 import { robotVisible, seesEverything } from '../lib/visibility.ts';
 import { jobProgress } from './job-progress.ts';
-import { dateConditions, listCount, listedRobots, newestFirst, pageQuery, type ListTable } from './list-filter.ts';
+import { dateConditions, filterTimeZone, listCount, listedRobots, newestFirst, pageQuery, type ListTable } from './list-filter.ts';
 
 type JobRow = typeof jobs.$inferSelect;
 /** The filters of every list (the logs list's); the jobs list adds `status`. */
@@ -42,13 +42,14 @@ const jobsList: ListTable = { table: jobs, id: jobs.id, start: jobs.startTime, r
 export async function listJobs(executor: Executor, principal: Principal, filter: JobListFilter, extras: JobExtras): Promise<{ count: number; jobs: Job[] }> {
   const robotIds = await listedRobots(executor, principal, filter.robot_id);
   if (robotIds?.length === 0) return { count: 0, jobs: [] };
+  const timeZone = await filterTimeZone(executor, principal, filter);
   const scope = {
     where: and(
       eq(jobs.orgId, principal.orgId),
       // A literal, not a parameter, so the planner matches the partial indexes (`WHERE performed = false`).
       sql`${jobs.performed} = false`,
       filter.status.length > 0 ? inArray(jobs.status, filter.status) : undefined,
-      ...dateConditions(jobs.startTime, filter.from_date, filter.to_date),
+      ...dateConditions(jobs.startTime, filter.from_date, filter.to_date, timeZone),
     ),
     robotIds,
   };

@@ -5,6 +5,7 @@ import type { Tx } from '../db/client.ts';
 import type { Principal } from '../identity/principal.ts';
 import { conflict, notFound } from '../lib/http-error.ts';
 import { registerRoute } from '../lib/route.ts';
+import { refuseIfFinished } from './finished.ts';
 import { findRobot, resolveJobInput } from './job-input.ts';
 import * as repository from './repository.ts';
 
@@ -31,6 +32,7 @@ export const jobsRoutes: FastifyPluginAsync<AppContext> = async (app, ctx) => {
       const existing = await repository.findJob(tx, principal, params.jobId, true);
       if (!existing) throw notFound('Job');
       if (existing.status === 'Running') throw jobRunning();
+      refuseIfFinished(existing);
       const robot = await findRobot(tx, principal, existing.robotId);
       const values = await resolveJobInput(tx, principal, robot, body, body.start_now);
       const row = await repository.replaceJob(tx, existing.id, values);
@@ -62,6 +64,7 @@ export const jobsRoutes: FastifyPluginAsync<AppContext> = async (app, ctx) => {
       const existing = await repository.findJob(tx, principal, params.id, true);
       if (!existing) throw notFound('Job');
       if (existing.status === 'Running') throw jobRunning();
+      refuseIfFinished(existing);
       await repository.deleteJob(tx, existing.id);
       await publish(tx, principal, existing.id, { job_id: existing.id, deleted: true });
       return { data: true };
@@ -72,6 +75,8 @@ export const jobsRoutes: FastifyPluginAsync<AppContext> = async (app, ctx) => {
     ctx.db.transaction(async (tx) => {
       const existing = await repository.findJob(tx, principal, params.job_id, true);
       if (!existing) throw notFound('Job');
+      // A finished job's notes are its log's (PATCH /log/{id}/notes edits those).
+      refuseIfFinished(existing);
       const row = await repository.setJobNotes(tx, existing.id, body.notes);
       const job = await repository.toJob(tx, row, { roomData: true });
       await publish(tx, principal, job.job_id, job);

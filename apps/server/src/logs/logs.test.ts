@@ -98,6 +98,41 @@ describe('GET /log', () => {
     expect(await names({ from_date: '2030-01-02T00:00:00Z', to_date: '2030-01-03T00:00:00Z' })).toEqual(['c', 'b']);
   });
 
+  it("reads bare dates as days of the user's timezone (Europe/Helsinki by default), DST days included", async () => {
+    const w = await world();
+    const starts = {
+      // Helsinki wall clock in the comments: UTC+2 in winter, UTC+3 from 2026-03-29 03:00 to 2026-10-25 04:00.
+      'Mar 28 23:59': '2026-03-28T21:59:00Z',
+      'Mar 29 00:00': '2026-03-28T22:00:00Z',
+      'Mar 29 23:59': '2026-03-29T20:59:00Z',
+      'Mar 30 00:00': '2026-03-29T21:00:00Z',
+      'Jun 15 01:30': '2026-06-14T22:30:00Z',
+      'Oct 24 23:59': '2026-10-24T20:59:00Z',
+      'Oct 25 00:00': '2026-10-24T21:00:00Z',
+      'Oct 25 23:59': '2026-10-25T21:59:00Z',
+      'Oct 26 00:00': '2026-10-25T22:00:00Z',
+    };
+    for (const [name, starttime] of Object.entries(starts)) await insertLog(w, { name, starttime });
+    const day = async (user: TestUser, date: string) =>
+      LogList.parse((await server.request('GET', '/api/log', { token: user.token, query: { from_date: date, to_date: date } })).body)
+        .payload.map((log) => log.job_name)
+        .reverse();
+    expect(await day(w.admin, '2026-03-29')).toEqual(['Mar 29 00:00', 'Mar 29 23:59']);
+    expect(await day(w.admin, '2026-10-25')).toEqual(['Oct 25 00:00', 'Oct 25 23:59']);
+    expect(await day(w.admin, '2026-06-15')).toEqual(['Jun 15 01:30']);
+    expect(await day(w.admin, '2026-06-14')).toEqual([]);
+
+    // A user in New York (UTC-4 in summer) files the same instants under their own days.
+    const saved = await server.request('POST', '/api/settings/settings', { token: w.operator.token, body: { language: 'en', timezone: 'America/New_York' } });
+    expect(saved.status).toBe(200);
+    expect(await day(w.operator, '2026-06-14')).toEqual(['Jun 15 01:30']);
+    expect(await day(w.operator, '2026-03-29')).toEqual(['Mar 29 23:59', 'Mar 30 00:00']);
+    const range = LogList.parse(
+      (await server.request('GET', '/api/log', { token: w.operator.token, query: { from_date: '2026-03-28', to_date: '2026-03-28' } })).body,
+    );
+    expect(range.count).toBe(2);
+  });
+
   it("shows a teleoperator only their groups' robots' logs, and nobody another organization's", async () => {
     const w = await world();
     await insertLog(w, { name: 'visible', starttime: '2030-01-01T10:00:00Z' });

@@ -8,7 +8,7 @@ import type { Executor } from '../db/client.ts';
 import { logs } from '../db/schema.ts';
 import type { Principal } from '../identity/principal.ts';
 import { robotVisible, seesEverything } from '../lib/visibility.ts';
-import { dateConditions, listCount, listedRobots, newestFirst, pageQuery, type ListTable } from '../jobs/list-filter.ts';
+import { dateConditions, filterTimeZone, listCount, listedRobots, newestFirst, pageQuery, type ListTable } from '../jobs/list-filter.ts';
 import type { ListFilter } from '../jobs/repository.ts';
 
 type LogRow = Omit<typeof logs.$inferSelect, 'trajectory'> & { hasTrajectory: boolean };
@@ -55,8 +55,9 @@ const logsList: ListTable = { table: logs, id: logs.jobId, start: logs.startTime
 export async function listLogs(executor: Executor, principal: Principal, filter: ListFilter): Promise<{ count: number; rows: LogRow[] }> {
   const robotIds = await listedRobots(executor, principal, filter.robot_id);
   if (robotIds?.length === 0) return { count: 0, rows: [] };
+  const timeZone = await filterTimeZone(executor, principal, filter);
   const scope = {
-    where: and(eq(logs.orgId, principal.orgId), ...dateConditions(logs.startTime, filter.from_date, filter.to_date)),
+    where: and(eq(logs.orgId, principal.orgId), ...dateConditions(logs.startTime, filter.from_date, filter.to_date, timeZone)),
     robotIds,
   };
   const [rows, count] = await Promise.all([

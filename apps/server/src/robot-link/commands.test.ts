@@ -5,7 +5,7 @@
  */
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Action, ActionChange, ApiError, DataFlag, Job, LogEntry } from '@uvd/contracts';
+import { Action, ActionChange, ApiError, DataFlag, Job, LogEntry, LogList } from '@uvd/contracts';
 import { commandReplies, jobRooms, jobs, trajectoryPoints } from '../db/schema.ts';
 import { COMMAND_REPLY_RETENTION_MS, pruneCommandReplies } from '../lib/idempotency.ts';
 import { createExecutor, type Executor } from './executor.ts';
@@ -77,7 +77,7 @@ describe('POST /jobs/job/start', () => {
 });
 
 describe('POST /command/job/{job_id}', () => {
-  it('stops a Scheduled job at once: Completed, performed, aborted, with a log', async () => {
+  it('stops a Scheduled job at once: Completed, performed, aborted, its rooms not reached, and no log', async () => {
     const w = await executionWorld(server);
     const job = await createJobFor(server, w);
     const stream = await openSse(server.url, '/api/jobs/v2/jobs/stream', { token: w.admin.token, query: { job_list: job.job_id } });
@@ -85,13 +85,16 @@ describe('POST /command/job/{job_id}', () => {
     expect(response.status).toBe(200);
     expect(DataFlag.parse(response.body)).toEqual({ data: true });
     const changed = await stream.waitFor((frame) => frame.event === 'job_change');
-    expect(Job.parse(JSON.parse(changed.data))).toMatchObject({ status: 'Completed', performed: true });
+    expect(Job.parse(JSON.parse(changed.data))).toMatchObject({ status: 'Completed', performed: true, completion_status: 'aborted' });
     stream.close();
-    const log = await server.request('GET', `/api/log/${job.job_id}`, { token: w.admin.token });
-    expect(log.status).toBe(200);
-    const entry = LogEntry.parse(log.body);
-    expect(entry.completion_status).toBe('aborted');
-    expect(entry.attributes.rooms.map((room) => room.state)).toEqual(['not_reached', 'not_reached', 'not_reached']);
+    const ended = await jobOf(w, job.job_id);
+    expect(ended.rooms.map((room) => room.state)).toEqual(['not_reached', 'not_reached', 'not_reached']);
+    // It never ran: no log claims it did (one dated at its future start, ending before it began), and no push.
+    expect((await server.request('GET', `/api/log/${job.job_id}`, { token: w.admin.token })).status).toBe(404);
+    const logs = LogList.parse((await server.request('GET', '/api/log', { token: w.admin.token, query: { from_date: '2000-01-01' } })).body);
+    expect(logs.payload.map((entry) => entry.job_id)).not.toContain(job.job_id);
+    const events = await server.context.bus.replay(w.orgId, 'jobs', 0);
+    expect(events.filter((event) => event.key === job.job_id).map((event) => event.type)).toEqual(['job_change', 'job_change']);
   });
 
   it('refuses pause and resume of a job that is not running, and commands to an offline robot', async () => {
@@ -142,6 +145,77 @@ describe('POST /command/job/{job_id}', () => {
     const hidden = await server.request('POST', `/api/command/job/${job.job_id}`, { token: stranger.token, query: { command: 'stop' } });
     expect(hidden.status).toBe(404);
     expect((await jobOf(w, job.job_id)).status).toBe('Scheduled');
+  });
+});
+
+describe('a finished job', () => {
+  /** A job the robot ran to the end (every room done), with its log. */
+  async function finishedJob(w: ExecutionWorld): Promise<Job> {
+    const job = await createJobFor(server, w);
+    await markRunning(job.job_id);
+    const id = job.job_id;
+    await executor.handleState(
+      w.robot,
+      robotState(w, { orderId: id, actionStates: [0, 1, 2].map((orderNo) => disinfectState(id, orderNo, 'FINISHED')) }),
+    );
+    const ended = await jobOf(w, id);
+    expect(ended).toMatchObject({ status: 'Completed', completion_status: 'completed' });
+    return ended;
+  }
+
+  const expectFinished = (response: { status: number; body: unknown }, job: Job) => {
+    expect(response.status).toBe(409);
+    const error = ApiError.parse(response.body);
+    expect(error.error).toBe('job_finished');
+    expect(error.message).toContain(job.name);
+    expect(error.details).toEqual({ job_id: job.job_id });
+  };
+
+  it('is immutable: PUT, DELETE, start, every job command and its notes answer 409 job_finished and change nothing', async () => {
+    const w = await executionWorld(server);
+    const job = await finishedJob(w);
+    const logBefore = LogEntry.parse((await server.request('GET', `/api/log/${job.job_id}`, { token: w.admin.token })).body);
+    const token = w.admin.token;
+    const rewrite = {
+      name: 'Rewritten',
+      notes: 'never ran like this',
+      start_time: new Date(Date.now() + 48 * 3600_000).toISOString(),
+      rooms: [{ room_id: w.roomIds[2] ?? '', order_no: 0, dose: 10 }],
+    };
+    expectFinished(await server.request('PUT', `/api/jobs/jobs/${job.job_id}`, { token, body: rewrite }), job);
+    expectFinished(await server.request('DELETE', `/api/jobs/jobs/${job.job_id}`, { token }), job);
+    expectFinished(await server.request('POST', '/api/jobs/job/start', { token, query: { job_id: job.job_id } }), job);
+    for (const command of ['start', 'pause', 'resume', 'stop']) {
+      expectFinished(await server.request('POST', `/api/command/job/${job.job_id}`, { token, query: { command } }), job);
+    }
+    expectFinished(await server.request('PATCH', `/api/jobs/job/${job.job_id}/notes`, { token, body: { notes: 'edited' } }), job);
+
+    const after = await jobOf(w, job.job_id);
+    expect(after).toEqual(job);
+    expect(LogEntry.parse((await server.request('GET', `/api/log/${job.job_id}`, { token })).body)).toEqual(logBefore);
+  });
+
+  it("keeps its log's notes editable (spec §2), without touching the job", async () => {
+    const w = await executionWorld(server);
+    const job = await finishedJob(w);
+    const edited = await server.request('PATCH', `/api/log/${job.job_id}/notes`, { token: w.operator.token, body: { notes: 'Door 2 was locked' } });
+    expect(LogEntry.parse(edited.body).notes).toBe('Door 2 was locked');
+    expect(LogEntry.parse((await server.request('GET', `/api/log/${job.job_id}`, { token: w.admin.token })).body).notes).toBe('Door 2 was locked');
+    expect((await jobOf(w, job.job_id)).notes).toBe(job.notes);
+  });
+
+  it('stopped before it began is immutable too: PUT cannot give it a new start and rooms', async () => {
+    const w = await executionWorld(server);
+    const job = await createJobFor(server, w);
+    expect((await server.request('POST', `/api/command/job/${job.job_id}`, { token: w.admin.token, query: { command: 'stop' } })).status).toBe(200);
+    const stopped = await jobOf(w, job.job_id);
+    const rewrite = {
+      name: 'Rewritten',
+      start_time: new Date(Date.now() + 48 * 3600_000).toISOString(),
+      rooms: [{ room_id: w.roomIds[0] ?? '', order_no: 0, dose: 10 }],
+    };
+    expectFinished(await server.request('PUT', `/api/jobs/jobs/${job.job_id}`, { token: w.admin.token, body: rewrite }), stopped);
+    expect(await jobOf(w, job.job_id)).toEqual(stopped);
   });
 });
 

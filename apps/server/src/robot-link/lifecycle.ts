@@ -132,13 +132,21 @@ export async function pauseOrResume(ctx: Context, tx: Tx, job: JobRow, command: 
 
 /**
  * Stop: a Running job's order is cancelled on the robot, and the job ends as aborted when the robot reports
- * the cancellation (its state tells which rooms were done). A Scheduled job ends at once, unstarted.
+ * the cancellation (its state tells which rooms were done). A Scheduled job ends at once, unstarted, with no log.
  */
 export async function stopJob(ctx: Context, tx: Tx, job: JobRow): Promise<void> {
   if (job.status === 'Completed') throw refuse(CommandRefusal.jobState, 'The job has ended.');
   if (job.status === 'Scheduled') {
-    await tx.update(jobRooms).set({ state: 'aborted' }).where(eq(jobRooms.jobId, job.id));
-    await finishJob(ctx, tx, job, 'aborted');
+    // Nothing ran, so nothing claims it did: no log (it would be dated at a start that never came), no
+    // job_finished push, and no room reached. The job ends `aborted` (an operator stopped it) and leaves the list.
+    const now = new Date();
+    await tx.update(jobRooms).set({ state: 'not_reached' }).where(eq(jobRooms.jobId, job.id));
+    const [ended] = await tx
+      .update(jobs)
+      .set({ status: 'Completed', activeState: null, performed: true, endedAt: now, updatedAt: now, completionStatus: 'aborted' })
+      .where(eq(jobs.id, job.id))
+      .returning();
+    if (ended) await publishJobChange(ctx, tx, ended);
     return;
   }
   const robot = await robotOf(tx, job);

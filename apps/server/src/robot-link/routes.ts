@@ -4,6 +4,7 @@ import { commandJob, DataFlag, postRobotCommand, startJobNow } from '@uvd/contra
 import type { AppContext } from '../context.ts';
 import type { Tx } from '../db/client.ts';
 import { robots } from '../db/schema.ts';
+import { refuseIfFinished } from '../jobs/finished.ts';
 import { findJob } from '../jobs/repository.ts';
 import { notFound } from '../lib/http-error.ts';
 import { idempotencyKey, idempotent } from '../lib/idempotency.ts';
@@ -59,6 +60,7 @@ export const robotLinkRoutes: FastifyPluginAsync<AppContext> = async (app, ctx) 
     runCommand(request, principal.orgId, `start ${query.job_id}`, async (tx) => {
       const job = await findJob(tx, principal, query.job_id, true);
       if (!job) throw notFound('Job');
+      refuseIfFinished(job);
       await startJob(ctx, tx, job);
       return { data: true };
     }),
@@ -68,6 +70,7 @@ export const robotLinkRoutes: FastifyPluginAsync<AppContext> = async (app, ctx) 
     runCommand(request, principal.orgId, `${query.command} ${params.job_id}`, async (tx) => {
       const job = await findJob(tx, principal, params.job_id, true);
       if (!job) throw notFound('Job');
+      refuseIfFinished(job);
       switch (query.command) {
         case 'start':
           await startJob(ctx, tx, job);

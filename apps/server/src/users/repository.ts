@@ -1,8 +1,9 @@
 import { and, asc, eq, inArray } from 'drizzle-orm';
 import type { Group, GroupUser, Role, User } from '@uvd/contracts';
-import { Role as RoleSchema } from '@uvd/contracts';
+import { DEFAULT_TIMEZONE, Id, Role as RoleSchema } from '@uvd/contracts';
 import type { Executor } from '../db/client.ts';
 import { groups, userGroups, users } from '../db/schema.ts';
+import type { Principal } from '../identity/principal.ts';
 
 const userColumns = {
   id: users.id,
@@ -63,6 +64,17 @@ export async function findProfile(db: Executor, orgId: string, id: string) {
     .from(users)
     .where(and(eq(users.orgId, orgId), eq(users.id, id)));
   return row;
+}
+
+/** The caller's timezone setting (spec §3); the default for a user without a row (an external Keycloak's). */
+export async function timezoneOf(db: Executor, principal: Principal): Promise<string> {
+  // Keycloak subjects are UUIDs too; anything else cannot be one of our rows (and would be a SQL type error).
+  if (!Id.safeParse(principal.sub).success) return DEFAULT_TIMEZONE;
+  const [row] = await db
+    .select({ timezone: users.timezone })
+    .from(users)
+    .where(and(eq(users.orgId, principal.orgId), eq(users.id, principal.sub)));
+  return row?.timezone || DEFAULT_TIMEZONE;
 }
 
 export async function groupNamesOf(db: Executor, userId: string): Promise<string[]> {

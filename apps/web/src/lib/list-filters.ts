@@ -1,4 +1,5 @@
-import { format, subDays } from 'date-fns';
+import { format, parseISO, subDays } from 'date-fns';
+import { DEFAULT_TIME_ZONE, formatDateTime } from './format-date.ts';
 
 /**
  * Spec §2 list filters kept in the query string (startDate, endDate, robot, offset, limit). The jobs and logs
@@ -17,7 +18,13 @@ export interface ListFilters {
   limit: number;
 }
 
-export const defaultStartDate = (now: Date = new Date()): string => format(subDays(now, DEFAULT_START_DAYS_AGO), 'yyyy-MM-dd');
+/**
+ * Spec §2 default start date: 7 days before the user's today in their timezone, the zone the server reads the
+ * bare date in (not the browser's: at 01:30 in Helsinki a UTC browser is still on yesterday). Calendar days are
+ * counted, so a DST change in between cannot shift it.
+ */
+export const defaultStartDate = (now: Date = new Date(), timeZone: string = DEFAULT_TIME_ZONE): string =>
+  format(subDays(parseISO(formatDateTime(now.toISOString(), timeZone, 'yyyy-MM-dd')), DEFAULT_START_DAYS_AGO), 'yyyy-MM-dd');
 
 const wholeNumber = (text: string | null, fallback: number, min: number): number => {
   if (text === null || !/^\d+$/.test(text)) return fallback;
@@ -36,9 +43,12 @@ const offsetOf = (search: URLSearchParams): number => wholeNumber(search.get('of
 export const snapLimit = (limit: number): number =>
   PAGE_SIZES.reduce<number>((best, size) => (Math.abs(size - limit) < Math.abs(best - limit) ? size : best), PAGE_SIZES[0]);
 
-/** Reads the filters from the address, falling back to the defaults for absent or malformed values. */
-export const readFilters = (search: URLSearchParams, now: Date = new Date()): ListFilters => ({
-  startDate: dateOf(search.get('startDate')) ?? defaultStartDate(now),
+/**
+ * Reads the filters from the address, falling back to the defaults for absent or malformed values. Dates are the
+ * user's days in `timeZone` (their setting), which the server reads them in too.
+ */
+export const readFilters = (search: URLSearchParams, now: Date = new Date(), timeZone: string = DEFAULT_TIME_ZONE): ListFilters => ({
+  startDate: dateOf(search.get('startDate')) ?? defaultStartDate(now, timeZone),
   endDate: dateOf(search.get('endDate')),
   robots: (search.get('robot') ?? '')
     .split(',')

@@ -86,6 +86,13 @@ describe('jobs list filters (spec §2)', () => {
     expect(readFilters(new URLSearchParams('robot=a,b&offset=20&limit=5&endDate=2026-11-30')).robots).toEqual(['a', 'b']);
   });
 
+  it("counts the default start date's 7 days from the user's today in their timezone, not the browser's", () => {
+    // 02:00 UTC on November 22nd is still November 21st in Los Angeles.
+    const now = new Date('2026-11-22T02:00:00Z');
+    expect(readFilters(new URLSearchParams(), now, 'America/Los_Angeles').startDate).toBe('2026-11-14');
+    expect(readFilters(new URLSearchParams(), now, 'Europe/Helsinki').startDate).toBe('2026-11-15');
+  });
+
   it('changing start date, end date or robot resets the offset and removes it from the address', () => {
     const base = new URLSearchParams('offset=20&limit=10&robot=a');
     expect(applyFilterChange(base, { startDate: '2026-11-01' }).toString()).toBe('limit=10&robot=a&startDate=2026-11-01');

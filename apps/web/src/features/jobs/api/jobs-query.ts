@@ -14,8 +14,8 @@ export interface JobListFilters extends ListFilters {
 }
 
 /** Reads the jobs list's filters from the address; a status the list does not hold is left out. */
-export const readJobFilters = (search: URLSearchParams, now?: Date): JobListFilters => ({
-  ...readFilters(search, now),
+export const readJobFilters = (search: URLSearchParams, timeZone: string, now?: Date): JobListFilters => ({
+  ...readFilters(search, now, timeZone),
   statuses: readStatuses(search).flatMap((status) => {
     const parsed = ListedJobStatus.safeParse(status);
     return parsed.success ? [parsed.data] : [];

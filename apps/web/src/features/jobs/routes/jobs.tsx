@@ -36,7 +36,7 @@ export const JobsRoute = () => {
   const { timezone } = useSessionUser();
   const location = useLocation();
   const [search, setSearch] = useSearchParams();
-  const filters = useMemo(() => readJobFilters(search), [search]);
+  const filters = useMemo(() => readJobFilters(search, timezone), [search, timezone]);
   const jobs = useJobList(filters);
   const focusId = readJobFocus(location.state);
   const [expanded, setExpanded] = useState<ReadonlySet<string>>(() => new Set(focusId ? [focusId] : []));

@@ -6,6 +6,7 @@ import { PageTitle } from '../../../components/page-title.tsx';
 import { PaginationBar } from '../../../components/pagination-bar.tsx';
 import { useFilterRobots, useLogs } from '../api/logs-query.ts';
 import { LogTable } from '../components/log-table.tsx';
+import { useSessionUser } from '../../../lib/auth/auth-context.tsx';
 import {
   activeFilterCount,
   applyFilterChange,
@@ -20,7 +21,8 @@ import {
 export const LogsRoute = () => {
   const { t } = useTranslation();
   const [search, setSearch] = useSearchParams();
-  const filters = readFilters(search);
+  const { timezone } = useSessionUser();
+  const filters = readFilters(search, new Date(), timezone);
   const logs = useLogs(filters);
   const [filterOpen, setFilterOpen] = useState(false);
   const [expandedId, setExpandedId] = useState<string | null>(null);
