@@ -150,7 +150,7 @@ describe('SimRobot on the wire', () => {
     await server.waitForState((s) => statusOf(s, id) === 'RUNNING');
     await robot.kill();
     await robot.start();
-    await server.waitForState((s) => s.paused && s.errors.some((error) => error.errorType === 'uvd_link_lost'));
+    await server.waitForState((s) => s.paused === true && s.errors.some((error) => error.errorType === 'uvd_link_lost'));
     await server.sendInstantActions([{ actionType: 'stopPause', actionId: 'resume-lost', blockingType: 'HARD' }]);
     const resumed = await server.waitForState((s) => statusOf(s, 'resume-lost') === 'FINISHED');
     expect(resumed.paused).toBe(false);

@@ -9,7 +9,7 @@
  * database only when it changes something, checked again under the job's row lock, so a second server process
  * handling the same state writes and publishes nothing.
  */
-import { LOW_BATTERY_PERCENT, type StateMessage } from '@uvd/contracts';
+import { CommandRefusal, LOW_BATTERY_PERCENT, type StateMessage } from '@uvd/contracts';
 import { and, eq } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
 import { jobs } from '../db/schema.ts';
@@ -96,7 +96,7 @@ export function createExecutor(ctx: Pick<AppContext, 'db' | 'bus' | 'fleet'>, on
   };
 
   /** Applies what the state changes, under the job's lock, against the rows as they are now. */
-  const applyProgress = async (jobId: string, orgId: string, order: OrderReport): Promise<void> => {
+  const applyProgress = async (jobId: string, orgId: string, order: OrderReport, battery: number): Promise<void> => {
     await ctx.db.transaction(async (tx) => {
       const job = await repository.lockJob(tx, orgId, jobId);
       if (job?.status !== 'Running') return;
@@ -110,7 +110,10 @@ export function createExecutor(ctx: Pick<AppContext, 'db' | 'bus' | 'fleet'>, on
         if (room) await repository.setRoomState(tx, jobId, orderNo, room.state, now);
       }
       if (progress.ended && progress.completionStatus) {
-        await finishJob(ctx, tx, job, progress.completionStatus);
+        // Rooms given up while the battery is below the threshold were given up for it (the robot goes home to
+        // charge): the log says so.
+        const reason = progress.completionStatus === 'failed' && battery < LOW_BATTERY_PERCENT ? CommandRefusal.robotBatteryLow : null;
+        await finishJob(ctx, tx, job, progress.completionStatus, reason);
         return;
       }
       let current = job;
@@ -129,7 +132,7 @@ export function createExecutor(ctx: Pick<AppContext, 'db' | 'bus' | 'fleet'>, on
     jobCache.delete(jobId);
   };
 
-  const trackJob = async (robot: FleetRobot, order: OrderReport): Promise<string | undefined> => {
+  const trackJob = async (robot: FleetRobot, order: OrderReport, battery: number): Promise<string | undefined> => {
     const jobId = order.jobId;
     if (jobId === undefined) return undefined;
     const job = await loadJob(robot, jobId);
@@ -150,7 +153,7 @@ export function createExecutor(ctx: Pick<AppContext, 'db' | 'bus' | 'fleet'>, on
     }
     const progress = reduceProgress({ jobId, activeState: job.running.activeState, rooms: job.running.rooms }, order);
     if (progress && (progress.changed.length > 0 || progress.ended || progress.activeState !== job.running.activeState)) {
-      await applyProgress(jobId, robot.orgId, order);
+      await applyProgress(jobId, robot.orgId, order, battery);
     }
     return jobId;
   };
@@ -207,7 +210,7 @@ export function createExecutor(ctx: Pick<AppContext, 'db' | 'bus' | 'fleet'>, on
     const { robot } = event;
     reportedOrders.set(robot.robotId, { orderId: event.order.orderId, at: event.receivedAt });
     await checkBattery(robot, event.battery);
-    const jobId = await trackJob(robot, event.order);
+    const jobId = await trackJob(robot, event.order, event.battery.charge);
     await syncPrompts(robot, jobId, event.prompts);
   };
 
