@@ -150,6 +150,8 @@ export class RobotModel {
   /** A uvd_go_home in progress: RUNNING until the robot is home. */
   private homeActionId: string | null = null;
   private lowBattery = false;
+  /** Paused by the dead man's switch (`loseLink`) and not yet resumed or cancelled by the controller. */
+  private linkLost = false;
   private orderRefusal: string | null = null;
   private distanceSinceLastNode = 0;
   /** By uvd_disinfect actionId, for the order's rooms that received UV-C or ended. */
@@ -203,6 +205,20 @@ export class RobotModel {
   /** Sets the charge, e.g. to make a test robot run low; the low-battery rule applies from the next step. */
   setBattery(percent: number): void {
     this.battery = Math.min(100, Math.max(0, percent));
+    this.changed = true;
+  }
+
+  /**
+   * The dead man's switch (as the UVD Robots tablet link): the lamp runs only while the link to the controller
+   * is alive. When the link is lost with an order running, the robot pauses at once (lamp off: the room's
+   * uvd_disinfect PAUSED; no driving) and stays paused when the link is back, reporting the WARNING error
+   * `uvd_link_lost`, until the controller resumes it (stopPause) or cancels the order (cancelOrder): only the
+   * controller knows whether the room is still empty.
+   */
+  loseLink(): void {
+    if (!this.order || this.linkLost) return;
+    this.linkLost = true;
+    this.setPaused(true);
     this.changed = true;
   }
 
@@ -288,6 +304,7 @@ export class RobotModel {
         record('FINISHED');
         return;
       case VdaInstantAction.resume:
+        this.linkLost = false;
         this.setPaused(false);
         record('FINISHED');
         return;
@@ -299,6 +316,11 @@ export class RobotModel {
         if (this.order) this.abortOrder('aborted');
         this.interruptGoHome();
         this.activity = { kind: 'idle' };
+        // The pause of the dead man's switch held the order; with the order gone it has nothing left to hold.
+        if (this.linkLost) {
+          this.linkLost = false;
+          this.setPaused(false);
+        }
         record('FINISHED');
         return;
       case UvdActionType.goHome:
@@ -657,6 +679,13 @@ export class RobotModel {
         errorType: 'uvd_low_battery',
         errorLevel: 'WARNING',
         errorDescription: `Battery below ${this.lowBatteryThreshold} %: going home to charge`,
+      });
+    }
+    if (this.linkLost) {
+      errors.push({
+        errorType: 'uvd_link_lost',
+        errorLevel: 'WARNING',
+        errorDescription: 'The link to the controller was lost: lamp off, paused until resumed or cancelled',
       });
     }
     if (this.orderRefusal) errors.push({ errorType: 'orderError', errorLevel: 'WARNING', errorDescription: this.orderRefusal });

@@ -115,6 +115,49 @@ describe('SimRobot on the wire', () => {
     await server.waitForState((s) => statusOf(s, id) === 'FINISHED', 10_000);
   }, 30_000);
 
+  it('turns its lamp off when the link to the controller is lost, and stays paused after the link is back until the controller decides', async () => {
+    const { robot, server } = await setup({ timeFactor: 50 });
+    const jobId = randomUUID();
+    await server.sendOrder(roomsOrder(jobId, MAP, [room(1, 0, { dose: 50 }), room(2, 0, { dose: 50 })], HOME));
+    const id = disinfectId(jobId, 1);
+    await server.waitForState((s) => statusOf(s, id) === 'RUNNING');
+    await robot.kill();
+    // At once, not at the next state: the dead man's switch acts on the lost link itself.
+    const atLoss = robot.model.state();
+    expect(atLoss).toMatchObject({ paused: true, driving: false });
+    expect(atLoss.actionStates.find((a) => a.actionId === id)?.actionStatus).toBe('PAUSED');
+
+    await robot.start();
+    const back = await server.waitForState((s) => s.errors.some((error) => error.errorType === 'uvd_link_lost'));
+    expect(back.paused).toBe(true);
+    expect(statusOf(back, id)).toBe('PAUSED');
+    // 100 s of dose at factor 50 is 2 s: a robot that carried on would have finished the room.
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    expect(server.states().some((s) => statusOf(s, id) === 'FINISHED')).toBe(false);
+
+    await server.sendInstantActions([{ actionType: 'cancelOrder', actionId: 'cancel-lost', blockingType: 'HARD' }]);
+    const cancelled = await server.waitForState((s) => statusOf(s, 'cancel-lost') === 'FINISHED');
+    expect(action(cancelled, id)).toMatchObject({ actionStatus: 'FAILED', resultDescription: 'aborted' });
+    expect(cancelled.paused).toBe(false);
+    expect(cancelled.errors.some((error) => error.errorType === 'uvd_link_lost')).toBe(false);
+  }, 30_000);
+
+  it('goes on with its order when the controller resumes it after the link came back', async () => {
+    const { robot, server } = await setup({ timeFactor: 50 });
+    const jobId = randomUUID();
+    await server.sendOrder(roomsOrder(jobId, MAP, [room(1, 0, { dose: 50 })], HOME));
+    const id = disinfectId(jobId, 1);
+    await server.waitForState((s) => statusOf(s, id) === 'RUNNING');
+    await robot.kill();
+    await robot.start();
+    await server.waitForState((s) => s.paused === true && s.errors.some((error) => error.errorType === 'uvd_link_lost'));
+    await server.sendInstantActions([{ actionType: 'stopPause', actionId: 'resume-lost', blockingType: 'HARD' }]);
+    const resumed = await server.waitForState((s) => statusOf(s, 'resume-lost') === 'FINISHED');
+    expect(resumed.paused).toBe(false);
+    expect(resumed.errors).toEqual([]);
+    await server.waitForState((s) => statusOf(s, id) === 'FINISHED', 10_000);
+  }, 30_000);
+
   it('cancels in the middle of a room: the room and the rooms after it fail aborted, the robot stops where it is', async () => {
     const { server } = await setup();
     const jobId = randomUUID();

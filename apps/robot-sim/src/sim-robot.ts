@@ -95,6 +95,8 @@ export class SimRobot {
     this.client = client;
     client.on('connect', () => { this.onConnect(client); });
     client.on('message', (topic, payload) => { this.onMessage(topic, payload); });
+    // The dead man's switch: the lamp goes off the moment the link to the controller is lost (RobotModel.loseLink).
+    client.on('close', () => { this.model.loseLink(); });
     await new Promise<void>((resolve, reject) => {
       const onConnect = () => {
         client.off('error', onError);

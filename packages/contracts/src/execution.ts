@@ -23,6 +23,10 @@ export const CommandRefusal = {
   robotNotAutonomous: 'robot_not_autonomous',
   /** The robot already runs another job. */
   robotBusy: 'robot_busy',
+  /** The robot's battery is below LOW_BATTERY_PERCENT: it would give up the rooms and go home to charge. */
+  robotBatteryLow: 'robot_battery_low',
+  /** The robot reports a FATAL error: it cannot run an order until it is cleared. */
+  robotError: 'robot_error',
   /** The Idempotency-Key was already used for another command (another robot, job, prompt or command). */
   keyReused: 'idempotency_key_reused',
 } as const;
@@ -32,7 +36,7 @@ export const startJobNow = defineRoute({
   method: 'POST',
   path: '/jobs/job/start',
   summary:
-    'Start a Scheduled job now ({data: true}); 409 when it runs or ended, its robot is offline, not Autonomous or busy with another job',
+    'Start a Scheduled job now ({data: true}); 409 when it runs or ended, its robot is offline, not Autonomous, busy with another job, below the low-battery threshold or in a FATAL error',
   tags: ['jobs', 'execution'],
   querystring: z.object({ job_id: Id }),
   response: { 200: DataFlag },
@@ -42,7 +46,7 @@ export const commandJob = defineRoute({
   method: 'POST',
   path: '/command/job/:job_id',
   summary:
-    'start, pause, resume or stop a job ({data: true}); stop of a Scheduled job ends it unstarted; 409 when the job state or robot does not allow it',
+    'start, pause, resume or stop a job ({data: true}); stop of a Scheduled job ends it unstarted; stop of a Running job whose robot is offline ends it interrupted at once (the cancel waits for the robot); 409 when the job state or robot does not allow it',
   tags: ['execution'],
   params: z.object({ job_id: Id }),
   querystring: z.object({ command: JobCommand }),

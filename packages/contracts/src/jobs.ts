@@ -20,11 +20,22 @@ export const JobRoomState = z.enum(['pending', 'active', 'done', 'not_ready', 'n
 export type JobRoomState = z.infer<typeof JobRoomState>;
 
 /**
- * How an ended job ended, as its log says (completed, aborted: stopped by an operator, failed). A Completed job
- * carries it so the console never calls a stopped job completed.
+ * How an ended job ended, as its log says (completed, aborted: stopped by an operator, failed, interrupted: ended
+ * by a person while its robot was unreachable, missed: its start window passed before it could start). A
+ * Completed job carries it so the console never calls a stopped job completed.
  */
-export const JobCompletionStatus = z.enum(['completed', 'aborted', 'failed']);
+export const JobCompletionStatus = z.enum(['completed', 'aborted', 'failed', 'interrupted', 'missed']);
 export type JobCompletionStatus = z.infer<typeof JobCompletionStatus>;
+
+/**
+ * Why a Scheduled job due to start has not started (the scheduler tried and the robot could not take it): the
+ * refusal code of the start (CommandRefusal in execution.ts). A missed job keeps it, and so does its log.
+ */
+export const NotStartedReason = z.enum(['robot_battery_low', 'robot_error', 'robot_offline', 'robot_busy', 'robot_not_autonomous']);
+export type NotStartedReason = z.infer<typeof NotStartedReason>;
+
+/** How long after its start_time a Scheduled job may still start, unless the organization sets another window. */
+export const DEFAULT_START_WINDOW_MINUTES = 15;
 
 /** The statuses the jobs list holds (it lists jobs not yet performed; ended ones are history, in Logs). */
 export const ListedJobStatus = JobStatus.exclude(['Completed']);
@@ -93,6 +104,18 @@ export const Job = z.object({
   completion_status: JobCompletionStatus.nullable().optional(),
   trajectory: z.array(TrajectoryPoint).optional(),
   progress: JobProgress.optional(),
+  /**
+   * The real start (the planned one is `start_time`, never rewritten); null before the job started. Optional so a
+   * client built before it still parses.
+   */
+  started_at: Timestamp.nullable().optional(),
+  /**
+   * A Running job whose robot is not connected: the robot's last report, since when its lamp state is unknown.
+   * Null while the robot is connected and for jobs not Running.
+   */
+  connection_lost_since: Timestamp.nullable().optional(),
+  /** A Scheduled job the scheduler could not start: why (kept when it ends missed); null otherwise. */
+  not_started_reason: NotStartedReason.nullable().optional(),
 });
 export type Job = z.infer<typeof Job>;
 

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { ActionButtonText, DecisionSource } from './actions.ts';
 import { BooleanQuery, Id, Text, Timestamp } from './common.ts';
-import { JOB_NOTES_MAX, ListFilterQuery, TrajectoryPoint } from './jobs.ts';
+import { JOB_NOTES_MAX, ListFilterQuery, NotStartedReason, TrajectoryPoint } from './jobs.ts';
 import { defineRoute } from './route.ts';
 
 /**
@@ -53,6 +53,14 @@ export const LogEntry = z.object({
   created_by: z.string(),
   starttime: Timestamp,
   endtime: Timestamp.nullable(),
+  /** The job's planned start (its start_time); `starttime` is the real one (the planned one for a missed job). */
+  planned_starttime: Timestamp.nullable().optional(),
+  /**
+   * Why the job ended as it did, when a robot's condition decided it: `robot_offline` (interrupted: ended while
+   * the robot was unreachable; missed while it was away), `robot_battery_low` (rooms not reached as the battery
+   * ran low; missed), or another NotStartedReason of a missed job. Null otherwise.
+   */
+  reason: NotStartedReason.nullable().optional(),
   notes: z.string(),
   has_trajectory: z.boolean(),
   attributes: z.object({ rooms: z.array(LoggedRoom), prompts: z.array(LoggedPrompt) }),

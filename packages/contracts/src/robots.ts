@@ -20,9 +20,10 @@ export const LOW_BATTERY_PERCENT = 20;
 
 /**
  * What a robot is doing, as the server reads it from the robot's VDA 5050 state: a fatal error, paused, running a
- * disinfection, driving, charging, else idle (also before it ever reported).
+ * disinfection, driving, charging, else idle (also before it ever reported). `offline` while its connection is
+ * not ONLINE: what it does then is unknown, so no last report is shown as if it were live.
  */
-export const RobotStatus = z.enum(['idle', 'driving', 'disinfecting', 'paused', 'charging', 'error']);
+export const RobotStatus = z.enum(['idle', 'driving', 'disinfecting', 'paused', 'charging', 'error', 'offline']);
 export type RobotStatus = z.infer<typeof RobotStatus>;
 
 /** 1 means charging, 0 not. */

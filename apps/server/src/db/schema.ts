@@ -3,6 +3,7 @@
  * Ids are UUIDs so an id of another organization cannot be guessed and answers 404.
  */
 import { sql } from 'drizzle-orm';
+import { DEFAULT_START_WINDOW_MINUTES } from '@uvd/contracts';
 import type {
   JobActiveState,
   JobStatus,
@@ -11,6 +12,7 @@ import type {
   MapFrame,
   MapPoint,
   MapPose,
+  NotStartedReason,
   RobotError,
   RobotMode,
   RobotStatus,
@@ -44,6 +46,8 @@ export const organizations = pgTable('organizations', {
   name: text('name').notNull(),
   uvcDoses: integer('uvc_doses').array().notNull().default(sql`'{}'::integer[]`),
   defaultDose: integer('default_dose'),
+  /** A Scheduled job not started this many minutes after its start_time is missed instead of started late. */
+  startWindowMinutes: integer('start_window_minutes').notNull().default(DEFAULT_START_WINDOW_MINUTES),
   createdAt: createdAt(),
 });
 
@@ -300,6 +304,8 @@ export const jobs = pgTable(
     completionStatus: text('completion_status'),
     /** VDA 5050 orderUpdateId of the order last sent for this job (the orderId is the job id). */
     orderUpdateId: integer('order_update_id').notNull().default(0),
+    /** A due Scheduled job the robot could not take: the start's refusal code (NotStartedReason); kept when missed. */
+    notStartedReason: text('not_started_reason').$type<NotStartedReason>(),
   },
   (t) => [
     // The jobs list filters by organization, optionally robots, and a start_time range, newest first.
@@ -353,6 +359,10 @@ export const logs = pgTable(
     createdBy: text('created_by').notNull(),
     startTime: timestamp('starttime', { withTimezone: true }).notNull(),
     endTime: timestamp('endtime', { withTimezone: true }),
+    /** The job's planned start_time (starttime is the real start). */
+    plannedStartTime: timestamp('planned_starttime', { withTimezone: true }),
+    /** Why the job ended so, when a robot's condition decided it (NotStartedReason); null otherwise. */
+    reason: text('reason').$type<NotStartedReason>(),
     notes: text('notes').notNull().default(''),
     rooms: jsonb('rooms').$type<StoredLoggedRoom[]>().notNull().default(sql`'[]'::jsonb`),
     trajectory: jsonb('trajectory').$type<TrajectoryPoint[]>(),

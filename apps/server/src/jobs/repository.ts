@@ -3,7 +3,7 @@
  * the robots of their groups (DESIGN.md "Tenancy and visibility").
  */
 import { and, asc, eq, getTableColumns, inArray, sql, type SQL } from 'drizzle-orm';
-import { Job, JobCompletionStatus, JobRoom, type JobListQuery, type ListFilterQuery } from '@uvd/contracts';
+import { Job, JobCompletionStatus, JobRoom, NotStartedReason, type JobListQuery, type ListFilterQuery } from '@uvd/contracts';
 import { z } from 'zod';
 import type { Executor } from '../db/client.ts';
 import { jobRooms, jobs, logs, organizations, robots, rooms } from '../db/schema.ts';
@@ -70,6 +70,10 @@ export interface JobExtras {
 
 /** The `completion_status` column holds JobCompletionStatus values, null until the job ends. */
 const CompletionStatusColumn = JobCompletionStatus.nullable();
+/** `not_started_reason` holds NotStartedReason values written by the scheduler (robot-link/lifecycle.ts holdJob). */
+const NotStartedReasonColumn = NotStartedReason.nullable();
+/** A timestamp read by raw SQL arrives as the driver gives it (a string, or a Date). */
+const LastSeenColumn = z.coerce.date().nullable();
 
 /** The rooms as the query builds them: every room with its name, building, floor, readiness and progress. */
 const RoomsJson = z.array(JobRoom.required().extend({ ended_at: z.coerce.date().nullable() }));
@@ -85,6 +89,8 @@ async function selectJobs(executor: Executor, condition: SQL, extras: JobExtras)
     .select({
       ...getTableColumns(jobs),
       robotName: robots.name,
+      // The robot's last report when it is not connected (connection_lost_since of a Running job).
+      robotLastSeen: sql<unknown>`CASE WHEN ${robots.connectionState} = 'ONLINE' THEN NULL ELSE coalesce(${robots.lastSeenAt}, ${jobs.startedAt}) END`,
       rooms: sql<unknown>`(
         SELECT coalesce(json_agg(json_build_object(
           'room_id', ${jobRooms.roomId}, 'order_no', ${jobRooms.orderNo}, 'dose', ${jobRooms.dose}, 'room_name', ${rooms.name},
@@ -118,6 +124,9 @@ async function selectJobs(executor: Executor, condition: SQL, extras: JobExtras)
       start_now: row.startNow,
       performed: row.performed,
       completion_status: CompletionStatusColumn.parse(row.completionStatus),
+      started_at: row.startedAt ? row.startedAt.toISOString() : null,
+      connection_lost_since: row.status === 'Running' ? (LastSeenColumn.parse(row.robotLastSeen)?.toISOString() ?? null) : null,
+      not_started_reason: row.status === 'Scheduled' || row.completionStatus === 'missed' ? NotStartedReasonColumn.parse(row.notStartedReason) : null,
     };
     if (row.status !== 'Scheduled') job.progress = jobProgress(roomRows, row.startedAt, row.status === 'Running');
     const trajectory = TrajectoryJson.parse(row.trajectory);

@@ -94,6 +94,7 @@ function messageFor(event: PushEventRow, facts: PushEventFacts, subject: Subject
     button: facts.button ? ActionButtonText.catch('wait').parse(facts.button) : null,
     roomName: subject.roomName,
     battery: facts.battery,
+    reason: facts.reason,
     occurredAt: new Date(facts.occurredAt),
     escalationMinutes: Math.max(1, Math.round(escalationMs / 60_000)),
   };

@@ -3,7 +3,7 @@
  * times in their timezone. The console's own translations live in the web app; these are the few a phone shows
  * before the console opens.
  */
-import type { ActionButtonText, PushEventKind } from '@uvd/contracts';
+import type { ActionButtonText, NotStartedReason, PushEventKind } from '@uvd/contracts';
 
 export type Language = 'en' | 'fi' | 'se';
 
@@ -12,6 +12,11 @@ interface Texts {
   jobCompleted: (job: string, robot: string, time: string) => [string, string];
   jobStopped: (job: string, robot: string, time: string) => [string, string];
   jobFailed: (job: string, robot: string, time: string) => [string, string];
+  jobInterrupted: (job: string, robot: string, time: string) => [string, string];
+  jobMissed: (job: string, robot: string, time: string) => [string, string];
+  jobNotStarted: (job: string, robot: string, time: string) => [string, string];
+  /** Why a job did not start (or was missed, or rooms were not reached). */
+  reasons: Record<NotStartedReason, string>;
   prompt: (robot: string, room: string | null, job: string) => string;
   escalation: (robot: string, minutes: number) => string;
   batteryLow: (robot: string, battery: number, time: string) => [string, string];
@@ -25,6 +30,19 @@ const en: Texts = {
   jobCompleted: (job, robot, time) => ['Job completed', `${job} on ${robot} was completed at ${time}.`],
   jobStopped: (job, robot, time) => ['Job stopped', `${job} on ${robot} was stopped at ${time}.`],
   jobFailed: (job, robot, time) => ['Job failed', `${job} on ${robot} failed at ${time}.`],
+  jobInterrupted: (job, robot, time) => [
+    'Job ended while the robot is unreachable',
+    `${job} on ${robot} was ended at ${time}; the stop reaches the robot when it is back.`,
+  ],
+  jobMissed: (job, robot, time) => ['Job missed', `${job} on ${robot} did not start in its start window (${time}).`],
+  jobNotStarted: (job, robot, time) => ['Job not started', `${job} on ${robot} could not start at ${time}.`],
+  reasons: {
+    robot_battery_low: 'The battery is low.',
+    robot_error: 'The robot reports an error.',
+    robot_offline: 'The robot is offline.',
+    robot_busy: 'The robot is running another job.',
+    robot_not_autonomous: 'The robot is not in Autonomous mode.',
+  },
   prompt: (robot, room, job) => `${robot}${room ? ` at ${room}` : ''} (${job})`,
   escalation: (robot, minutes) => `Nobody has answered ${robot} for ${minutes} min.`,
   batteryLow: (robot, battery, time) => ['Battery low', `${robot} is at ${battery} % (${time}).`],
@@ -47,6 +65,19 @@ const fi: Texts = {
   jobCompleted: (job, robot, time) => ['Tehtävä valmis', `${job} valmistui robotilla ${robot} klo ${time}.`],
   jobStopped: (job, robot, time) => ['Tehtävä pysäytetty', `${job} pysäytettiin robotilla ${robot} klo ${time}.`],
   jobFailed: (job, robot, time) => ['Tehtävä epäonnistui', `${job} epäonnistui robotilla ${robot} klo ${time}.`],
+  jobInterrupted: (job, robot, time) => [
+    'Tehtävä lopetettu, robottiin ei ole yhteyttä',
+    `${job} robotilla ${robot} lopetettiin klo ${time}; pysäytys välitetään robotille, kun yhteys palaa.`,
+  ],
+  jobMissed: (job, robot, time) => ['Tehtävä jäi aloittamatta', `${job} robotilla ${robot} ei alkanut aloitusikkunassaan (${time}).`],
+  jobNotStarted: (job, robot, time) => ['Tehtävä ei alkanut', `${job} robotilla ${robot} ei voinut alkaa klo ${time}.`],
+  reasons: {
+    robot_battery_low: 'Akku on vähissä.',
+    robot_error: 'Robotti ilmoittaa virheestä.',
+    robot_offline: 'Robottiin ei ole yhteyttä.',
+    robot_busy: 'Robotti tekee toista tehtävää.',
+    robot_not_autonomous: 'Robotti ei ole autonomisessa tilassa.',
+  },
   prompt: (robot, room, job) => `${robot}${room ? `, ${room}` : ''} (${job})`,
   escalation: (robot, minutes) => `Kukaan ei ole vastannut robotille ${robot} ${minutes} minuuttiin.`,
   batteryLow: (robot, battery, time) => ['Akku vähissä', `Robotin ${robot} akku on ${battery} % (${time}).`],
@@ -69,6 +100,19 @@ const se: Texts = {
   jobCompleted: (job, robot, time) => ['Uppdraget är klart', `${job} på ${robot} blev klart kl. ${time}.`],
   jobStopped: (job, robot, time) => ['Uppdraget stoppades', `${job} på ${robot} stoppades kl. ${time}.`],
   jobFailed: (job, robot, time) => ['Uppdraget misslyckades', `${job} på ${robot} misslyckades kl. ${time}.`],
+  jobInterrupted: (job, robot, time) => [
+    'Uppdraget avslutat utan förbindelse till roboten',
+    `${job} på ${robot} avslutades kl. ${time}; stoppet når roboten när den är tillbaka.`,
+  ],
+  jobMissed: (job, robot, time) => ['Uppdraget missades', `${job} på ${robot} började inte inom sitt startfönster (${time}).`],
+  jobNotStarted: (job, robot, time) => ['Uppdraget har inte börjat', `${job} på ${robot} kunde inte börja kl. ${time}.`],
+  reasons: {
+    robot_battery_low: 'Batteriet är lågt.',
+    robot_error: 'Roboten rapporterar ett fel.',
+    robot_offline: 'Roboten har ingen förbindelse.',
+    robot_busy: 'Roboten kör ett annat uppdrag.',
+    robot_not_autonomous: 'Roboten är inte i autonomt läge.',
+  },
   prompt: (robot, room, job) => `${robot}${room ? `, ${room}` : ''} (${job})`,
   escalation: (robot, minutes) => `Ingen har svarat ${robot} på ${minutes} min.`,
   batteryLow: (robot, battery, time) => ['Lågt batteri', `${robot} har ${battery} % kvar (${time}).`],
@@ -112,6 +156,7 @@ export interface PushFacts {
   button: ActionButtonText | null;
   roomName: string | null;
   battery: number | null;
+  reason: NotStartedReason | null;
   occurredAt: Date;
   escalationMinutes: number;
 }
@@ -122,6 +167,19 @@ export interface PushTexts {
   choiceLabels: { confirm: string; skip: string };
 }
 
+function finishedTexts(texts: Texts, completionStatus: string | null): Texts['jobCompleted'] {
+  switch (completionStatus) {
+    case 'completed':
+      return texts.jobCompleted;
+    case 'interrupted':
+      return texts.jobInterrupted;
+    case 'missed':
+      return texts.jobMissed;
+    default:
+      return texts.jobStopped;
+  }
+}
+
 export function pushTexts(facts: PushFacts, language: Language, timeZone: string): PushTexts {
   const texts = catalogue[language];
   const time = clockTime(facts.occurredAt, language, timeZone);
@@ -129,13 +187,17 @@ export function pushTexts(facts: PushFacts, language: Language, timeZone: string
   const robot = facts.robotName;
   const choiceLabels = { confirm: texts.confirm, skip: texts.skip };
   const pair = ([title, body]: [string, string]) => ({ title, body, choiceLabels });
+  // The robot's condition that decided it, after the sentence that says what happened.
+  const withReason = ([title, body]: [string, string]) => pair([title, facts.reason ? `${body} ${texts.reasons[facts.reason]}` : body]);
   switch (facts.kind) {
     case 'job_started':
       return pair(texts.jobStarted(job, robot, time));
     case 'job_finished':
-      return pair(facts.completionStatus === 'completed' ? texts.jobCompleted(job, robot, time) : texts.jobStopped(job, robot, time));
+      return withReason(finishedTexts(texts, facts.completionStatus)(job, robot, time));
     case 'job_failed':
-      return pair(texts.jobFailed(job, robot, time));
+      return withReason(texts.jobFailed(job, robot, time));
+    case 'job_not_started':
+      return withReason(texts.jobNotStarted(job, robot, time));
     case 'prompt':
       return { title: texts.buttons[facts.button ?? 'wait'], body: texts.prompt(robot, facts.roomName, job), choiceLabels };
     case 'prompt_escalation':

@@ -5,7 +5,7 @@
  */
 import { sql } from 'drizzle-orm';
 import { z } from 'zod';
-import { ActionChange, type PushEventKind } from '@uvd/contracts';
+import { ActionChange, NotStartedReason, type PushEventKind } from '@uvd/contracts';
 import type { Executor } from '../db/client.ts';
 import { pushEvents } from '../db/schema.ts';
 import type { LiveEvent, RecordHook } from '../live/bus.ts';
@@ -13,7 +13,15 @@ import type { LiveEvent, RecordHook } from '../live/bus.ts';
 /** Workers LISTEN here: a NOTIFY at commit wakes them at once instead of at their next poll. */
 export const PUSH_CHANNEL = 'uvd_push';
 
-const JobEvent = z.object({ job_id: z.uuid(), robot_id: z.uuid(), name: z.string(), completion_status: z.string().nullable() });
+const JobEvent = z.object({
+  job_id: z.uuid(),
+  robot_id: z.uuid(),
+  name: z.string(),
+  completion_status: z.string().nullable(),
+  reason: NotStartedReason.nullable().optional(),
+});
+/** A due job its robot could not take (robot-link/scheduler.ts): one push per job and reason. */
+const JobNotStarted = z.object({ job_id: z.uuid(), robot_id: z.uuid(), name: z.string(), reason: NotStartedReason });
 const BatteryLow = z.object({ robot_id: z.uuid(), battery: z.number() });
 
 /** What the fan-out needs besides the rows it reads then (names may change; these are as they were). */
@@ -22,6 +30,8 @@ export const PushEventFacts = z.object({
   completionStatus: z.string().nullable(),
   button: z.string().nullable(),
   battery: z.number().nullable(),
+  /** Why a job did not start, or why it ended so (absent from rows written before it). */
+  reason: NotStartedReason.nullable().default(null),
   occurredAt: z.iso.datetime({ offset: true }),
 });
 export type PushEventFacts = z.infer<typeof PushEventFacts>;
@@ -35,7 +45,7 @@ interface Candidate {
   facts: PushEventFacts;
 }
 
-const noFacts = { jobName: null, completionStatus: null, button: null, battery: null };
+const noFacts = { jobName: null, completionStatus: null, button: null, battery: null, reason: null };
 
 /** The push an event calls for, if any. */
 export function candidateOf(event: LiveEvent, at: Date): Candidate | undefined {
@@ -49,7 +59,19 @@ export function candidateOf(event: LiveEvent, at: Date): Candidate | undefined {
       robotId: job.robot_id,
       jobId: job.job_id,
       actionId: null,
-      facts: { ...noFacts, jobName: job.name, completionStatus: job.completion_status, occurredAt },
+      facts: { ...noFacts, jobName: job.name, completionStatus: job.completion_status, reason: job.reason ?? null, occurredAt },
+    };
+  }
+  if (event.stream === 'jobs' && event.type === 'job_not_started') {
+    const job = JobNotStarted.safeParse(event.payload).data;
+    if (!job) return undefined;
+    return {
+      kind: 'job_not_started',
+      dedupeKey: `job_not_started:${job.job_id}:${job.reason}`,
+      robotId: job.robot_id,
+      jobId: job.job_id,
+      actionId: null,
+      facts: { ...noFacts, jobName: job.name, reason: job.reason, occurredAt },
     };
   }
   if (event.stream === 'actions' && event.type === 'action_change') {

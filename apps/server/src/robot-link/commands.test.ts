@@ -97,19 +97,23 @@ describe('POST /command/job/{job_id}', () => {
     expect(events.filter((event) => event.key === job.job_id).map((event) => event.type)).toEqual(['job_change', 'job_change']);
   });
 
-  it('refuses pause and resume of a job that is not running, and commands to an offline robot', async () => {
+  it('refuses pause and resume of a job that is not running, and commands to an offline robot but stop', async () => {
     const w = await executionWorld(server);
     const job = await createJobFor(server, w);
     const pause = await server.request('POST', `/api/command/job/${job.job_id}`, { token: w.admin.token, query: { command: 'pause' } });
     expect(pause.status).toBe(409);
     expect(ApiError.parse(pause.body).error).toBe('job_state');
     await markRunning(job.job_id);
-    for (const command of ['pause', 'resume', 'stop', 'start']) {
+    for (const command of ['pause', 'resume', 'start']) {
       const response = await server.request('POST', `/api/command/job/${job.job_id}`, { token: w.admin.token, query: { command } });
       expect(response.status).toBe(409);
       expect(ApiError.parse(response.body).error).toBe(command === 'start' ? 'job_state' : 'robot_offline');
     }
     expect((await jobOf(w, job.job_id)).active_state).toBe('disinfecting');
+    // Stop ends the job of an unreachable robot (issue #22: it could not be ended by anyone before).
+    const stop = await server.request('POST', `/api/command/job/${job.job_id}`, { token: w.admin.token, query: { command: 'stop' } });
+    expect(stop.status).toBe(200);
+    expect(await jobOf(w, job.job_id)).toMatchObject({ status: 'Completed', completion_status: 'interrupted' });
   });
 
   it('answers a retried command with the same Idempotency-Key once, with the first reply', async () => {

@@ -5,7 +5,7 @@
  * (outbox.ts) by the transaction that decides them, and sent after it commits.
  */
 import { randomUUID } from 'node:crypto';
-import { CommandRefusal, RobotMode, UvdActionType, VdaInstantAction, type RobotCommand, type VdaAction } from '@uvd/contracts';
+import { CommandRefusal, LOW_BATTERY_PERCENT, RobotMode, UvdActionType, VdaInstantAction, type RobotCommand, type VdaAction } from '@uvd/contracts';
 import { conflict } from '../lib/http-error.ts';
 import type { Fleet } from './fleet.ts';
 import { cancelActionPrefix } from './order.ts';
@@ -33,6 +33,26 @@ export function checkControllable(fleet: Pick<Fleet, 'isOnline' | 'link'>, robot
     throw conflict(
       `Robot "${robot.name}" is not in Autonomous mode: commands are accepted only in Autonomous mode.`,
       CommandRefusal.robotNotAutonomous,
+    );
+  }
+}
+
+/**
+ * Whether the robot can run a job now, from what it reported last (the gateway's view): not with a FATAL error
+ * (409 `robot_error`: it cannot run an order), nor below LOW_BATTERY_PERCENT (409 `robot_battery_low`: it would
+ * give up the rooms and go home to charge at once). A robot that never reported a battery is not refused here.
+ */
+export function checkCanRunJob(fleet: Pick<Fleet, 'link'>, robot: CommandedRobot): void {
+  const link = fleet.link(robot.id);
+  if (!link) return;
+  const fatal = link.errors.find((error) => error.errorLevel === 'FATAL');
+  if (fatal) {
+    throw conflict(`Robot "${robot.name}" reports an error (${fatal.errorType}): it cannot start a job.`, CommandRefusal.robotError);
+  }
+  if (link.battery !== null && link.battery < LOW_BATTERY_PERCENT) {
+    throw conflict(
+      `Robot "${robot.name}" is at ${Math.round(link.battery)} % battery, below ${LOW_BATTERY_PERCENT} %: it cannot start a job.`,
+      CommandRefusal.robotBatteryLow,
     );
   }
 }

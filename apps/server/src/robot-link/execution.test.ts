@@ -258,7 +258,7 @@ for (const broker of brokers) {
       expect(log.completion_status).toBe('failed');
     });
 
-    it('keeps the job when the robot drops its connection, and finishes it when the robot is back', async () => {
+    it('keeps the job when the robot drops its connection; back, the robot holds its lamp off until resumed, then finishes', async () => {
       const w = await executionWorld(server);
       const sim = await robotFor(w);
       const created = await createJobFor(server, w, { dose: 30 });
@@ -271,21 +271,29 @@ for (const broker of brokers) {
       expect(refused.status).toBe(409);
       expect(refused.body).toMatchObject({ error: 'robot_offline' });
       await sim.start();
+      // The robot's dead man's switch paused it when the link dropped: the job shows it paused, as reported.
+      await waitUntil(async () => ((await job(w, created.job_id)).active_state === 'paused' ? true : undefined), 5000, 'the job paused');
+      expect((await command(w, created.job_id, 'resume')).status).toBe(200);
       await ended(w, created.job_id);
       expect((await logOf(w, created.job_id)).attributes.rooms.map((room) => room.state)).toEqual(['done', 'done', 'done']);
     });
 
-    it('gives a job started early the moment it started as its start_time, and lists it no more once ended', async () => {
+    it('keeps the planned start_time of a job started early and records the real start beside it, and lists it no more once ended', async () => {
       const w = await executionWorld(server);
       await robotFor(w);
       const created = await createJobFor(server, w, { dose: 10 });
       const before = Date.now();
       const started = await server.request('POST', '/api/jobs/job/start', { token: w.operator.token, query: { job_id: created.job_id } });
       expect(started.status).toBe(200);
-      const startTime = Date.parse((await job(w, created.job_id)).start_time);
-      expect(startTime).toBeGreaterThanOrEqual(before);
-      expect(startTime).toBeLessThanOrEqual(Date.now());
+      const running = await job(w, created.job_id);
+      expect(running.start_time).toBe(created.start_time);
+      const startedAt = Date.parse(running.started_at ?? '');
+      expect(startedAt).toBeGreaterThanOrEqual(before);
+      expect(startedAt).toBeLessThanOrEqual(Date.now());
       await ended(w, created.job_id);
+      const log = await logOf(w, created.job_id);
+      expect(log.planned_starttime).toBe(created.start_time);
+      expect(log.starttime).toBe(running.started_at);
       const list = JobList.parse(
         (await server.request('GET', '/api/jobs/v2/jobs', { token: w.admin.token, query: { from_date: '2000-01-01' } })).body,
       );

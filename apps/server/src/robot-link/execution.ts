@@ -5,6 +5,8 @@
 import type { AppContext } from '../context.ts';
 import { COMMAND_REPLY_RETENTION_MS, pruneCommandReplies } from '../lib/idempotency.ts';
 import { createExecutor, type Executor } from './executor.ts';
+import { publishJobChange } from './lifecycle.ts';
+import * as repository from './repository.ts';
 import { startScheduler, type Scheduler } from './scheduler.ts';
 
 const SWEEP_MS = 5000;
@@ -26,6 +28,12 @@ export async function startExecution(context: AppContext): Promise<Execution> {
   // The executor queues each event on its own chain per robot; the gateway does not wait for job writes.
   const unsubscribe = context.fleet.onStateEvent((event) => {
     void executor.handleEvent(event);
+  });
+  // A Running job's robot that comes or goes changes what its job shows (connection_lost_since): job_change.
+  const unsubscribeConnection = context.fleet.onConnection(async (robot) => {
+    await publishRunningJobs(context, robot.orgId, robot.robotId).catch((error: unknown) => {
+      onError(error, `the jobs of robot ${robot.robotId} could not be published after its connection changed`);
+    });
   });
   const scheduler = startScheduler(context, context.config.schedulerPollMs, onError, (jobId) => {
     executor.forget(jobId);
@@ -49,8 +57,18 @@ export async function startExecution(context: AppContext): Promise<Execution> {
       clearInterval(sweeper);
       clearInterval(pruner);
       unsubscribe();
+      unsubscribeConnection();
       await scheduler.close();
       await executor.idle();
     },
   };
+}
+
+/** Publishes job_change for the robot's Running jobs (as the robot's row says now), in one transaction. */
+async function publishRunningJobs(context: AppContext, orgId: string, robotId: string): Promise<void> {
+  await context.db.transaction(async (tx) => {
+    for (const job of await repository.runningJobs(tx, [robotId])) {
+      if (job.orgId === orgId) await publishJobChange(context, tx, job);
+    }
+  });
 }

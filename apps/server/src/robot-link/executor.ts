@@ -9,7 +9,7 @@
  * database only when it changes something, checked again under the job's row lock, so a second server process
  * handling the same state writes and publishes nothing.
  */
-import { LOW_BATTERY_PERCENT, type StateMessage } from '@uvd/contracts';
+import { CommandRefusal, LOW_BATTERY_PERCENT, type StateMessage } from '@uvd/contracts';
 import { and, eq } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
 import { jobs } from '../db/schema.ts';
@@ -129,7 +129,7 @@ export function createExecutor(ctx: Pick<AppContext, 'db' | 'bus' | 'fleet'>, on
    * Applies what the state changes, under the job's lock, against the rows as they are now. Times are the
    * robot's: a room's own start and end where the robot reports them, else the state's `robotTime`.
    */
-  const applyProgress = async (jobId: string, orgId: string, order: OrderReport, robotTime: number): Promise<void> => {
+  const applyProgress = async (jobId: string, orgId: string, order: OrderReport, robotTime: number, battery: number): Promise<void> => {
     await ctx.db.transaction(async (tx) => {
       const job = await repository.lockJob(tx, orgId, jobId);
       if (job?.status !== 'Running') return;
@@ -146,7 +146,10 @@ export function createExecutor(ctx: Pick<AppContext, 'db' | 'bus' | 'fleet'>, on
         await repository.setRoomState(tx, jobId, orderNo, room.state, new Date(at), dose?.dose);
       }
       if (progress.ended && progress.completionStatus) {
-        await finishJob(ctx, tx, job, progress.completionStatus, new Date(jobEnd(order, robotTime)));
+        // Rooms given up while the battery is below the threshold were given up for it (the robot goes home to
+        // charge): the log says so.
+        const reason = progress.completionStatus === 'failed' && battery < LOW_BATTERY_PERCENT ? CommandRefusal.robotBatteryLow : null;
+        await finishJob(ctx, tx, job, progress.completionStatus, { endedAt: new Date(jobEnd(order, robotTime)), reason });
         return;
       }
       let current = job;
@@ -176,7 +179,8 @@ export function createExecutor(ctx: Pick<AppContext, 'db' | 'bus' | 'fleet'>, on
     }
   };
 
-  const trackJob = async (robot: FleetRobot, order: OrderReport, robotTime: number): Promise<string | undefined> => {
+  const trackJob = async (event: StateEvent): Promise<string | undefined> => {
+    const { robot, order, robotTime } = event;
     const jobId = order.jobId;
     if (jobId === undefined) return undefined;
     const job = await loadJob(robot, jobId);
@@ -202,7 +206,7 @@ export function createExecutor(ctx: Pick<AppContext, 'db' | 'bus' | 'fleet'>, on
     }
     const progress = reduceProgress({ jobId, activeState: job.running.activeState, rooms: job.running.rooms }, order);
     if (progress && (progress.changed.length > 0 || progress.ended || progress.activeState !== job.running.activeState)) {
-      await applyProgress(jobId, robot.orgId, order, robotTime);
+      await applyProgress(jobId, robot.orgId, order, robotTime, event.battery.charge);
     }
     return jobId;
   };
@@ -262,7 +266,7 @@ export function createExecutor(ctx: Pick<AppContext, 'db' | 'bus' | 'fleet'>, on
       reportedOrders.set(robot.robotId, { orderId: event.order.orderId, at: event.receivedAt, robotTime: event.robotTime });
     }
     await checkBattery(robot, event.battery);
-    const jobId = await trackJob(robot, event.order, event.robotTime);
+    const jobId = await trackJob(event);
     await syncPrompts(robot, jobId, event.prompts);
   };
 
@@ -322,7 +326,7 @@ export function createExecutor(ctx: Pick<AppContext, 'db' | 'bus' | 'fleet'>, on
               await repository.setRoomState(tx, job.id, room.orderNo, room.state === 'active' ? 'aborted' : 'not_reached', at);
             }
           }
-          await finishJob(ctx, tx, locked, 'failed', at);
+          await finishJob(ctx, tx, locked, 'failed', { endedAt: at });
           return true;
         });
         jobCache.delete(job.id);

@@ -2,7 +2,7 @@
  * The fleet link: robots speaking VDA 5050 v2 over MQTT. This file fixes the interface the rest of the
  * server uses; the gateway behind it validates every inbound message and keeps the robots table current.
  */
-import type { InstantActionsMessage, OrderMessage, StateMessage } from '@uvd/contracts';
+import type { InstantActionsMessage, OrderMessage, RobotError, StateMessage } from '@uvd/contracts';
 import type { Config } from '../config.ts';
 import type { Pose } from '../db/schema.ts';
 import type { Database } from '../db/client.ts';
@@ -29,6 +29,10 @@ export interface RobotLink {
   /** The last reported position (the row's pose is written at most every few seconds). */
   pose: Pose | null;
   floorId: string | null;
+  /** Percent as last reported; null when it never reported one. */
+  battery: number | null;
+  /** The robot's errors as last reported (a FATAL one means it cannot run an order). */
+  errors: RobotError[];
 }
 
 /** Inbound messages since start: accepted, and dropped by reason. */
@@ -58,6 +62,8 @@ export interface FleetLogger {
  */
 export type StateListener = (robot: FleetRobot, state: StateMessage) => void | Promise<void>;
 export type StateEventListener = (event: StateEvent) => void | Promise<void>;
+/** A robot came online (true) or went away (false); called once its row says so, not awaited. */
+export type ConnectionListener = (robot: FleetRobot, online: boolean) => void | Promise<void>;
 
 export interface Fleet {
   /** Publishes an order to the robot (header fields are filled in by the gateway). */
@@ -71,6 +77,8 @@ export interface Fleet {
   onState(listener: StateListener): () => void;
   /** Called with every accepted state message as read by events.ts (see StateListener). */
   onStateEvent(listener: StateEventListener): () => void;
+  /** Called when a robot comes online or goes away (see ConnectionListener). */
+  onConnection(listener: ConnectionListener): () => void;
   /** Whether the robot's connection is ONLINE now. */
   isOnline(robotId: string): boolean;
   /** The gateway's view of the robot's link, or undefined when it has not heard of the robot since start. */

@@ -26,7 +26,7 @@ import {
 import { floors, robots } from '../db/schema.ts';
 import { GATEWAY_CLIENT_ID_PREFIX, parseVdaTopic, startEmbeddedBroker, type EmbeddedBroker } from './broker.ts';
 import { readState } from './events.ts';
-import type { Fleet, FleetDependencies, FleetLogger, FleetRobot, FleetStats, RobotLink, StateEventListener, StateListener } from './fleet.ts';
+import type { ConnectionListener, Fleet, FleetDependencies, FleetLogger, FleetRobot, FleetStats, RobotLink, StateEventListener, StateListener } from './fleet.ts';
 import { needsWrite, POSE_WRITE_MS, updatesBetween, type RobotFields } from './robot-fields.ts';
 
 interface Tracked {
@@ -99,7 +99,7 @@ export async function createFleet(deps: FleetDependencies): Promise<Fleet> {
     // any more, and a robot is online again once it speaks (its last battery, status and pose stay shown).
     await db
       .update(robots)
-      .set({ connectionState: 'OFFLINE', mode: RobotMode.offline, signal: -1 })
+      .set({ connectionState: 'OFFLINE', mode: RobotMode.offline, status: 'offline', signal: -1 })
       .where(eq(robots.connectionState, 'ONLINE'));
     broker = await startEmbeddedBroker({ db, host: config.mqttHost, port: config.mqttPort });
   }
@@ -138,7 +138,7 @@ export async function createFleet(deps: FleetDependencies): Promise<Fleet> {
       battery: row.lastSeenAt ? row.battery : null,
       chargingStatus: row.chargingStatus === 1 ? 1 : 0,
       mode: online ? row.mode : RobotMode.offline,
-      status: row.status,
+      status: online ? row.status : 'offline',
       pose: row.pose ?? null,
       floorId: row.floorId,
       errors: [],
@@ -293,6 +293,19 @@ export async function createFleet(deps: FleetDependencies): Promise<Fleet> {
     }
   };
 
+  const connectionListeners = new Set<ConnectionListener>();
+  /**
+   * Tells the connection listeners that the robot came or went, once its row says so (the job lists read the
+   * row's connection): the row write is awaited here, outside the robot's chain.
+   */
+  const notifyConnection = (tracked: Tracked, online: boolean) => {
+    if (connectionListeners.size === 0) return;
+    const written = tracked.writing ?? Promise.resolve();
+    void written.then(() => {
+      for (const listener of connectionListeners) notify(tracked.robot.robotId, () => listener(tracked.robot, online));
+    });
+  };
+
   const applyState = async (tracked: Tracked, state: StateMessage) => {
     if (tracked.lastHeaderId !== undefined && state.headerId <= tracked.lastHeaderId) {
       drop('duplicate', 'state', `headerId ${state.headerId} <= ${tracked.lastHeaderId}`);
@@ -338,7 +351,9 @@ export async function createFleet(deps: FleetDependencies): Promise<Fleet> {
       signal,
       connectionState: 'ONLINE',
     };
-    commit(tracked, next, now);
+    const wasOnline = tracked.current.connectionState === 'ONLINE';
+    commit(tracked, next, now, !wasOnline);
+    if (!wasOnline) notifyConnection(tracked, true);
     const { robotId } = tracked.robot;
     for (const listener of stateListeners) notify(robotId, () => listener(tracked.robot, state));
     for (const listener of eventListeners) notify(robotId, () => listener(event));
@@ -347,8 +362,11 @@ export async function createFleet(deps: FleetDependencies): Promise<Fleet> {
   const goOffline = async (tracked: Tracked, connection: ConnectionState) => {
     tracked.connection = connection;
     tracked.pings.clear();
-    const next: RobotFields = { ...tracked.current, mode: RobotMode.offline, signal: -1, connectionState: connection };
+    const wasOnline = tracked.current.connectionState === 'ONLINE';
+    // What a robot does while it is not connected is unknown: its last status is not shown as if it were live.
+    const next: RobotFields = { ...tracked.current, mode: RobotMode.offline, status: 'offline', signal: -1, connectionState: connection };
     commit(tracked, next, Date.now(), true);
+    if (wasOnline) notifyConnection(tracked, false);
   };
 
   const applyConnection = async (tracked: Tracked, message: ConnectionMessage) => {
@@ -365,7 +383,9 @@ export async function createFleet(deps: FleetDependencies): Promise<Fleet> {
     if (!wasOnline) tracked.lastHeaderId = undefined;
     // Until the first state tells the operating mode, the robot stays in the mode it had.
     const mode = tracked.operatingMode === undefined ? tracked.current.mode : modeFromOperatingMode(tracked.operatingMode);
+    const rowWasOnline = tracked.current.connectionState === 'ONLINE';
     commit(tracked, { ...tracked.current, mode, connectionState: 'ONLINE' }, now, true);
+    if (!rowWasOnline) notifyConnection(tracked, true);
   };
 
   const applyFactsheet = async (tracked: Tracked, message: FactsheetMessage) => {
@@ -566,6 +586,8 @@ export async function createFleet(deps: FleetDependencies): Promise<Fleet> {
       lastHeardAt: tracked.lastHeardAt,
       pose: tracked.current.pose,
       floorId: tracked.current.floorId,
+      battery: tracked.current.battery,
+      errors: tracked.current.errors,
     };
   };
 
@@ -581,6 +603,12 @@ export async function createFleet(deps: FleetDependencies): Promise<Fleet> {
       stateListeners.add(listener);
       return () => {
         stateListeners.delete(listener);
+      };
+    },
+    onConnection(listener) {
+      connectionListeners.add(listener);
+      return () => {
+        connectionListeners.delete(listener);
       };
     },
     onStateEvent(listener) {

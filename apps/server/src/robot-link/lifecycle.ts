@@ -5,13 +5,13 @@
  * sent once it commits (outbox.ts): a transaction that fails tells the robot nothing.
  */
 import { and, eq } from 'drizzle-orm';
-import { ActionButtonText, CommandRefusal, type ActionChange } from '@uvd/contracts';
+import { ActionButtonText, CommandRefusal, type ActionChange, type NotStartedReason } from '@uvd/contracts';
 import type { AppContext } from '../context.ts';
 import type { Tx } from '../db/client.ts';
 import { jobRooms, jobs } from '../db/schema.ts';
 import { conflict } from '../lib/http-error.ts';
 import { toJobs } from '../jobs/repository.ts';
-import { checkControllable, instantActionOf, type InstantCommand } from './commands.ts';
+import { checkCanRunJob, checkControllable, instantActionOf, type InstantCommand } from './commands.ts';
 import { buildOrder } from './order.ts';
 import { recordCommand } from './outbox.ts';
 import type { CompletionStatus } from './progress.ts';
@@ -31,14 +31,20 @@ export async function publishJobChange(ctx: Context, tx: Tx, job: JobRow): Promi
  * Job events for the notifications service (spec §3 push type "job"): job_started, job_finished (completed or
  * stopped by an operator) and job_failed, on the jobs stream beside job_change.
  */
-async function publishJobEvent(ctx: Context, tx: Tx, job: JobRow, type: 'job_started' | 'job_finished' | 'job_failed') {
+async function publishJobEvent(
+  ctx: Context,
+  tx: Tx,
+  job: JobRow,
+  type: 'job_started' | 'job_finished' | 'job_failed',
+  reason: NotStartedReason | null = null,
+) {
   await ctx.bus.publish(
     {
       orgId: job.orgId,
       stream: 'jobs',
       key: job.id,
       type,
-      payload: { job_id: job.id, robot_id: job.robotId, name: job.name, completion_status: job.completionStatus },
+      payload: { job_id: job.id, robot_id: job.robotId, name: job.name, completion_status: job.completionStatus, reason },
     },
     tx,
   );
@@ -92,15 +98,16 @@ export async function startJob(ctx: Context, tx: Tx, job: JobRow): Promise<JobRo
   }
   const robot = await robotOf(tx, job);
   checkControllable(ctx.fleet, robot);
+  checkCanRunJob(ctx.fleet, robot);
   const other = await repository.otherRunningJob(tx, robot.id, job.id);
   if (other) throw refuse(CommandRefusal.robotBusy, `Robot "${robot.name}" is running another job.`);
 
   const now = new Date();
-  // A new orderId starts at orderUpdateId 0 (VDA 5050 §6.6). The start time becomes the real start: a job started
-  // before (or after) its schedule would otherwise show a start that never happened.
+  // A new orderId starts at orderUpdateId 0 (VDA 5050 §6.6). The planned start_time stays as it was planned;
+  // the real start is started_at, so a late or early start leaves its trace.
   const [started] = await tx
     .update(jobs)
-    .set({ status: 'Running', activeState: 'disinfecting', startTime: now, startedAt: now, updatedAt: now, orderUpdateId: 0 })
+    .set({ status: 'Running', activeState: 'disinfecting', startedAt: now, notStartedReason: null, updatedAt: now, orderUpdateId: 0 })
     .where(and(eq(jobs.id, job.id), eq(jobs.status, 'Scheduled')))
     .returning();
   if (!started) throw refuse(CommandRefusal.jobState, 'The job is already running.');
@@ -150,8 +157,61 @@ export async function stopJob(ctx: Context, tx: Tx, job: JobRow): Promise<void> 
     return;
   }
   const robot = await robotOf(tx, job);
+  if (!ctx.fleet.isOnline(robot.id)) {
+    await interruptJob(ctx, tx, job);
+    return;
+  }
   checkControllable(ctx.fleet, robot);
   await recordInstant(tx, job, { kind: 'stop', jobId: job.id });
+}
+
+/**
+ * A person ends a Running job whose robot is not connected: nobody can tell what its lamp does, and waiting for
+ * it may mean waiting forever. The job ends `interrupted` at once, its log written from the rooms as the robot
+ * last reported them (a room still being disinfected is aborted: its dose is not known to be complete), and the
+ * robot's cancelOrder is recorded for its return: the outbox never gives it up (outbox.ts), and the robot gets it
+ * with its first state. The robot row is locked by the caller (stopJob).
+ */
+async function interruptJob(ctx: Context, tx: Tx, job: JobRow): Promise<void> {
+  await recordInstant(tx, job, { kind: 'stop', jobId: job.id });
+  await tx
+    .update(jobRooms)
+    .set({ state: 'aborted', endedAt: new Date() })
+    .where(and(eq(jobRooms.jobId, job.id), eq(jobRooms.state, 'active')));
+  await finishJob(ctx, tx, job, 'interrupted', { reason: CommandRefusal.robotOffline });
+}
+
+/**
+ * A due job its robot cannot take now (the scheduler's start was refused with `reason`): it stays Scheduled,
+ * with the reason in the job, and people are told once per reason (job_not_started, a push). No order is sent.
+ */
+export async function holdJob(ctx: Context, tx: Tx, job: JobRow, reason: NotStartedReason): Promise<void> {
+  if (job.notStartedReason === reason) return;
+  const [held] = await tx
+    .update(jobs)
+    .set({ notStartedReason: reason, updatedAt: new Date() })
+    .where(and(eq(jobs.id, job.id), eq(jobs.status, 'Scheduled')))
+    .returning();
+  if (!held) return;
+  await publishJobChange(ctx, tx, held);
+  await ctx.bus.publish(
+    {
+      orgId: held.orgId,
+      stream: 'jobs',
+      key: held.id,
+      type: 'job_not_started',
+      payload: { job_id: held.id, robot_id: held.robotId, name: held.name, reason },
+    },
+    tx,
+  );
+}
+
+/**
+ * A Scheduled job whose start window passed before it could start: it ends `missed` (never started late), its
+ * reason kept, with a log that says so; `job` must be locked.
+ */
+export async function missJob(ctx: Context, tx: Tx, job: JobRow): Promise<void> {
+  await finishJob(ctx, tx, job, 'missed', { reason: job.notStartedReason });
 }
 
 /**
@@ -169,14 +229,14 @@ export async function recordDecision(ctx: Context, tx: Tx, action: ActionRow, co
 /**
  * Ends a job: Completed, performed, its end and completion status, the log, and the events. Its rooms hold
  * their final states already; `job` must be locked. `endedAt`: when it ended, by the robot's clock where the robot
- * reported it (executor.ts), else now.
+ * reported it (executor.ts), else now; `reason`: why it did not run as planned, kept in its log.
  */
 export async function finishJob(
   ctx: Context,
   tx: Tx,
   job: JobRow,
   completionStatus: CompletionStatus,
-  endedAt = new Date(),
+  { endedAt = new Date(), reason = null }: { endedAt?: Date; reason?: NotStartedReason | null } = {},
 ): Promise<JobRow> {
   const now = new Date();
   const [ended] = await tx
@@ -186,9 +246,9 @@ export async function finishJob(
     .returning();
   if (!ended) throw new Error(`job ${job.id} vanished while ending`);
   const robot = await robotOf(tx, ended);
-  await repository.writeLog(tx, ended, robot.name);
+  await repository.writeLog(tx, ended, robot.name, reason);
   for (const action of await repository.resolveActionsOfJobs(tx, [job.id], now)) await publishActionChange(ctx, tx, action);
   await publishJobChange(ctx, tx, ended);
-  await publishJobEvent(ctx, tx, ended, completionStatus === 'failed' ? 'job_failed' : 'job_finished');
+  await publishJobEvent(ctx, tx, ended, completionStatus === 'failed' ? 'job_failed' : 'job_finished', reason);
   return ended;
 }

@@ -15,12 +15,13 @@
  *   error references it (a robot that rejects it got it).
  * - Never reordered: when a later command of the robot is acknowledged first, the earlier unacknowledged ones
  *   are given up as `superseded` instead of resent.
- * - Given up `commandGiveUpMs` after it was decided as `unacknowledged`. Every command given up publishes
+ * - Given up `commandGiveUpMs` after it was decided as `unacknowledged`, but for the stop of a job ended while
+ *   its robot was unreachable (`waitsForRobotReturn`), which waits for the robot. Every command given up publishes
  *   `command_undelivered` on the robots stream in the transaction that gives it up.
  */
 import { wakeable } from '../lib/wakeable.ts';
 import { randomUUID } from 'node:crypto';
-import { and, asc, eq, inArray, lt, lte, max, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, lt, lte, max, not, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import {
   COMMAND_UNDELIVERED_EVENT,
@@ -32,7 +33,7 @@ import {
 } from '@uvd/contracts';
 import type { AppContext } from '../context.ts';
 import type { Db, Executor, Tx } from '../db/client.ts';
-import { robotCommands } from '../db/schema.ts';
+import { jobs, robotCommands } from '../db/schema.ts';
 import type { FleetLogger } from './fleet.ts';
 
 /**
@@ -191,6 +192,12 @@ const rowsOf = (result: unknown): unknown[] =>
 type OutboxContext = Pick<AppContext, 'config' | 'database' | 'bus' | 'fleet'>;
 
 /**
+ * The stop of a job a person ended while its robot was unreachable (lifecycle.ts `interruptJob`): the robot may
+ * still run the order, so the cancel is never given up; it waits for the robot's return, however long.
+ */
+const waitsForRobotReturn = sql`(${robotCommands.kind} = 'stop' AND EXISTS (SELECT 1 FROM ${jobs} WHERE ${jobs.id} = ${robotCommands.jobId} AND ${jobs.completionStatus} = 'interrupted'))`;
+
+/**
  * One dispatch round over due commands: gives up the expired ones, sends the due ones of robots online now
  * (a robot offline gets them when it is back: `offline` collects the robots left waiting). Returns how many
  * were sent. `giveUpToo`: also give up the expired ones (at the polls).
@@ -203,7 +210,13 @@ async function dispatchDue(ctx: OutboxContext, db: Db, logger: FleetLogger, offl
     const expired = await tx
       .select()
       .from(robotCommands)
-      .where(and(inArray(robotCommands.state, OPEN), lte(robotCommands.createdAt, new Date(now.getTime() - commandGiveUpMs))))
+      .where(
+        and(
+          inArray(robotCommands.state, OPEN),
+          lte(robotCommands.createdAt, new Date(now.getTime() - commandGiveUpMs)),
+          not(waitsForRobotReturn),
+        ),
+      )
       .orderBy(asc(robotCommands.seq))
       .limit(BATCH)
       .for('update', { skipLocked: true });

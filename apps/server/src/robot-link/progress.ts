@@ -2,13 +2,13 @@
  * From what a robot reports of its order (events.ts) to job progress, without side effects: the executor loads a
  * job's snapshot, asks this module what a state changes, and writes only that.
  */
-import type { JobActiveState } from '@uvd/contracts';
+import type { JobActiveState, JobCompletionStatus } from '@uvd/contracts';
 import type { OrderReport, RoomReport } from './events.ts';
 import type { LoggedRoomState } from '@uvd/contracts';
 
 export type RoomState = 'pending' | 'active' | 'done' | 'not_ready' | 'not_reached' | 'aborted';
 export type ActiveState = JobActiveState;
-export type CompletionStatus = 'completed' | 'aborted' | 'failed';
+export type CompletionStatus = JobCompletionStatus;
 
 const FINAL: ReadonlySet<RoomState> = new Set(['done', 'not_ready', 'not_reached', 'aborted']);
 export const isFinal = (state: RoomState): boolean => FINAL.has(state);

@@ -1,6 +1,6 @@
 /** SQL of job execution. Callers pass the organization: every query filters on it. */
 import { and, asc, desc, eq, inArray, isNull, ne, notInArray } from 'drizzle-orm';
-import { ActionButtonText, DecisionSource, type LoggedPrompt } from '@uvd/contracts';
+import { ActionButtonText, DecisionSource, type LoggedPrompt, type NotStartedReason } from '@uvd/contracts';
 import type { Executor } from '../db/client.ts';
 import { actions, jobRooms, jobs, logs, robotCommands, robots, rooms, trajectoryPoints, type LoggedRoom, type TrajectoryPoint } from '../db/schema.ts';
 import type { OrderRoom } from './order.ts';
@@ -180,7 +180,7 @@ async function loggedPrompts(executor: Executor, jobId: string): Promise<LoggedP
   }));
 }
 
-export async function writeLog(executor: Executor, job: JobRow, robotName: string): Promise<void> {
+export async function writeLog(executor: Executor, job: JobRow, robotName: string, reason: NotStartedReason | null = null): Promise<void> {
   const roomRows = await executor
     .select({
       orderNo: jobRooms.orderNo,
@@ -224,6 +224,8 @@ export async function writeLog(executor: Executor, job: JobRow, robotName: strin
       // The robot's times where it reported them: a late or replayed state still dates the job truthfully.
       startTime: job.robotStartedAt ?? job.startedAt ?? job.startTime,
       endTime: job.endedAt,
+      plannedStartTime: job.startTime,
+      reason,
       notes: job.notes,
       rooms: logged,
       trajectory: trajectory.length > 0 ? trajectory : null,

@@ -3,15 +3,19 @@
  * restarts; every server process polls it, and `FOR UPDATE SKIP LOCKED` hands each due job to one process,
  * whose conditional update (Scheduled → Running) and order (recorded in the outbox, sent after the commit by
  * outbox.ts) are committed together: a job starts once, and its order goes out once it is committed.
- * A job whose robot cannot take it now (offline, not Autonomous, busy with another job) stays Scheduled and
- * starts at a later poll, when it can.
+ * A job whose robot cannot take it now (offline, not Autonomous, busy with another job, battery low, a FATAL
+ * error) stays Scheduled with the reason in the job (`holdJob`: job_change and a push, once per reason) and
+ * starts at a later poll, when it can, within its organization's start window (`start_window_minutes` after its
+ * start_time). Past the window it is missed (`missJob`), never started late.
  */
-import { and, asc, eq, lte } from 'drizzle-orm';
+import { and, asc, eq, inArray, lte } from 'drizzle-orm';
+import { NotStartedReason } from '@uvd/contracts';
 import type { AppContext } from '../context.ts';
-import { jobs } from '../db/schema.ts';
+import type { Executor } from '../db/client.ts';
+import { jobs, organizations } from '../db/schema.ts';
 import { HttpError } from '../lib/http-error.ts';
 import type { ErrorReporter } from './executor.ts';
-import { startJob } from './lifecycle.ts';
+import { holdJob, missJob, startJob } from './lifecycle.ts';
 
 /** Due jobs taken per poll; more wait for the next one. */
 const BATCH = 20;
@@ -42,14 +46,23 @@ export function startScheduler(
         .limit(BATCH)
         .for('update', { skipLocked: true });
       const started: string[] = [];
+      const windows = await startWindows(tx, due.map((job) => job.orgId));
+      const now = Date.now();
       for (const job of due) {
+        const windowMs = (windows.get(job.orgId) ?? 0) * 60_000;
         try {
           // A savepoint per job: one that cannot start leaves the others' starts intact.
+          if (now > job.startTime.getTime() + windowMs) {
+            await tx.transaction(async (savepoint) => missJob(ctx, savepoint, job));
+            continue;
+          }
           await tx.transaction(async (savepoint) => startJob(ctx, savepoint, job));
           started.push(job.id);
           onStarted(job.id);
         } catch (error) {
-          if (!(error instanceof HttpError && error.statusCode === 409)) onError(error, `scheduled job ${job.id} could not start`);
+          const reason = error instanceof HttpError && error.statusCode === 409 ? NotStartedReason.safeParse(error.code) : undefined;
+          if (reason?.success) await tx.transaction(async (savepoint) => holdJob(ctx, savepoint, job, reason.data));
+          else if (!(error instanceof HttpError && error.statusCode === 409)) onError(error, `scheduled job ${job.id} could not start`);
         }
       }
       return started;
@@ -82,4 +95,14 @@ export function startScheduler(
       await running;
     },
   };
+}
+
+/** The start window (minutes) of each of these organizations. */
+async function startWindows(executor: Executor, orgIds: readonly string[]): Promise<Map<string, number>> {
+  if (orgIds.length === 0) return new Map();
+  const rows = await executor
+    .select({ id: organizations.id, minutes: organizations.startWindowMinutes })
+    .from(organizations)
+    .where(inArray(organizations.id, [...new Set(orgIds)]));
+  return new Map(rows.map((row) => [row.id, row.minutes]));
 }

@@ -3,7 +3,7 @@
  * only the robots of their groups (lib/visibility.ts).
  */
 import { and, asc, count, eq, inArray, isNotNull, lt, sql, type SQL } from 'drizzle-orm';
-import { LOW_BATTERY_PERCENT, RobotMode, type Robot, type RobotStatus, type RobotSummary } from '@uvd/contracts';
+import { LOW_BATTERY_PERCENT, RobotMode, type Robot, RobotStatus, type RobotSummary } from '@uvd/contracts';
 import type { Executor } from '../db/client.ts';
 import { floors, robotGroups, robots, type Pose } from '../db/schema.ts';
 import type { Principal } from '../identity/principal.ts';
@@ -59,7 +59,8 @@ const isOnline = (row: { connectionState: string }) => row.connectionState === '
 const toRobot = (row: RobotRow): StoredRobot => ({
   robot_id: row.id,
   name: row.name,
-  status: row.status,
+  // What a robot does while not connected is unknown: its last status is never shown as live.
+  status: isOnline(row) ? row.status : 'offline',
   mode: isOnline(row) ? row.mode : RobotMode.offline,
   battery: row.lastSeenAt ? row.battery : null,
   charging_status: row.chargingStatus === 1 ? 1 : 0,
@@ -124,10 +125,11 @@ export async function robotSummary(db: Executor, principal: Principal): Promise<
   // The same rules as toRobot: a robot not online is offline, a battery never reported is not low. The mode is
   // inlined, not a parameter, so the grouped expression is the selected one.
   const mode = sql<number>`case when ${robots.connectionState} = 'ONLINE' then ${robots.mode} else ${sql.raw(String(RobotMode.offline))} end`.mapWith(Number);
+  const status = sql<string>`case when ${robots.connectionState} = 'ONLINE' then ${robots.status} else 'offline' end`.mapWith((value: unknown) => RobotStatus.parse(value));
   const rows = await db
     .select({
       mode,
-      status: robots.status,
+      status,
       total: count(),
       charging: sql<number>`count(*) filter (where ${robots.chargingStatus} = 1)`.mapWith(Number),
       lowBattery: sql<number>`count(*) filter (where ${and(lt(robots.battery, LOW_BATTERY_PERCENT), isNotNull(robots.lastSeenAt))})`.mapWith(
@@ -136,7 +138,7 @@ export async function robotSummary(db: Executor, principal: Principal): Promise<
     })
     .from(robots)
     .where(and(...visibleToCaller(db, principal)))
-    .groupBy(mode, robots.status);
+    .groupBy(mode, status);
   const summary: RobotSummary = {
     total: 0,
     by_mode: { offline: 0, manual: 0, autonomous: 0, semi_autonomous: 0, maintenance: 0 },

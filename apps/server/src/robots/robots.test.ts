@@ -186,7 +186,8 @@ describe('GET /robot/robot/summary', () => {
     expect(RobotSummary.parse(response.body)).toEqual({
       total: 4,
       by_mode: { offline: 1, manual: 0, autonomous: 2, semi_autonomous: 0, maintenance: 1 },
-      by_status: { disinfecting: 1, idle: 2, error: 1 },
+      // The robot that is not online is counted offline, whatever status it last reported.
+      by_status: { disinfecting: 1, idle: 1, error: 1, offline: 1 },
       charging: 2,
       low_battery: 2,
     });
@@ -198,7 +199,7 @@ describe('GET /robot/robot/summary', () => {
     expect(RobotSummary.parse(response.body)).toEqual({
       total: 2,
       by_mode: { offline: 1, manual: 0, autonomous: 1, semi_autonomous: 0, maintenance: 0 },
-      by_status: { idle: 2 },
+      by_status: { idle: 1, offline: 1 },
       charging: 1,
       low_battery: 0,
     });
@@ -310,7 +311,7 @@ describe('OpenAPI document', () => {
   it('names the statuses and modes a robot can have', async () => {
     const response = await server.request('GET', '/api/docs/json');
     expectStatus(response, 200);
-    const statuses = ['idle', 'driving', 'disinfecting', 'paused', 'charging', 'error'];
+    const statuses = ['idle', 'driving', 'disinfecting', 'paused', 'charging', 'error', 'offline'];
     const text = JSON.stringify(response.body);
     // A client generated from the document gets the statuses as an enumeration, not any text.
     const enumerations = [...text.matchAll(/"status":\{[^{}]*"enum":(\[[^\]]*\])/g)].map((match) => match[1]);

@@ -4,6 +4,8 @@ import { format } from 'date-fns';
 /** Spec §9: dates show as dd.MM.yyyy hh:mm AM/PM in the user's chosen timezone. */
 export const DATE_TIME_FORMAT = 'dd.MM.yyyy hh:mm a';
 export const DATE_FORMAT = 'dd.MM.yyyy';
+/** The time of day alone, as DATE_TIME_FORMAT writes it. */
+export const TIME_FORMAT = 'hh:mm a';
 /** Spec §3 default when the session user has none. */
 export const DEFAULT_TIME_ZONE = 'Europe/Helsinki';
 

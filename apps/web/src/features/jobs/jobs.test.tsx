@@ -235,6 +235,33 @@ describe('jobs list rows (spec §2, §4)', () => {
     expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
   });
 
+  it('shows a job on an unreachable robot as connection lost and offers only End job, with a confirm that says why', async () => {
+    const network = signedIn(
+      listOf([
+        jobFixture(1, { status: 'Running', active_state: 'disinfecting', connection_lost_since: '2026-11-20T10:42:00Z' }),
+        jobFixture(2, { not_started_reason: 'robot_battery_low' }),
+      ]),
+    ).on(commandJob, { status: 200, body: { data: true } });
+    await openJobs(network);
+    const [lost, held] = await screen.findAllByTestId('job-status');
+    // 10:42 UTC is 12:42 in Helsinki (the session user's timezone): never "Disinfecting".
+    expect(lost).toHaveTextContent('Connection lost: lamp state unknown since 12:42 PM');
+    expect(held).toHaveTextContent('Scheduled');
+    expect(screen.getByTestId('job-not-started')).toHaveTextContent('Not started: battery low');
+    const details = await expand('Job 1');
+    expect(within(details).getByTestId('job-connection-lost')).toBeInTheDocument();
+    expect(within(details).queryByRole('button', { name: 'Pause' })).not.toBeInTheDocument();
+    expect(within(details).queryByRole('button', { name: 'Stop' })).not.toBeInTheDocument();
+    await userEvent.click(within(details).getByRole('button', { name: 'End job' }));
+    const dialog = await screen.findByRole('dialog');
+    expect(dialog).toHaveTextContent('End this job while the robot is unreachable?');
+    expect(dialog).toHaveTextContent('the stop reaches Alpha when it is back');
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Confirm' }));
+    await waitFor(() => {
+      expect(network.callsTo(commandJob)[0]?.url.searchParams.get('command')).toBe('stop');
+    });
+  });
+
   it('confirm → command → toast for start-now, pause and a failing stop', async () => {
     const network = signedIn(listOf([jobFixture(1), jobFixture(2, { status: 'Running', active_state: 'disinfecting' })]))
       .on(startJobNow, { status: 200, body: { data: true } })

@@ -7,7 +7,7 @@ import type { Action, Job } from '@uvd/contracts';
 import { ConfirmDialog } from '../../../components/confirm-dialog.tsx';
 import { paths } from '../../../config/paths.ts';
 import { useSessionUser } from '../../../lib/auth/auth-context.tsx';
-import { formatDateTime } from '../../../lib/format-date.ts';
+import { formatDateTime, TIME_FORMAT } from '../../../lib/format-date.ts';
 import { undeliveredKey } from '../../../lib/live/undelivered.ts';
 import { toast } from '../../../lib/toast.ts';
 import { useActionDecision, useJobCommand, useRoomReadiness } from '../api/job-commands.ts';
@@ -42,6 +42,8 @@ const LABEL_KEYS = {
  * and the optional home (the robot of a Running job back to its dock) with its confirmation.
  */
 export const offeredCommands = (job: Job): JobCommandKind[] => {
+  // A robot that is unreachable takes no command now; its job can only be ended (the stop waits for the robot).
+  if (job.status === 'Running' && job.connection_lost_since) return ['stop'];
   const kinds: JobCommandKind[] = [];
   if (job.status === 'Scheduled') kinds.push('start');
   if (job.status === 'Running' && job.active_state === 'disinfecting') kinds.push('pause');
@@ -72,6 +74,8 @@ export const JobDetails = ({ job, onReload }: JobDetailsProps) => {
   const editable = job.status !== 'Running';
 
   const notes = job.notes.split(CURRENT_ROOM_PLACEHOLDER).join(t('jobTable.currentRoom'));
+  const connectionLost = job.status === 'Running' ? (job.connection_lost_since ?? null) : null;
+  const labelOf = (kind: JobCommandKind) => (kind === 'stop' && connectionLost ? t('jobControls.endJob') : t(LABEL_KEYS[kind]));
 
   const run = (kind: JobCommandKind) => {
     const keys = TOAST_KEYS[kind];
@@ -116,6 +120,12 @@ export const JobDetails = ({ job, onReload }: JobDetailsProps) => {
         <dd className="col-sm-9">{job.robot_name}</dd>
         <dt className="col-sm-3">{t('jobTable.startTime')}</dt>
         <dd className="col-sm-9">{formatDateTime(job.start_time, timezone)}</dd>
+        {job.started_at ? (
+          <>
+            <dt className="col-sm-3">{t('jobTable.startedAt')}</dt>
+            <dd className="col-sm-9">{formatDateTime(job.started_at, timezone)}</dd>
+          </>
+        ) : null}
         <dt className="col-sm-3">{t('jobTable.createdAt')}</dt>
         <dd className="col-sm-9">{formatDateTime(job.created_at, timezone)}</dd>
         <dt className="col-sm-3">{t('jobTable.createdBy')}</dt>
@@ -125,7 +135,17 @@ export const JobDetails = ({ job, onReload }: JobDetailsProps) => {
           {notes}
         </dd>
       </dl>
-      {job.status === 'Running' ? <ActionPrompt jobId={job.job_id} /> : null}
+      {connectionLost ? (
+        <div className="alert alert-warning" role="status" data-testid="job-connection-lost">
+          {t('jobStatus.connectionLost', { time: formatDateTime(connectionLost, timezone, TIME_FORMAT) })}
+        </div>
+      ) : null}
+      {job.status === 'Scheduled' && job.not_started_reason ? (
+        <div className="alert alert-warning" role="status">
+          {t('jobStatus.notStarted', { reason: t(`notStartedReason.${job.not_started_reason}`) })}
+        </div>
+      ) : null}
+      {job.status === 'Running' && !connectionLost ? <ActionPrompt jobId={job.job_id} /> : null}
       <Table size="sm" responsive aria-label={t('jobTable.rooms')}>
         <thead>
           <tr>
@@ -168,7 +188,7 @@ export const JobDetails = ({ job, onReload }: JobDetailsProps) => {
               setPending(kind);
             }}
           >
-            {t(LABEL_KEYS[kind])}
+            {labelOf(kind)}
           </Button>
         ))}
         <Button
@@ -211,8 +231,8 @@ export const JobDetails = ({ job, onReload }: JobDetailsProps) => {
       ) : null}
       <ConfirmDialog
         show={pending !== null}
-        title={pending ? t(TOAST_KEYS[pending].confirm) : ''}
-        body={job.name}
+        title={pending === 'stop' && connectionLost ? t('jobControls.confirmEndOffline') : pending ? t(TOAST_KEYS[pending].confirm) : ''}
+        body={pending === 'stop' && connectionLost ? `${job.name}: ${t('jobControls.confirmEndOfflineBody', { robot: job.robot_name })}` : job.name}
         variant={pending === 'delete' || pending === 'stop' ? 'danger' : 'primary'}
         busy={command.isPending}
         onConfirm={() => {

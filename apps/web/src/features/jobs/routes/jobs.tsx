@@ -10,7 +10,7 @@ import { PaginationBar } from '../../../components/pagination-bar.tsx';
 import { WIDE_SCREEN_CELL } from '../../../components/responsive.ts';
 import { paths } from '../../../config/paths.ts';
 import { useSessionUser } from '../../../lib/auth/auth-context.tsx';
-import { formatDateTime } from '../../../lib/format-date.ts';
+import { formatDateTime, TIME_FORMAT } from '../../../lib/format-date.ts';
 import { useRobotStream } from '../../../lib/live/use-robot-stream.ts';
 import { robotListKey } from '../../../lib/robot-list.ts';
 import { isApiRequestError } from '../../../lib/api-error.ts';
@@ -156,8 +156,16 @@ export const JobsRoute = () => {
                     <td>{job.name}</td>
                     <td>
                       <span data-testid="job-status">
-                        {t(`jobStatus.${job.status === 'Running' && job.active_state ? job.active_state : job.status}`)}
+                        {job.status === 'Running' && job.connection_lost_since
+                          ? // The robot is unreachable: what its lamp does is unknown, so no live state is shown.
+                            t('jobStatus.connectionLost', { time: formatDateTime(job.connection_lost_since, timezone, TIME_FORMAT) })
+                          : t(`jobStatus.${job.status === 'Running' && job.active_state ? job.active_state : job.status}`)}
                       </span>
+                      {job.status === 'Scheduled' && job.not_started_reason ? (
+                        <div className="small text-danger" data-testid="job-not-started">
+                          {t('jobStatus.notStarted', { reason: t(`notStartedReason.${job.not_started_reason}`) })}
+                        </div>
+                      ) : null}
                       <JobProgressLine job={job} />
                     </td>
                     <td className={WIDE_SCREEN_CELL}>{job.robot_name}</td>
