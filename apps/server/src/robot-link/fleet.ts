@@ -29,6 +29,8 @@ export interface RobotLink {
   /** The last reported position (the row's pose is written at most every few seconds). */
   pose: Pose | null;
   floorId: string | null;
+  /** The node the robot last reached (VDA 5050 lastNodeId, lastNodeSequenceId) and of which order; null before its first state. */
+  lastNode: { orderId: string; nodeId: string; sequenceId: number } | null;
 }
 
 /** Inbound messages since start: accepted, and dropped by reason. */

@@ -51,6 +51,7 @@ interface Tracked {
   headerIds: Record<'order' | 'instantActions', number>;
   /** uvd_ping, or the standard stateRequest for robots that refuse uvd_ping. */
   pingAction: string;
+  lastNode: RobotLink['lastNode'];
 }
 
 const PING_ID_PREFIX = 'ping-';
@@ -162,6 +163,7 @@ export async function createFleet(deps: FleetDependencies): Promise<Fleet> {
       pings: new Map(),
       headerIds: { order: 0, instantActions: 0 },
       pingAction: UvdActionType.ping,
+      lastNode: null,
     };
     byId.set(row.id, tracked);
     byIdentity.set(identityKey(row.manufacturer, row.serialNumber), tracked);
@@ -303,6 +305,7 @@ export async function createFleet(deps: FleetDependencies): Promise<Fleet> {
     tracked.lastHeaderId = state.headerId;
     tracked.lastHeardAt = now;
     tracked.operatingMode = state.operatingMode;
+    tracked.lastNode = { orderId: state.orderId, nodeId: state.lastNodeId, sequenceId: state.lastNodeSequenceId };
     // A state is proof of a live connection, whatever the last connection message said.
     tracked.connection = 'ONLINE';
     if (tracked.stale) {
@@ -566,6 +569,7 @@ export async function createFleet(deps: FleetDependencies): Promise<Fleet> {
       lastHeardAt: tracked.lastHeardAt,
       pose: tracked.current.pose,
       floorId: tracked.current.floorId,
+      lastNode: tracked.lastNode,
     };
   };
 
