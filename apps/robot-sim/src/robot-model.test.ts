@@ -65,4 +65,129 @@ describe('RobotModel', () => {
     expect(statuses(model.state())).toEqual([['FINISHED', undefined], ['FAILED', 'aborted']]);
     expect(model.state()).toMatchObject({ lastNodeId: 'home', orderUpdateId: 1 });
   });
+
+  describe('a room set not ready during the order', () => {
+    // Room 1 at 2 m (4 s away), a dose of 10 J/m² at 0.5 W/m² (20 s of UV-C); room 2 at 4 m.
+    const job = () => roomsOrder('job', 'floor', [{ roomId: 'r1', x: 2, y: 0, dose: 10 }, { roomId: 'r2', x: 4, y: 0, dose: 10 }], HOME);
+    const notReady = (actionId: string, roomId: string, id = 'nr-1') => ({
+      ...header,
+      actions: [
+        {
+          actionType: 'uvd_room_not_ready',
+          actionId: id,
+          blockingType: 'HARD' as const,
+          actionParameters: [
+            { key: 'room_id', value: roomId },
+            { key: 'action_id', value: actionId },
+          ],
+        },
+      ],
+    });
+    const decide = (promptId: string, confirm: boolean) => ({
+      ...header,
+      actions: [
+        {
+          actionType: 'uvd_operator_decision',
+          actionId: `decision-${String(confirm)}`,
+          blockingType: 'NONE' as const,
+          actionParameters: [
+            { key: 'prompt_id', value: promptId },
+            { key: 'confirm', value: confirm },
+          ],
+        },
+      ],
+    });
+    const room1 = (model: RobotModel) => model.state().actionStates.find((a) => a.actionId === 'disinfect-job-1');
+
+    it('turns the lamp off at once, asks wait_to_enter, and on confirm gives only the dose still due', () => {
+      const model = new RobotModel({ mapId: 'floor', home: HOME });
+      model.receiveOrder(order(job()));
+      model.advance(4 + 15); // 15 of room 1's 20 s of UV-C given
+      expect(room1(model)?.actionStatus).toBe('RUNNING');
+      model.receiveInstantActions(notReady('disinfect-job-1', 'r1'));
+      expect(room1(model)?.actionStatus).toBe('PAUSED');
+      expect(model.state()).toMatchObject({ lastNodeId: 'room-1-r1', driving: false });
+      const prompt = model.prompt;
+      expect(prompt).toMatchObject({ roomId: 'r1', actionId: 'disinfect-job-1' });
+      expect(model.state().actionStates.find((a) => a.actionId === 'nr-1')?.actionStatus).toBe('FINISHED');
+      // However long nobody answers, the lamp stays off and the robot stays.
+      model.advance(100);
+      expect(room1(model)?.actionStatus).toBe('PAUSED');
+      model.receiveInstantActions(decide(prompt?.promptId ?? '', true));
+      expect(room1(model)?.actionStatus).toBe('RUNNING');
+      model.advance(4.9);
+      expect(room1(model)?.actionStatus).toBe('RUNNING');
+      model.advance(0.2);
+      expect(room1(model)?.actionStatus).toBe('FINISHED');
+    });
+
+    it('asks at a room ahead set not ready by an instant action while the robot drives to it, and skip fails it not_ready', () => {
+      const model = new RobotModel({ mapId: 'floor', home: HOME });
+      model.receiveOrder(order(job()));
+      model.advance(2); // halfway to room 1
+      model.receiveInstantActions(notReady('disinfect-job-1', 'r1'));
+      model.advance(10);
+      expect(room1(model)?.actionStatus).toBe('WAITING');
+      const prompt = model.prompt;
+      expect(prompt).toMatchObject({ roomId: 'r1' });
+      model.receiveInstantActions(decide(prompt?.promptId ?? '', false));
+      expect(room1(model)).toMatchObject({ actionStatus: 'FAILED', resultDescription: 'not_ready' });
+    });
+
+    it('refuses an uvd_room_not_ready without an order, or naming no action of the order', () => {
+      const model = new RobotModel({ mapId: 'floor', home: HOME });
+      model.receiveInstantActions(notReady('disinfect-job-1', 'r1', 'nr-a'));
+      model.receiveOrder(order(job()));
+      model.receiveInstantActions(notReady('disinfect-other-1', 'r1', 'nr-b'));
+      const reported = model.state().actionStates.filter((a) => a.actionType === 'uvd_room_not_ready');
+      expect(reported.map((a) => [a.actionId, a.actionStatus, a.resultDescription])).toEqual([
+        ['nr-a', 'FAILED', 'no_order'],
+        ['nr-b', 'FAILED', 'unknown_action'],
+      ]);
+    });
+
+    it('takes an order update marking a room ahead not ready: it asks there and never turns its lamp on', () => {
+      const model = new RobotModel({ mapId: 'floor', home: HOME });
+      const first = job();
+      model.receiveOrder(order(first));
+      model.advance(4 + 21); // room 1 done, on the way to room 2
+      const [room1Node, room2Node, home] = first.nodes;
+      if (!room1Node || !room2Node || !home) throw new Error('order without nodes');
+      const notReadyRoom2 = {
+        ...room2Node,
+        actions: room2Node.actions.map((a) => ({ ...a, actionParameters: [...(a.actionParameters ?? []).filter((p) => p.key !== 'ready'), { key: 'ready', value: false }] })),
+      };
+      expect(model.receiveOrder(order({ orderId: 'job', orderUpdateId: 1, nodes: [room1Node, notReadyRoom2, home], edges: first.edges.slice(1) }))).toBe(true);
+      model.advance(100);
+      expect(model.prompt).toMatchObject({ roomId: 'r2' });
+      expect(model.state().actionStates.find((a) => a.actionId === 'disinfect-job-2')?.actionStatus).toBe('WAITING');
+    });
+
+    it('applies an update stitched at a node it has passed since from where it is, and refuses one that does not fit', () => {
+      const model = new RobotModel({ mapId: 'floor', home: HOME });
+      const first = job();
+      model.receiveOrder(order(first));
+      model.advance(4 + 20 + 4 + 1); // room 1 done, room 2 reached and running
+      const [room1Node, room2Node, home] = first.nodes;
+      if (!room1Node || !room2Node || !home) throw new Error('order without nodes');
+      // Stitched at room 1 (the sender had not heard of room 2 yet): room 2 is not visited again.
+      expect(model.receiveOrder(order({ orderId: 'job', orderUpdateId: 1, nodes: [room1Node, room2Node, home], edges: first.edges }))).toBe(true);
+      expect(model.state()).toMatchObject({ orderUpdateId: 1, lastNodeId: 'room-2-r2', nodeStates: [{ nodeId: 'home' }] });
+      // A first node the order never had: refused, reported, and nothing changes.
+      const stranger = { ...home, nodeId: 'elsewhere', sequenceId: 2 };
+      expect(model.receiveOrder(order({ orderId: 'job', orderUpdateId: 2, nodes: [stranger, home], edges: [] }))).toBe(false);
+      expect(model.state()).toMatchObject({ orderUpdateId: 1, nodeStates: [{ nodeId: 'home' }] });
+      expect(model.state().errors).toContainEqual(
+        expect.objectContaining({
+          errorType: 'orderUpdateError',
+          errorReferences: [
+            { referenceKey: 'orderId', referenceValue: 'job' },
+            { referenceKey: 'orderUpdateId', referenceValue: '2' },
+          ],
+        }),
+      );
+      model.advance(100);
+      expect(statuses(model.state())).toEqual([['FINISHED', undefined], ['FINISHED', undefined]]);
+    });
+  });
 });

@@ -69,7 +69,7 @@ interface RoomDose {
 }
 
 /** Why a uvd_disinfect action failed (DisinfectFailure in the contracts) or why an instant action was refused. */
-type FailureReason = 'not_ready' | 'not_reached' | 'aborted' | 'no_order' | 'unknown_prompt' | 'unsupported';
+type FailureReason = 'not_ready' | 'not_reached' | 'aborted' | 'no_order' | 'unknown_prompt' | 'unknown_action' | 'unsupported';
 
 interface ActiveOrder {
   orderId: string;
@@ -80,6 +80,10 @@ interface ActiveOrder {
   nextIndex: number;
   /** Actions of the node just reached that have not started yet. */
   nodeActions: VdaAction[];
+  /** The last node of this order the robot reached; undefined until it reaches the first. */
+  reached: { nodeId: string; sequenceId: number } | undefined;
+  /** Every node (`nodeId@sequenceId`) this order and its updates held: where an update may be stitched. */
+  known: Set<string>;
 }
 
 type Activity =
@@ -91,7 +95,8 @@ type Activity =
       elevatorSeconds: number;
       arrival: { kind: 'node'; node: OrderNode } | { kind: 'give-up'; node: OrderNode } | { kind: 'home' };
     }
-  | { kind: 'prompt'; promptId: string; action: VdaAction; roomId: string }
+  /** `remainingSeconds`: the dose still to give of a room whose lamp went off when it was set not ready. */
+  | { kind: 'prompt'; promptId: string; action: VdaAction; roomId: string; remainingSeconds?: number }
   | { kind: 'disinfecting'; action: VdaAction; remainingSeconds: number };
 
 const DEFAULT_RATES: BatteryRates = { driving: 0.02, disinfecting: 0.03, idle: 0.002, charging: 0.05 };
@@ -153,6 +158,8 @@ export class RobotModel {
   /** Paused by the dead man's switch (`loseLink`) and not yet resumed or cancelled by the controller. */
   private linkLost = false;
   private orderRefusal: string | null = null;
+  /** An order update that could not be stitched onto the order (VDA 5050 orderUpdateError), until the next order. */
+  private orderUpdateRefusal: { orderId: string; orderUpdateId: number } | null = null;
   private distanceSinceLastNode = 0;
   /** By uvd_disinfect actionId, for the order's rooms that received UV-C or ended. */
   private doses = new Map<string, RoomDose>();
@@ -237,14 +244,23 @@ export class RobotModel {
     if (message.orderId === this.orderId) {
       // VDA 5050: an update id not above the current one is a duplicate or a late message.
       if (message.orderUpdateId <= this.orderUpdateId) return false;
-      this.applyOrderUpdate(message, nodes, edges);
-      return true;
+      return this.applyOrderUpdate(message, nodes, edges);
     }
+    this.orderUpdateRefusal = null;
     if (this.order) this.abortOrder('aborted');
     this.interruptGoHome();
     this.orderId = message.orderId;
     this.orderUpdateId = message.orderUpdateId;
-    this.order = { orderId: message.orderId, orderUpdateId: message.orderUpdateId, nodes, edges, nextIndex: 0, nodeActions: [] };
+    this.order = {
+      orderId: message.orderId,
+      orderUpdateId: message.orderUpdateId,
+      nodes,
+      edges,
+      nextIndex: 0,
+      nodeActions: [],
+      reached: undefined,
+      known: new Set(nodes.map(nodeKey)),
+    };
     this.orderActionStates = nodes.flatMap((node) => node.actions.map((action) => waiting(action)));
     this.doses = new Map();
     this.activity = { kind: 'idle' };
@@ -254,20 +270,33 @@ export class RobotModel {
   }
 
   /**
-   * An update of the running order: when its first node is the last node reached (VDA 5050 stitching), the
-   * nodes up to it are already done; otherwise all its nodes are still to be visited.
+   * An update of the order (VDA 5050 §6.6), stitched at the last node the robot reached: its first node is that
+   * node, and the nodes and edges after it replace what was left. An update whose first node is a node of the
+   * order the robot has passed since (the sender had not heard of it yet) is applied from where the robot is;
+   * before the robot reached any node of the order, one beginning at the order's next node replaces it all. An
+   * update that fits neither is refused (orderUpdateError) and changes nothing. Returns whether it was applied.
    */
-  private applyOrderUpdate(message: OrderMessage, nodes: OrderNode[], edges: OrderEdge[]): void {
+  private applyOrderUpdate(message: OrderMessage, nodes: OrderNode[], edges: OrderEdge[]): boolean {
     const first = nodes[0];
-    const stitched = first !== undefined && first.nodeId === this.lastNodeId && first.sequenceId === this.lastNodeSequenceId;
-    const pending = stitched ? nodes.filter((n) => n.sequenceId > this.lastNodeSequenceId) : nodes;
-    const pendingEdges = stitched ? edges.filter((e) => e.sequenceId > this.lastNodeSequenceId) : edges;
-    const known = new Set(this.orderActionStates.map((s) => s.actionId));
+    const order = this.order;
+    const reached = order ? order.reached : { nodeId: this.lastNodeId, sequenceId: this.lastNodeSequenceId };
+    const known = first !== undefined && (order ? order.known.has(nodeKey(first)) : nodeKey(first) === nodeKey({ nodeId: this.lastNodeId, sequenceId: this.lastNodeSequenceId }));
+    const limit = reached?.sequenceId ?? order?.nodes[order.nextIndex]?.sequenceId ?? -1;
+    if (!first || !known || first.sequenceId > limit) {
+      this.orderUpdateRefusal = { orderId: message.orderId, orderUpdateId: message.orderUpdateId };
+      this.changed = true;
+      return false;
+    }
+    this.orderUpdateRefusal = null;
+    const after = reached?.sequenceId ?? -1;
+    const pending = nodes.filter((n) => n.sequenceId > after);
+    const pendingEdges = edges.filter((e) => e.sequenceId > after);
+    const states = new Set(this.orderActionStates.map((s) => s.actionId));
     for (const node of pending) {
-      for (const action of node.actions) if (!known.has(action.actionId)) this.orderActionStates.push(waiting(action));
+      for (const action of node.actions) if (!states.has(action.actionId)) this.orderActionStates.push(waiting(action));
     }
     // Actions the update no longer asks for will not run: a server reading the state must not wait for them.
-    const nodeActions = this.order?.nodeActions ?? [];
+    const nodeActions = order?.nodeActions ?? [];
     const wanted = new Set([...pending.flatMap((n) => n.actions), ...nodeActions].map((a) => a.actionId));
     for (const state of this.orderActionStates) {
       if (state.actionStatus === 'WAITING' && !wanted.has(state.actionId)) {
@@ -276,10 +305,20 @@ export class RobotModel {
       }
     }
     this.orderUpdateId = message.orderUpdateId;
-    this.order = { orderId: message.orderId, orderUpdateId: message.orderUpdateId, nodes: pending, edges: pendingEdges, nextIndex: 0, nodeActions };
+    this.order = {
+      orderId: message.orderId,
+      orderUpdateId: message.orderUpdateId,
+      nodes: pending,
+      edges: pendingEdges,
+      nextIndex: 0,
+      nodeActions,
+      reached: order ? order.reached : reached,
+      known: new Set([...(order?.known ?? []), ...nodes.map(nodeKey)]),
+    };
     // A robot on its way to a node re-plans from where it is; work at a node carries on.
     if (this.activity.kind === 'driving') this.activity = { kind: 'idle' };
     this.changed = true;
+    return true;
   }
 
   // ---------------------------------------------------------------- instant actions
@@ -335,6 +374,20 @@ export class RobotModel {
       case 'stateRequest':
         record('FINISHED');
         return;
+      case UvdActionType.roomNotReady: {
+        const actionId = paramString(action, 'action_id');
+        if (!this.order) {
+          record('FAILED', 'no_order');
+          return;
+        }
+        if (actionId === undefined || !this.orderActionStates.some((state) => state.actionId === actionId)) {
+          record('FAILED', 'unknown_action');
+          return;
+        }
+        this.withdrawReadiness(actionId);
+        record('FINISHED');
+        return;
+      }
       case UvdActionType.operatorDecision: {
         const promptId = paramString(action, 'prompt_id');
         const confirm = paramBoolean(action, 'confirm');
@@ -343,7 +396,7 @@ export class RobotModel {
           return;
         }
         const prompted = this.activity.action;
-        if (confirm) this.startDisinfecting(prompted);
+        if (confirm) this.startDisinfecting(prompted, this.activity.remainingSeconds);
         else {
           this.setOrderActionStatus(prompted.actionId, 'FAILED', 'not_ready');
           this.activity = { kind: 'idle' };
@@ -353,6 +406,28 @@ export class RobotModel {
       }
       default:
         record('FAILED', 'unsupported');
+    }
+  }
+
+  /**
+   * A room of the order was set not ready (uvd_room_not_ready): a lamp on for its action goes off now and the
+   * robot asks to enter, keeping the dose still to give; a room not started yet is asked for when its turn comes.
+   */
+  private withdrawReadiness(actionId: string): void {
+    const a = this.activity;
+    if (a.kind === 'disinfecting' && a.action.actionId === actionId) {
+      const roomId = paramString(a.action, 'room_id') ?? '';
+      this.activity = { kind: 'prompt', promptId: randomUUID(), action: a.action, roomId, remainingSeconds: a.remainingSeconds };
+      // Not RUNNING any more: the lamp is off until the operator confirms.
+      this.setOrderActionStatus(actionId, 'PAUSED');
+      return;
+    }
+    // The actions still to start are marked in place: a robot driving to the room holds the same node.
+    const order = this.order;
+    if (!order) return;
+    for (const candidate of [...order.nodeActions, ...order.nodes.flatMap((node) => node.actions)]) {
+      if (candidate.actionId !== actionId) continue;
+      candidate.actionParameters = [...(candidate.actionParameters ?? []).filter((p) => p.key !== 'ready'), { key: 'ready', value: false }];
     }
   }
 
@@ -493,6 +568,7 @@ export class RobotModel {
     if (node.nodePosition?.theta !== undefined) this.pose.theta = node.nodePosition.theta;
     this.lastNodeId = node.nodeId;
     this.lastNodeSequenceId = node.sequenceId;
+    this.order.reached = { nodeId: node.nodeId, sequenceId: node.sequenceId };
     this.distanceSinceLastNode = 0;
     this.order.nodeActions = [...node.actions];
   }
@@ -537,9 +613,10 @@ export class RobotModel {
     this.startDisinfecting(action);
   }
 
-  private startDisinfecting(action: VdaAction): void {
+  /** `remainingSeconds`: what is left of a room whose lamp went off before (all of its dose by default). */
+  private startDisinfecting(action: VdaAction, remainingSeconds?: number): void {
     const dose = paramNumber(action, 'dose') ?? 0;
-    this.activity = { kind: 'disinfecting', action, remainingSeconds: Math.max(0, dose) / this.irradiance };
+    this.activity = { kind: 'disinfecting', action, remainingSeconds: remainingSeconds ?? Math.max(0, dose) / this.irradiance };
     if (!this.doses.has(action.actionId)) this.doses.set(action.actionId, { dose: 0, startedAt: this.isoNow() });
     this.setOrderActionStatus(action.actionId, this.paused ? 'PAUSED' : 'RUNNING');
   }
@@ -689,6 +766,18 @@ export class RobotModel {
       });
     }
     if (this.orderRefusal) errors.push({ errorType: 'orderError', errorLevel: 'WARNING', errorDescription: this.orderRefusal });
+    const refused = this.orderUpdateRefusal;
+    if (refused) {
+      errors.push({
+        errorType: 'orderUpdateError',
+        errorLevel: 'WARNING',
+        errorDescription: `order update ${refused.orderUpdateId} refused: its first node is not the last node reached`,
+        errorReferences: [
+          { referenceKey: 'orderId', referenceValue: refused.orderId },
+          { referenceKey: 'orderUpdateId', referenceValue: String(refused.orderUpdateId) },
+        ],
+      });
+    }
     return errors;
   }
 
@@ -731,5 +820,6 @@ function waiting(action: VdaAction): ActionState {
   };
 }
 
+const nodeKey = (node: { nodeId: string; sequenceId: number }) => `${node.nodeId}@${String(node.sequenceId)}`;
 const isRoomNode = (node: OrderNode) => node.actions.some((a) => a.actionType === UvdActionType.disinfect);
 const round = (n: number) => Math.round(n * 1000) / 1000;

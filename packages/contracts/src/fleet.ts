@@ -64,12 +64,12 @@ export type RobotUpdateField = RobotUpdate['field'];
 
 /**
  * A command the server recorded for a robot (an order, or an instant action: pause, resume, stop, home, an
- * operator's decision) that the robot never acknowledged: it was sent and resent after commit, and given up.
+ * operator's decision, a room set not ready during its job) that the robot never acknowledged: it was sent and resent after commit, and given up.
  * A recorded event of the robots stream (it has an id and is replayed), sent once per command given up, to the
  * robot stream's clients that may see the robot; the console shows it as an error naming the robot.
  */
 export const COMMAND_UNDELIVERED_EVENT = 'command_undelivered';
-export const UndeliveredCommandKind = z.enum(['order', 'play', 'resume', 'pause', 'stop', 'home', 'decision']);
+export const UndeliveredCommandKind = z.enum(['order', 'play', 'resume', 'pause', 'stop', 'home', 'decision', 'room_not_ready']);
 export type UndeliveredCommandKind = z.infer<typeof UndeliveredCommandKind>;
 export const CommandUndelivered = z.object({
   /** The outbox row's id. */

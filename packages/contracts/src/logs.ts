@@ -40,9 +40,31 @@ export const LoggedPrompt = z.object({
 export type LoggedPrompt = z.infer<typeof LoggedPrompt>;
 
 /**
+ * What happened to a job while it ran, beside the robot's own results: so far a room's readiness changed by a
+ * user (`room_not_ready`, `room_ready`). A general record: later kinds (pause, prompt, skip, stop, fault) join it.
+ */
+export const JobEventKind = z.enum(['room_not_ready', 'room_ready']);
+export type JobEventKind = z.infer<typeof JobEventKind>;
+
+export const LoggedJobEvent = z.object({
+  at: Timestamp,
+  kind: JobEventKind,
+  /** The user who did it (their username), or null for the robot or the server. */
+  actor: z.string().nullable(),
+  /** The job room it concerns (order and room), or nulls for the whole job. */
+  order_no: z.number().int().nullable(),
+  room_id: Id.nullable(),
+  room_name: z.string().nullable(),
+  /** The dose in J/m² the room had received by then, when known. */
+  dose: z.number().nullable(),
+});
+export type LoggedJobEvent = z.infer<typeof LoggedJobEvent>;
+
+/**
  * Spec §3 log entry, keyed by the id of the job it records. `robot_id` is null once the robot was removed.
  * `trajectory` (only from GET /log/{id} with `extra_navigation_data=true`): the recorded path, which the log keeps
  * after its job is deleted; the lists carry `has_trajectory` only, a path can hold thousands of points.
+ * `events`: what happened to the job while it ran (LoggedJobEvent), oldest first.
  */
 export const LogEntry = z.object({
   job_id: Id,
@@ -64,6 +86,7 @@ export const LogEntry = z.object({
   notes: z.string(),
   has_trajectory: z.boolean(),
   attributes: z.object({ rooms: z.array(LoggedRoom), prompts: z.array(LoggedPrompt) }),
+  events: z.array(LoggedJobEvent),
   trajectory: z.array(TrajectoryPoint).optional(),
 });
 export type LogEntry = z.infer<typeof LogEntry>;

@@ -179,6 +179,12 @@ export const UvdActionType = {
   ping: 'uvd_ping',
   /** Instant: the operator's answer to a prompt. Parameters: prompt_id, confirm (boolean). */
   operatorDecision: 'uvd_operator_decision',
+  /**
+   * Instant: a room of the running order was set not ready. Parameters: room_id, action_id (the room's
+   * uvd_disinfect actionId). A lamp on for that action goes off at once and the robot asks `wait_to_enter`,
+   * keeping the dose still to give; a room not started yet is asked for first when the robot gets to it.
+   */
+  roomNotReady: 'uvd_room_not_ready',
 } as const;
 
 /** VDA 5050 standard instant actions we use: pause, resume and stop (cancel the order). */

@@ -7,6 +7,7 @@ import { DEFAULT_START_WINDOW_MINUTES } from '@uvd/contracts';
 import type {
   JobActiveState,
   JobStatus,
+  LoggedJobEvent,
   LoggedPrompt,
   LoggedRoom,
   MapFrame,
@@ -367,12 +368,39 @@ export const logs = pgTable(
     rooms: jsonb('rooms').$type<StoredLoggedRoom[]>().notNull().default(sql`'[]'::jsonb`),
     trajectory: jsonb('trajectory').$type<TrajectoryPoint[]>(),
     prompts: jsonb('prompts').$type<LoggedPrompt[]>().notNull().default(sql`'[]'::jsonb`),
+    /** The job's events (job_events) as they were when it ended. */
+    events: jsonb('events').$type<LoggedJobEvent[]>().notNull().default(sql`'[]'::jsonb`),
     createdAt: createdAt(),
   },
   (t) => [
     index('logs_org_start').on(t.orgId, t.startTime.desc(), t.jobId),
     index('logs_org_robot_start').on(t.orgId, t.robotId, t.startTime.desc(), t.jobId),
   ],
+);
+
+/**
+ * What happened to a job while it ran, recorded in the transaction that decided it (a room's readiness changed
+ * by a user, so far); copied into the log's `events` when the job ends. `kind` is a JobEventKind of the
+ * contracts; `dose` the J/m² the room had received, when known; `details` what a kind needs beyond these.
+ */
+export const jobEvents = pgTable(
+  'job_events',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    orgId: orgId(),
+    jobId: uuid('job_id')
+      .notNull()
+      .references(() => jobs.id, { onDelete: 'cascade' }),
+    at: timestamp('at', { withTimezone: true }).notNull().defaultNow(),
+    kind: text('kind').notNull(),
+    /** The user's username, or null for the robot or the server. */
+    actor: text('actor'),
+    orderNo: integer('order_no'),
+    roomId: uuid('room_id').references(() => rooms.id, { onDelete: 'set null' }),
+    dose: real('dose'),
+    details: jsonb('details').$type<Record<string, unknown>>().notNull().default(sql`'{}'::jsonb`),
+  },
+  (t) => [index('job_events_job').on(t.jobId, t.id)],
 );
 
 /** Poses of a robot during a job, thinned as they arrive; become the log's trajectory when the job ends. */

@@ -32,6 +32,7 @@ const columns = {
   notes: logs.notes,
   rooms: logs.rooms,
   prompts: logs.prompts,
+  events: logs.events,
   createdAt: logs.createdAt,
   hasTrajectory: sql<boolean>`(${logs.trajectory} IS NOT NULL AND jsonb_array_length(${logs.trajectory}) > 0)`,
 };
@@ -92,5 +93,6 @@ export function toLogEntry(row: LogRow): LogEntry {
     notes: row.notes,
     has_trajectory: row.hasTrajectory,
     attributes: { rooms: row.rooms.map((room) => ({ ...room, dose_received: room.dose_received ?? null })), prompts: row.prompts },
+    events: row.events,
   };
 }

@@ -33,6 +33,8 @@ export interface RobotLink {
   battery: number | null;
   /** The robot's errors as last reported (a FATAL one means it cannot run an order). */
   errors: RobotError[];
+  /** The node the robot last reached (VDA 5050 lastNodeId, lastNodeSequenceId) and of which order; null before its first state. */
+  lastNode: { orderId: string; nodeId: string; sequenceId: number } | null;
 }
 
 /** Inbound messages since start: accepted, and dropped by reason. */

@@ -51,6 +51,7 @@ interface Tracked {
   headerIds: Record<'order' | 'instantActions', number>;
   /** uvd_ping, or the standard stateRequest for robots that refuse uvd_ping. */
   pingAction: string;
+  lastNode: RobotLink['lastNode'];
 }
 
 const PING_ID_PREFIX = 'ping-';
@@ -162,6 +163,7 @@ export async function createFleet(deps: FleetDependencies): Promise<Fleet> {
       pings: new Map(),
       headerIds: { order: 0, instantActions: 0 },
       pingAction: UvdActionType.ping,
+      lastNode: null,
     };
     byId.set(row.id, tracked);
     byIdentity.set(identityKey(row.manufacturer, row.serialNumber), tracked);
@@ -316,6 +318,7 @@ export async function createFleet(deps: FleetDependencies): Promise<Fleet> {
     tracked.lastHeaderId = state.headerId;
     tracked.lastHeardAt = now;
     tracked.operatingMode = state.operatingMode;
+    tracked.lastNode = { orderId: state.orderId, nodeId: state.lastNodeId, sequenceId: state.lastNodeSequenceId };
     // A state is proof of a live connection, whatever the last connection message said.
     tracked.connection = 'ONLINE';
     if (tracked.stale) {
@@ -588,6 +591,7 @@ export async function createFleet(deps: FleetDependencies): Promise<Fleet> {
       floorId: tracked.current.floorId,
       battery: tracked.current.battery,
       errors: tracked.current.errors,
+      lastNode: tracked.lastNode,
     };
   };
 

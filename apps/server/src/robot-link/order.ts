@@ -6,7 +6,7 @@
  * as the last node. Every node and edge is released: the robot may run the whole
  * job without the server (a connection drop does not stop it). The orderId is the job id.
  */
-import { UvdActionType, type OrderEdge, type OrderNode } from '@uvd/contracts';
+import { UvdActionType, type OrderEdge, type OrderNode, type VdaAction } from '@uvd/contracts';
 import type { Pose } from '../db/schema.ts';
 import type { Fleet } from './fleet.ts';
 
@@ -99,4 +99,41 @@ export function buildOrder(
     actions: [],
   }));
   return { orderId: jobId, orderUpdateId, nodes, edges };
+}
+
+/** The node a robot reached last (VDA 5050 state lastNodeId, lastNodeSequenceId). */
+export interface ReachedNode {
+  nodeId: string;
+  sequenceId: number;
+}
+
+/**
+ * An update of a running order (VDA 5050 §6.6): `orderUpdateId` the next one, stitched at the node the robot
+ * reached last, so it begins with that node (as it was) and holds only the nodes and edges after it; each
+ * room's `uvd_disinfect` carries the room's readiness now (`ready`, by room id). `previous` is the order or
+ * update the robot was last told. Without `reached` (this process has no state of the robot in this order yet)
+ * the update holds the whole order: a robot that has moved on takes from it what lies ahead of it.
+ */
+export function buildOrderUpdate(
+  previous: OrderBody,
+  orderUpdateId: number,
+  reached: ReachedNode | undefined,
+  ready: ReadonlyMap<string, boolean>,
+): OrderBody {
+  const stitch = reached && previous.nodes.some((node) => node.nodeId === reached.nodeId && node.sequenceId === reached.sequenceId) ? reached.sequenceId : -1;
+  const withReadiness = (action: VdaAction): VdaAction => {
+    const roomId = action.actionParameters?.find((parameter) => parameter.key === 'room_id')?.value;
+    const now = typeof roomId === 'string' ? ready.get(roomId) : undefined;
+    if (action.actionType !== UvdActionType.disinfect || now === undefined) return action;
+    const others = (action.actionParameters ?? []).filter((parameter) => parameter.key !== 'ready');
+    return { ...action, actionParameters: [...others, { key: 'ready', value: now }] };
+  };
+  return {
+    orderId: previous.orderId,
+    orderUpdateId,
+    nodes: previous.nodes
+      .filter((node) => node.sequenceId >= stitch)
+      .map((node) => (node.sequenceId === stitch ? node : { ...node, actions: node.actions.map(withReadiness) })),
+    edges: previous.edges.filter((edge) => edge.sequenceId > stitch),
+  };
 }

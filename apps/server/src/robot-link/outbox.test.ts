@@ -186,6 +186,20 @@ describe('robot commands through the outbox', () => {
     expect((await commandRows(server, w.robotId)).map((row) => row.kind)).toEqual(['home']);
   });
 
+  it('keeps the acknowledged order of a running job past the retention (its updates are stitched onto it), and prunes it once the job ended', async () => {
+    const w = await executionWorld(server);
+    const robot = await connect(server, w);
+    const job = await createJobFor(server, w);
+    expect((await jobCommand(server, w, job.job_id, 'start')).status).toBe(200);
+    await robot.publishState({ orderId: job.job_id, orderUpdateId: 0 });
+    await waitUntil(async () => ((await commandRows(server, w.robotId))[0]?.state === 'acknowledged' ? true : undefined), 5000, 'acknowledged');
+    await pruneRobotCommands(server.context.db, new Date(Date.now() + 60_000));
+    expect((await commandRows(server, w.robotId)).map((row) => row.kind)).toEqual(['order']);
+    await server.context.db.update(jobs).set({ status: 'Completed' }).where(eq(jobs.id, job.job_id));
+    await pruneRobotCommands(server.context.db, new Date(Date.now() + 60_000));
+    expect(await commandRows(server, w.robotId)).toEqual([]);
+  });
+
   it('resends an order the robot does not report with the same orderId and orderUpdateId, so the robot does not restart it', async () => {
     const w = await executionWorld(server);
     const robot = await connect(server, w);

@@ -162,11 +162,20 @@ export async function acknowledgeState(ctx: Pick<AppContext, 'db' | 'bus'>, robo
   });
 }
 
-/** Deletes acknowledged and undelivered commands decided before `before`; returns how many. Open ones stay. */
+/**
+ * Deletes acknowledged and undelivered commands decided before `before`; returns how many. Open ones stay, and
+ * so do the orders of Running jobs: an update of a job's order is stitched onto the last one (readiness.ts).
+ */
 export async function pruneRobotCommands(executor: Executor, before: Date): Promise<number> {
   const deleted = await executor
     .delete(robotCommands)
-    .where(and(lt(robotCommands.createdAt, before), inArray(robotCommands.state, ['acknowledged', 'undelivered'])))
+    .where(
+      and(
+        lt(robotCommands.createdAt, before),
+        inArray(robotCommands.state, ['acknowledged', 'undelivered']),
+        sql`NOT (${robotCommands.kind} = 'order' AND ${robotCommands.jobId} IN (SELECT ${jobs.id} FROM ${jobs} WHERE ${jobs.status} = 'Running'))`,
+      ),
+    )
     .returning({ id: robotCommands.id });
   return deleted.length;
 }

@@ -1,9 +1,10 @@
 /** SQL of job execution. Callers pass the organization: every query filters on it. */
 import { and, asc, desc, eq, inArray, isNull, ne, notInArray } from 'drizzle-orm';
-import { ActionButtonText, DecisionSource, type LoggedPrompt, type NotStartedReason } from '@uvd/contracts';
+import { ActionButtonText, DecisionSource, JobEventKind, type LoggedJobEvent, type LoggedPrompt, type NotStartedReason } from '@uvd/contracts';
 import type { Executor } from '../db/client.ts';
-import { actions, jobRooms, jobs, logs, robotCommands, robots, rooms, trajectoryPoints, type LoggedRoom, type TrajectoryPoint } from '../db/schema.ts';
-import type { OrderRoom } from './order.ts';
+import { actions, jobEvents, jobRooms, jobs, logs, robotCommands, robots, rooms, trajectoryPoints, type LoggedRoom, type TrajectoryPoint } from '../db/schema.ts';
+import type { OrderBody, OrderRoom } from './order.ts';
+import { CommandBody } from './outbox.ts';
 import { loggedRoomState, type RoomState } from './progress.ts';
 
 export type JobRow = typeof jobs.$inferSelect;
@@ -62,6 +63,30 @@ export async function runningJobs(executor: Executor, robotIds: readonly string[
     .select()
     .from(jobs)
     .where(and(eq(jobs.status, 'Running'), inArray(jobs.robotId, [...robotIds])));
+}
+
+/** The Running jobs of the organization that visit any of `roomIds`, in id order (the order they are locked in). */
+export async function runningJobsVisiting(executor: Executor, orgId: string, roomIds: readonly string[]): Promise<string[]> {
+  if (roomIds.length === 0) return [];
+  const rows = await executor
+    .selectDistinct({ id: jobs.id })
+    .from(jobs)
+    .innerJoin(jobRooms, eq(jobRooms.jobId, jobs.id))
+    .where(and(eq(jobs.orgId, orgId), eq(jobs.status, 'Running'), inArray(jobRooms.roomId, [...roomIds])))
+    .orderBy(asc(jobs.id));
+  return rows.map((row) => row.id);
+}
+
+/** The order (or order update) of the job recorded last: what the robot was last told of the job's route. */
+export async function lastOrderOf(executor: Executor, jobId: string): Promise<OrderBody | undefined> {
+  const [row] = await executor
+    .select({ body: robotCommands.body })
+    .from(robotCommands)
+    .where(and(eq(robotCommands.jobId, jobId), eq(robotCommands.kind, 'order')))
+    .orderBy(desc(robotCommands.seq))
+    .limit(1);
+  const body = CommandBody.safeParse(row?.body);
+  return body.success && 'order' in body.data ? body.data.order : undefined;
 }
 
 /** The job's rooms as the order needs them, with readiness as of now. */
@@ -155,10 +180,6 @@ export async function lastTrajectoryPoint(executor: Executor, jobId: string) {
   return row;
 }
 
-/**
- * Writes the log of a job that ended (spec §3 log entry) and moves the recorded path into it. The job row
- * must be locked and already hold its end.
- */
 /** The job's prompts, oldest first, with who answered each, when and from where. */
 async function loggedPrompts(executor: Executor, jobId: string): Promise<LoggedPrompt[]> {
   const rows = await executor
@@ -180,6 +201,44 @@ async function loggedPrompts(executor: Executor, jobId: string): Promise<LoggedP
   }));
 }
 
+/** The job's events (job_events), oldest first, as the log keeps them. */
+async function loggedEvents(executor: Executor, jobId: string): Promise<LoggedJobEvent[]> {
+  const rows = await executor
+    .select({ event: jobEvents, roomName: rooms.name })
+    .from(jobEvents)
+    .leftJoin(rooms, eq(rooms.id, jobEvents.roomId))
+    .where(eq(jobEvents.jobId, jobId))
+    .orderBy(asc(jobEvents.id));
+  // Only JobEventKind values are recorded (recordJobEvent takes one); a row of another kind is not logged.
+  return rows.flatMap(({ event, roomName }) => {
+    const kind = JobEventKind.safeParse(event.kind);
+    if (!kind.success) return [];
+    return [
+      {
+        at: event.at.toISOString(),
+        kind: kind.data,
+        actor: event.actor,
+        order_no: event.orderNo,
+        room_id: event.roomId,
+        room_name: roomName,
+        dose: event.dose,
+      },
+    ];
+  });
+}
+
+/** Records an event of the job in `executor` (the transaction that decided what happened). */
+export async function recordJobEvent(
+  executor: Executor,
+  event: { orgId: string; jobId: string; at: Date; kind: JobEventKind; actor: string | null; orderNo: number | null; roomId: string | null; dose: number | null },
+): Promise<void> {
+  await executor.insert(jobEvents).values(event);
+}
+
+/**
+ * Writes the log of a job that ended (spec §3 log entry) and moves the recorded path into it. The job row
+ * must be locked and already hold its end.
+ */
 export async function writeLog(executor: Executor, job: JobRow, robotName: string, reason: NotStartedReason | null = null): Promise<void> {
   const roomRows = await executor
     .select({
@@ -211,6 +270,7 @@ export async function writeLog(executor: Executor, job: JobRow, robotName: strin
     point.floorId ? [{ t: Math.round(point.t * 10) / 10, x: point.x, y: point.y, floor_id: point.floorId }] : [],
   );
   const prompts = await loggedPrompts(executor, job.id);
+  const events = await loggedEvents(executor, job.id);
   await executor
     .insert(logs)
     .values({
@@ -230,6 +290,7 @@ export async function writeLog(executor: Executor, job: JobRow, robotName: strin
       rooms: logged,
       trajectory: trajectory.length > 0 ? trajectory : null,
       prompts,
+      events,
     })
     .onConflictDoNothing();
   await executor.delete(trajectoryPoints).where(eq(trajectoryPoints.jobId, job.id));

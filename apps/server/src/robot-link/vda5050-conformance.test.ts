@@ -11,7 +11,7 @@ import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import mqtt, { type MqttClient } from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Job } from '@uvd/contracts';
+import { InstantActionsMessage, Job, OrderMessage } from '@uvd/contracts';
 import { SimRobot } from '@uvd/robot-sim';
 import { parseVdaTopic } from './broker.ts';
 import { until } from '../testing/assertions.ts';
@@ -65,6 +65,14 @@ afterAll(async () => {
   await server.close();
 });
 
+/** The messages that fail their topic's schema, with the schema's complaint. */
+const invalidOf = (messages: readonly Seen[]): string[] =>
+  messages.flatMap(({ topic, message }) => {
+    const validate = validators.get(topic);
+    if (!validate) return [`no schema for ${topic}`];
+    return validate(message) ? [] : [`${topic}: ${ajv.errorsText(validate.errors)}`];
+  });
+
 describe.skipIf(!available)('VDA 5050 2.0.0 JSON schemas', () => {
   it('hold for every message of a whole job with a pause and a resume, from the server and the simulator', async () => {
     const world = await executionWorld(server, 2);
@@ -110,12 +118,70 @@ describe.skipIf(!available)('VDA 5050 2.0.0 JSON schemas', () => {
     // Every kind of message took part: a schema check of nothing would prove nothing.
     for (const topic of TOPICS) expect(counts[topic], `${topic} messages seen`).toBeGreaterThan(0);
     expect(counts.instantActions).toBeGreaterThanOrEqual(2);
+    expect(invalidOf(ours)).toEqual([]);
+  }, 60_000);
 
-    const invalid = ours.flatMap(({ topic, message }) => {
-      const validate = validators.get(topic);
-      if (!validate) return [`no schema for ${topic}`];
-      return validate(message) ? [] : [`${topic}: ${ajv.errorsText(validate.errors)}`];
+  it('hold for the order updates and the uvd_room_not_ready of rooms set not ready and ready again during a job', async () => {
+    const world = await executionWorld(server, 2);
+    const [room0, room1] = world.roomIds;
+    if (!room0 || !room1) throw new Error('world without rooms');
+    const robot = new SimRobot({
+      brokerUrl,
+      manufacturer: world.robot.manufacturer,
+      serialNumber: world.robot.serialNumber,
+      mapId: world.floorId,
+      home: { x: 0, y: -2, theta: 0 },
+      timeFactor: 20,
+      stateIntervalMs: 200,
+      tickMs: 20,
     });
-    expect(invalid).toEqual([]);
+    await robot.start();
+    const setReady = async (roomId: string, ready: boolean) => {
+      const response = await server.request('PATCH', '/api/rooms/room/ready', {
+        token: world.admin.token,
+        body: { rooms: [{ room_id: roomId, ready_for_disinfection: ready }] },
+      });
+      expect(response.status).toBe(200);
+    };
+    try {
+      await until(
+        async () => (await server.request<{ payload: { robot_id: string; mode: number }[] }>('GET', '/api/robot/robot/robots', { token: world.admin.token })).body,
+        (body) => body.payload.some((row) => row.robot_id === world.robotId && row.mode === 2),
+      );
+      const job = await createJobFor(server, world, { dose: 50 });
+      const start = await server.request('POST', '/api/jobs/job/start', { token: world.admin.token, query: { job_id: job.job_id } });
+      expect(start.status).toBe(200);
+      await robot.waitForState((state) => state.actionStates.some((action) => action.actionType === 'uvd_disinfect' && action.actionStatus === 'RUNNING'), 15_000);
+      // Room 0 while its lamp is on (an update and the instant action), room 1 ahead not ready and ready again.
+      await setReady(room0, false);
+      await setReady(room1, false);
+      await setReady(room1, true);
+      const action = await until(
+        async () => server.request('GET', '/api/action/action', { token: world.admin.token, query: { job_id: job.job_id } }),
+        (response) => response.status === 200,
+      );
+      const confirm = await server.request('POST', '/api/action/action/confirm', {
+        token: world.admin.token,
+        body: { action_id: (action.body as { action_id: string }).action_id, confirm: true },
+      });
+      expect(confirm.status).toBe(200);
+      await until(
+        async () => Job.parse((await server.request('GET', `/api/jobs/job/${job.job_id}`, { token: world.admin.token })).body),
+        (current) => current.status === 'Completed',
+        30_000,
+      );
+    } finally {
+      await robot.stop();
+      const prefix = `uagv/v2/${world.robot.manufacturer}/${world.robot.serialNumber}`;
+      await observer.publishAsync(`${prefix}/connection`, '', { retain: true });
+      await observer.publishAsync(`${prefix}/factsheet`, '', { retain: true });
+    }
+
+    const ours = seen.filter((entry) => entry.robot === `${world.robot.manufacturer}/${world.robot.serialNumber}`);
+    const updates = ours.flatMap((entry) => (entry.topic === 'order' ? [OrderMessage.parse(entry.message)] : [])).filter((order) => order.orderUpdateId > 0);
+    expect(new Set(updates.map((order) => order.orderUpdateId))).toEqual(new Set([1, 2, 3]));
+    const instant = ours.flatMap((entry) => (entry.topic === 'instantActions' ? InstantActionsMessage.parse(entry.message).actions : []));
+    expect(instant.filter((action) => action.actionType === 'uvd_room_not_ready')).not.toEqual([]);
+    expect(invalidOf(ours)).toEqual([]);
   }, 60_000);
 });

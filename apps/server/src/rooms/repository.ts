@@ -2,7 +2,7 @@
  * SQL of the rooms backend. Every query filters on the caller's organization; the visibility helpers further
  * limit a teleoperator to the rooms of their groups, and to the buildings and floors holding such rooms.
  */
-import { and, asc, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import { and, asc, eq, inArray, ne, sql, type SQL } from 'drizzle-orm';
 import type { Building, Floor, FloorMapMetadata, GroupRooms, Room, RoomReadiness } from '@uvd/contracts';
 import type { Executor } from '../db/client.ts';
 import { buildings, floors, groups, jobRooms, jobs, roomGroups, rooms } from '../db/schema.ts';
@@ -193,23 +193,29 @@ export async function roomReadiness(db: Executor, principal: Principal, roomIds:
   return [...new Set(roomIds)].flatMap((id) => byId.get(id) ?? []);
 }
 
-/** Sets readiness of rooms; run inside a transaction so an unknown room leaves every room as it was. */
+/**
+ * Sets readiness of rooms; run inside a transaction so an unknown room leaves every room as it was. Returns every
+ * listed room's readiness, and the rooms it changed (a room already so is not), decided under the rows' locks.
+ */
 export async function setRoomReadiness(
   db: Executor,
   principal: Principal,
   changes: readonly RoomReadiness[],
-): Promise<RoomReadiness[]> {
+): Promise<{ readiness: RoomReadiness[]; changed: RoomReadiness[] }> {
   const roomIds = changes.map((change) => change.room_id);
   await assertRoomsVisible(db, principal, roomIds);
+  const changed: RoomReadiness[] = [];
   for (const ready of [true, false]) {
     const ids = changes.filter((change) => change.ready_for_disinfection === ready).map((change) => change.room_id);
     if (ids.length === 0) continue;
-    await db
+    const rows = await db
       .update(rooms)
       .set({ readyForDisinfection: ready })
-      .where(and(eq(rooms.orgId, principal.orgId), inArray(rooms.id, ids)));
+      .where(and(eq(rooms.orgId, principal.orgId), inArray(rooms.id, ids), ne(rooms.readyForDisinfection, ready)))
+      .returning({ id: rooms.id });
+    changed.push(...rows.map((row) => ({ room_id: row.id, ready_for_disinfection: ready })));
   }
-  return roomReadiness(db, principal, roomIds);
+  return { readiness: await roomReadiness(db, principal, roomIds), changed };
 }
 
 /** Jobs not yet performed that visit any of `roomIds`: their rooms' readiness is part of what the job list shows. */

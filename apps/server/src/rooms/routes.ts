@@ -17,6 +17,7 @@ import type { AppContext } from '../context.ts';
 import { toJobs } from '../jobs/repository.ts';
 import { badRequest } from '../lib/http-error.ts';
 import { registerRoute } from '../lib/route.ts';
+import { sendReadinessToRunningJobs } from '../robot-link/readiness.ts';
 import * as repository from './repository.ts';
 
 /** The rooms backend (spec §7): buildings, floors, floor maps, rooms, readiness and group rooms. */
@@ -81,15 +82,23 @@ export const roomsRoutes: FastifyPluginAsync<AppContext> = async (app, ctx) => {
       }
       seen.add(change.room_id);
     });
-    const data = await ctx.db.transaction(async (tx) => {
-      const readiness = await repository.setRoomReadiness(tx, principal, body.rooms);
+    const { data, commanded } = await ctx.db.transaction(async (tx) => {
+      const { readiness, changed } = await repository.setRoomReadiness(tx, principal, body.rooms);
+      // A running job changes at once: the robot is told in this transaction (robot-link/readiness.ts).
+      const commanded = await sendReadinessToRunningJobs(ctx, tx, {
+        orgId: principal.orgId,
+        actor: principal.username,
+        at: new Date(),
+        rooms: changed.map((room) => ({ roomId: room.room_id, ready: room.ready_for_disinfection })),
+      });
       // Each job row shows its rooms' ready toggles (spec §2), so every open jobs list hears of the change.
       const affected = await repository.pendingJobsVisiting(tx, principal, readiness.map((room) => room.room_id));
       for (const job of await toJobs(tx, affected, { roomData: true })) {
         await ctx.bus.publish({ orgId: principal.orgId, stream: 'jobs', key: job.job_id, type: 'job_change', payload: job }, tx);
       }
-      return readiness;
+      return { data: readiness, commanded };
     });
+    if (commanded) ctx.commands.wake();
     return { data };
   });
 

@@ -39,6 +39,7 @@ const logFixture = (overrides: Partial<LogEntry> & Pick<LogEntry, 'job_id' | 'jo
     notes: 'Ward cleaned',
     has_trajectory: false,
     attributes: { rooms: [], prompts: [] },
+    events: [],
     ...overrides,
   });
 
@@ -381,5 +382,29 @@ describe('log detail prompts', () => {
     ]);
     await userEvent.click(within(rowOf('Morning round')).getByRole('button', { name: 'Hide log details: Morning round' }));
     expect(within(await expand('Evening round')).queryAllByTestId('logged-prompt')).toEqual([]);
+  });
+});
+
+describe('log detail events', () => {
+  it('lists readiness changes during the job with who, when and the dose by then, translated', async () => {
+    const changed = logFixture({
+      job_id: LOG_A,
+      job_name: 'Morning round',
+      events: [
+        { at: '2026-11-20T08:40:00+00:00', kind: 'room_not_ready', actor: 'olivia', order_no: 0, room_id: ROOM_1, room_name: 'Room 101', dose: 12.5 },
+        { at: '2026-11-20T08:42:00+00:00', kind: 'room_ready', actor: 'olivia', order_no: 0, room_id: ROOM_1, room_name: 'Room 101', dose: null },
+      ],
+    });
+    const network = signedIn([changed, empty]);
+    await openLogs(network);
+    const detail = await expand('Morning round');
+    expect(within(detail).getByRole('heading', { name: 'Changes during the job' })).toBeInTheDocument();
+    const events = within(detail).getAllByTestId('logged-event').map((item) => Array.from(item.children, (line) => line.textContent));
+    expect(events).toEqual([
+      ['Room 101 set not ready by olivia, 20.11.2026 10:40 AM', 'dose received by then: 12.5 J/m²'],
+      ['Room 101 set ready by olivia, 20.11.2026 10:42 AM'],
+    ]);
+    await userEvent.click(within(rowOf('Morning round')).getByRole('button', { name: 'Hide log details: Morning round' }));
+    expect(within(await expand('Evening round')).queryAllByTestId('logged-event')).toEqual([]);
   });
 });

@@ -1,4 +1,4 @@
-import type { LogEntry, LoggedPrompt, LoggedRoom } from '@uvd/contracts';
+import type { LogEntry, LoggedJobEvent, LoggedPrompt, LoggedRoom } from '@uvd/contracts';
 import { Suspense, lazy, useState } from 'react';
 import { Button, Form, Table } from 'react-bootstrap';
 import { useTranslation } from 'react-i18next';
@@ -101,6 +101,34 @@ const PromptList = ({ prompts, timezone }: { prompts: readonly LoggedPrompt[]; t
   );
 };
 
+/** What happened to the job while it ran (a room's readiness changed, …): what, who, when, and the dose by then. */
+const EventList = ({ events, timezone }: { events: readonly LoggedJobEvent[]; timezone: string }) => {
+  const { t } = useTranslation();
+  if (events.length === 0) return null;
+  return (
+    <>
+      <h2 className="h6">{t('logDetail.events')}</h2>
+      <ul className="list-unstyled mb-2">
+        {events.map((event, index) => (
+          // Events are listed as recorded and never reordered: their place is their key.
+          <li key={`${String(index)}-${event.at}`} className="mb-2" data-testid="logged-event">
+            <div>
+              {t(`logDetail.event.${event.kind}`, {
+                room: event.room_name ?? '–',
+                by: event.actor ?? '–',
+                at: formatDateTime(event.at, timezone),
+              })}
+            </div>
+            {event.dose === null ? null : (
+              <div className="text-body-secondary">{t('logDetail.eventDose', { dose: event.dose })}</div>
+            )}
+          </li>
+        ))}
+      </ul>
+    </>
+  );
+};
+
 /** The expanded row (spec §2 "Logs list"): robot, creator, times, notes, logged rooms and the trajectory map. */
 export const LogDetail = ({ id }: { id: string }) => {
   const { t } = useTranslation();
@@ -159,6 +187,7 @@ export const LogDetail = ({ id }: { id: string }) => {
         </div>
       )}
       <PromptList prompts={entry.attributes.prompts} timezone={timezone} />
+      <EventList events={entry.events} timezone={timezone} />
       {entry.trajectory && entry.trajectory.length > 0 ? (
         <Suspense fallback={<Spinner />}>
           <TrajectoryMap points={entry.trajectory} />

@@ -1,0 +1,175 @@
+/**
+ * A room set not ready (or ready again) during a running job, on a simulated robot over real MQTT (embedded
+ * broker): what the robot does is read from every state it publishes, what the console sees through the API.
+ */
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SimRobot } from '@uvd/robot-sim';
+import { Action, Job, LogEntry, type StateMessage } from '@uvd/contracts';
+import { jobs } from '../db/schema.ts';
+import { createJobFor, executionWorld, waitUntil, type ExecutionWorld } from '../testing/execution-fixtures.ts';
+import { startTestServer, type TestServer } from '../testing/harness.ts';
+import { disinfectActionId, roomNodeId } from './order.ts';
+
+describe('room readiness during a running job (simulated robot, embedded broker)', () => {
+  let server: TestServer;
+  const sims: SimRobot[] = [];
+  beforeAll(async () => {
+    server = await startTestServer({ schedulerPollMs: 50 });
+  });
+  afterAll(async () => {
+    await Promise.all(sims.map((sim) => sim.stop()));
+    await server.close();
+  });
+
+  /** A robot whose every published state is kept, so a lamp switched on even for one state is seen. */
+  async function robotFor(w: ExecutionWorld, timeFactor: number, irradiance = 0.5): Promise<{ sim: SimRobot; states: StateMessage[] }> {
+    const sim = new SimRobot({
+      brokerUrl: server.context.fleet.brokerUrl,
+      manufacturer: w.robot.manufacturer,
+      serialNumber: w.robot.serialNumber,
+      password: w.mqttPassword,
+      mapId: w.floorId,
+      home: { x: 0, y: -2, theta: 0 },
+      timeFactor,
+      irradiance,
+      stateIntervalMs: 200,
+      tickMs: 20,
+    });
+    sims.push(sim);
+    const states: StateMessage[] = [];
+    sim.onState((state) => states.push(state));
+    await sim.start();
+    await waitUntil(async () => (server.context.fleet.link(w.robotId)?.mode === 2 ? true : undefined), 5000, 'Autonomous mode');
+    return { sim, states };
+  }
+
+  const actionOf = (state: StateMessage, jobId: string, orderNo: number) =>
+    state.actionStates.find((action) => action.actionId === disinfectActionId(jobId, orderNo));
+  const start = async (w: ExecutionWorld, jobId: string) => {
+    const response = await server.request('POST', '/api/jobs/job/start', { token: w.operator.token, query: { job_id: jobId } });
+    expect(response.status).toBe(200);
+  };
+  const setReady = async (w: ExecutionWorld, roomId: string, ready: boolean) => {
+    const response = await server.request('PATCH', '/api/rooms/room/ready', {
+      token: w.operator.token,
+      body: { rooms: [{ room_id: roomId, ready_for_disinfection: ready }] },
+    });
+    expect(response.status).toBe(200);
+  };
+  const prompt = (w: ExecutionWorld, jobId: string) =>
+    waitUntil(async () => {
+      const response = await server.request('GET', '/api/action/action', { token: w.operator.token, query: { job_id: jobId } });
+      return response.status === 200 ? Action.parse(response.body) : undefined;
+    }, 15_000, 'the prompt');
+  const answer = async (w: ExecutionWorld, action: Action, confirm: boolean) => {
+    const response = await server.request('POST', '/api/action/action/confirm', { token: w.operator.token, body: { action_id: action.action_id, confirm } });
+    expect(response.status).toBe(200);
+  };
+  const ended = (w: ExecutionWorld, jobId: string) =>
+    waitUntil(async () => {
+      const job = Job.parse((await server.request('GET', `/api/jobs/job/${jobId}`, { token: w.admin.token })).body);
+      return job.status === 'Completed' ? job : undefined;
+    }, 30_000, 'the job to end');
+  const logOf = async (w: ExecutionWorld, jobId: string) => {
+    const response = await server.request('GET', `/api/log/${jobId}`, { token: w.operator.token });
+    expect(response.status).toBe(200);
+    return LogEntry.parse(response.body);
+  };
+  const orderUpdateId = async (jobId: string) =>
+    (await server.context.db.select({ id: jobs.orderUpdateId }).from(jobs).where(eq(jobs.id, jobId)))[0]?.id;
+
+  it('a room set not ready while the robot drives to it: the robot asks at it, never irradiates it, skip logs not_ready and who changed it', async () => {
+    const w = await executionWorld(server);
+    // 10× time: the 5 m from room 0 to room 1 take a second.
+    const { sim, states } = await robotFor(w, 10);
+    const created = await createJobFor(server, w, { dose: 10 });
+    await start(w, created.job_id);
+    const [room0, room1] = w.roomIds;
+    if (!room0 || !room1) throw new Error('world without rooms');
+    await sim.waitForState((state) => state.lastNodeId === roomNodeId(0, room0) && state.driving, 15_000);
+    const before = Date.now();
+    await setReady(w, room1, false);
+    const after = Date.now();
+
+    const asked = await prompt(w, created.job_id);
+    expect(asked.button.text).toBe('wait_to_enter');
+    expect(sim.model.prompt).toMatchObject({ roomId: room1, actionId: disinfectActionId(created.job_id, 1) });
+    expect(sim.state).toMatchObject({ lastNodeId: roomNodeId(1, room1), orderUpdateId: 1 });
+    expect(await orderUpdateId(created.job_id)).toBe(1);
+    await answer(w, asked, false);
+    await ended(w, created.job_id);
+
+    // The lamp never ran in room 1, in any state the robot published.
+    expect(states.filter((state) => actionOf(state, created.job_id, 1)?.actionStatus === 'RUNNING')).toEqual([]);
+    const log = await logOf(w, created.job_id);
+    expect(log.attributes.rooms.map((room) => room.state)).toEqual(['done', 'not_ready', 'done']);
+    expect(log.completion_status).toBe('completed');
+    expect(log.events).toHaveLength(1);
+    const [event] = log.events;
+    expect(event).toMatchObject({ kind: 'room_not_ready', actor: w.operator.username, order_no: 1, room_id: room1, dose: null });
+    const at = Date.parse(event?.at ?? '');
+    expect(at).toBeGreaterThanOrEqual(before - 1);
+    expect(at).toBeLessThanOrEqual(after + 1);
+  });
+
+  it('a room set not ready while the robot irradiates it: the lamp is off within 2 s, it asks, and confirm gives the rest of the dose', async () => {
+    const w = await executionWorld(server, 1);
+    // 20× time: the room's dose of 50 J/m² at 0.3125 W/m² takes 160 s, 8 s here; it is set not ready halfway,
+    // so a robot that ignored it would switch its lamp off only 4 s later.
+    const { sim, states } = await robotFor(w, 20, 0.3125);
+    const created = await createJobFor(server, w, { dose: 50 });
+    await start(w, created.job_id);
+    const [room0] = w.roomIds;
+    if (!room0) throw new Error('world without rooms');
+    await sim.waitForState((state) => actionOf(state, created.job_id, 0)?.actionStatus === 'RUNNING', 15_000);
+    await new Promise((resolve) => setTimeout(resolve, 4000));
+    const notReadyAt = Date.now();
+    await setReady(w, room0, false);
+    const off = await sim.waitForState((state) => actionOf(state, created.job_id, 0)?.actionStatus !== 'RUNNING', 5000);
+    expect(Date.now() - notReadyAt).toBeLessThan(2000);
+    expect(actionOf(off, created.job_id, 0)?.actionStatus).toBe('PAUSED');
+
+    const asked = await prompt(w, created.job_id);
+    expect(asked.button.text).toBe('wait_to_enter');
+    expect(sim.model.prompt).toMatchObject({ roomId: room0 });
+    // Nobody answers yet: the lamp stays off, in every state the robot publishes meanwhile.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const waiting = states.slice(states.indexOf(off));
+    expect(waiting.length).toBeGreaterThan(3);
+    expect(waiting.map((state) => actionOf(state, created.job_id, 0)?.actionStatus)).toEqual(waiting.map(() => 'PAUSED'));
+
+    const confirmedAt = Date.now();
+    await answer(w, asked, true);
+    await sim.waitForState((state) => actionOf(state, created.job_id, 0)?.actionStatus === 'FINISHED', 10_000);
+    // The rest of the dose (about 4 s here), not the whole of it again (8 s).
+    expect(Date.now() - confirmedAt).toBeGreaterThan(3000);
+    expect(Date.now() - confirmedAt).toBeLessThan(6500);
+    await ended(w, created.job_id);
+    const log = await logOf(w, created.job_id);
+    expect(log.attributes.rooms.map((room) => room.state)).toEqual(['done']);
+    expect(log.events.map((event) => [event.kind, event.actor, event.room_id])).toEqual([['room_not_ready', w.operator.username, room0]]);
+  });
+
+  it('a room set not ready and ready again before the robot gets there is disinfected without asking', async () => {
+    const w = await executionWorld(server);
+    const { sim, states } = await robotFor(w, 10);
+    const created = await createJobFor(server, w, { dose: 10 });
+    await start(w, created.job_id);
+    const [room0, , room2] = w.roomIds;
+    if (!room0 || !room2) throw new Error('world without rooms');
+    await sim.waitForState((state) => actionOf(state, created.job_id, 0)?.actionStatus === 'RUNNING', 15_000);
+    await setReady(w, room2, false);
+    await setReady(w, room2, true);
+    await sim.waitForState((state) => state.orderUpdateId === 2, 5000);
+    expect(await orderUpdateId(created.job_id)).toBe(2);
+    await ended(w, created.job_id);
+    expect(states.some((state) => (state.information ?? []).length > 0)).toBe(false);
+    const log = await logOf(w, created.job_id);
+    expect(log.attributes.rooms.map((room) => room.state)).toEqual(['done', 'done', 'done']);
+    expect(log.events.map((event) => [event.kind, event.order_no])).toEqual([
+      ['room_not_ready', 2],
+      ['room_ready', 2],
+    ]);
+  });
+});
