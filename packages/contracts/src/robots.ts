@@ -20,9 +20,10 @@ export const LOW_BATTERY_PERCENT = 20;
 
 /**
  * What a robot is doing, as the server reads it from the robot's VDA 5050 state: a fatal error, paused, running a
- * disinfection, driving, charging, else idle (also before it ever reported).
+ * disinfection, waiting for an operator's answer (an open uvd_operator_prompt), driving, on an order it has not
+ * finished while neither driving nor irradiating (`on_order`), charging, else idle (also before it ever reported).
  */
-export const RobotStatus = z.enum(['idle', 'driving', 'disinfecting', 'paused', 'charging', 'error']);
+export const RobotStatus = z.enum(['idle', 'driving', 'disinfecting', 'waiting', 'on_order', 'paused', 'charging', 'error']);
 export type RobotStatus = z.infer<typeof RobotStatus>;
 
 /** 1 means charging, 0 not. */

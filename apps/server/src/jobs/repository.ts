@@ -6,7 +6,7 @@ import { and, asc, eq, getTableColumns, inArray, sql, type SQL } from 'drizzle-o
 import { Job, JobCompletionStatus, JobRoom, type JobListQuery, type ListFilterQuery } from '@uvd/contracts';
 import { z } from 'zod';
 import type { Executor } from '../db/client.ts';
-import { jobRooms, jobs, logs, organizations, robots, rooms } from '../db/schema.ts';
+import { actions, jobRooms, jobs, logs, organizations, robots, rooms } from '../db/schema.ts';
 import type { Principal } from '../identity/principal.ts';
 import { robotVisible, seesEverything } from '../lib/visibility.ts';
 import { jobProgress } from './job-progress.ts';
@@ -91,6 +91,8 @@ async function selectJobs(executor: Executor, condition: SQL, extras: JobExtras)
           'state', ${jobRooms.state}, 'ended_at', ${jobRooms.endedAt}
         ) ORDER BY ${jobRooms.orderNo}), '[]'::json)
         FROM ${jobRooms} JOIN ${rooms} ON ${rooms.id} = ${jobRooms.roomId} WHERE ${jobRooms.jobId} = ${jobs.id})`,
+      // A prompt the robot still reports (answered or not): it stands at the door until it stops asking.
+      asking: sql<boolean>`EXISTS (SELECT 1 FROM ${actions} WHERE ${actions.jobId} = ${jobs.id} AND ${actions.resolvedAt} IS NULL)`,
       trajectory: extras.navigation ? sql<unknown>`(SELECT ${logs.trajectory} FROM ${logs} WHERE ${logs.jobId} = ${jobs.id})` : sql<unknown>`NULL`,
     })
     .from(jobs)
@@ -118,7 +120,7 @@ async function selectJobs(executor: Executor, condition: SQL, extras: JobExtras)
       performed: row.performed,
       completion_status: CompletionStatusColumn.parse(row.completionStatus),
     };
-    if (row.status !== 'Scheduled') job.progress = jobProgress(roomRows, row.startedAt, row.status === 'Running');
+    if (row.status !== 'Scheduled') job.progress = jobProgress(roomRows, row.startedAt, row.status === 'Running', row.asking);
     const trajectory = TrajectoryJson.parse(row.trajectory);
     if (trajectory) job.trajectory = trajectory;
     return job;

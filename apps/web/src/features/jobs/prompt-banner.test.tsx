@@ -130,6 +130,59 @@ describe('the waiting prompts banner on every screen', () => {
   });
 });
 
+describe("where a running job's robot is", () => {
+  const onTheWay = () =>
+    runningJob({
+      rooms: [
+        { room_id: ROOM, order_no: 0, dose: 30, room_name: 'Ward 1', ready_for_disinfection: true, state: 'done' },
+        { room_id: '3a8f3a52-51d4-4e0c-9d0f-2a6c7d8e9f02', order_no: 1, dose: 30, room_name: 'Ward 2', ready_for_disinfection: false, state: 'pending' },
+      ],
+      progress: {
+        current_room: { room_id: '3a8f3a52-51d4-4e0c-9d0f-2a6c7d8e9f02', order_no: 1, room_name: 'Ward 2', phase: 'on_the_way' },
+        rooms_total: 2,
+        rooms_finished: 1,
+        rooms_disinfected: 1,
+        dose_delivered: 30,
+        dose_total: 60,
+        eta: null,
+      },
+    });
+
+  it('reads On the way to the room, Waiting at it while its prompt is open, never In it before it entered', async () => {
+    const network = signedIn(() => [])
+      .on(listJobs, { status: 200, body: { count: 1, payload: [onTheWay()] } })
+      .on(getAction, { status: 204 });
+    await renderApp({ path: '/jobs', network });
+    const bar = await screen.findByRole('progressbar', { name: 'Progress of Morning round' });
+    expect(bar).toHaveAttribute('aria-valuetext', 'On the way to Ward 2 · 1 of 2 rooms · 30 of 60 J/m²');
+
+    // The robot stops at the door and asks: the prompt opens on the actions stream, with no job change.
+    const { stream } = await actionStream();
+    stream.event('action_change', { action_id: actionId(1), job_id: JOB, robot_id: ROBOT, resolved: false, button: { text: 'wait_to_enter', disabled: false } });
+    await waitFor(() => {
+      expect(bar).toHaveAttribute('aria-valuetext', 'Waiting at Ward 2 · 1 of 2 rooms · 30 of 60 J/m²');
+    });
+    expect(screen.getByText('Waiting at Ward 2 · 1 of 2 rooms · 30 of 60 J/m²')).toBeVisible();
+    // Answered, the robot still stands there until it stops asking.
+    stream.event('action_change', { action_id: actionId(1), job_id: JOB, robot_id: ROBOT, resolved: false, button: { text: 'wait_to_enter', disabled: true } });
+    stream.event('action_change', { action_id: actionId(1), job_id: JOB, robot_id: ROBOT, resolved: true, button: { text: 'wait_to_enter', disabled: true } });
+    await waitFor(() => {
+      expect(bar).toHaveAttribute('aria-valuetext', 'On the way to Ward 2 · 1 of 2 rooms · 30 of 60 J/m²');
+    });
+  });
+
+  it('reads Waiting at the room in Finnish', async () => {
+    const waitingJob = onTheWay();
+    const room = waitingJob.progress?.current_room;
+    if (!waitingJob.progress || !room) throw new Error('fixture without a current room');
+    const network = signedIn(() => [])
+      .on(listJobs, { status: 200, body: { count: 1, payload: [{ ...waitingJob, progress: { ...waitingJob.progress, current_room: { ...room, phase: 'waiting' } } }] } })
+      .on(getAction, { status: 204 });
+    await renderApp({ path: '/jobs', network, language: 'fi' });
+    expect(await screen.findByText(/^Odottaa huoneen Ward 2 ovella/)).toBeInTheDocument();
+  });
+});
+
 const runningJob = (overrides: Partial<Job> = {}): Job =>
   Job.parse({
     job_id: JOB,
@@ -149,7 +202,7 @@ const runningJob = (overrides: Partial<Job> = {}): Job =>
     start_now: false,
     performed: false,
     progress: {
-      current_room: { room_id: '3a8f3a52-51d4-4e0c-9d0f-2a6c7d8e9f02', order_no: 1, room_name: 'Ward 2' },
+      current_room: { room_id: '3a8f3a52-51d4-4e0c-9d0f-2a6c7d8e9f02', order_no: 1, room_name: 'Ward 2', phase: 'in_room' },
       rooms_total: 3,
       rooms_finished: 1,
       rooms_disinfected: 1,
@@ -182,7 +235,7 @@ describe('a running job on the jobs list', () => {
       'job_change',
       runningJob({
         progress: {
-          current_room: { room_id: ROOM, order_no: 2, room_name: 'Ward 3' },
+          current_room: { room_id: ROOM, order_no: 2, room_name: 'Ward 3', phase: 'in_room' },
           rooms_total: 3,
           rooms_finished: 2,
           rooms_disinfected: 1,
