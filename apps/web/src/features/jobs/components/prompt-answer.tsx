@@ -35,23 +35,22 @@ export const PromptAnswer = ({ prompt, label, onSent }: { prompt: PromptToAnswer
 
   const answer = (confirm: boolean) => {
     setSent(true);
-    decision.mutate(
-      { actionId: prompt.action_id, jobId: prompt.job_id, confirm },
-      {
-        onSuccess: (ok) => {
-          setConfirming(false);
-          if (ok) onSent?.(confirm);
-          else {
-            setSent(false);
-            toast.error(t('common.genericError'));
-          }
-        },
-        onError: (error) => {
-          setConfirming(false);
+    // The promise, not mutate's callbacks: the accepted answer takes the prompt off the list at once, which
+    // unmounts this component before mutate would call back, and the banner must still learn it was sent.
+    decision.mutateAsync({ actionId: prompt.action_id, jobId: prompt.job_id, confirm }).then(
+      (ok) => {
+        setConfirming(false);
+        if (ok) onSent?.(confirm);
+        else {
           setSent(false);
-          // 409: answered elsewhere, or the robot no longer asks; the stream takes it away.
-          toast.error(t(isApiRequestError(error) && error.status === 409 ? 'push.alreadyAnswered' : 'common.genericError'));
-        },
+          toast.error(t('common.genericError'));
+        }
+      },
+      (error: unknown) => {
+        setConfirming(false);
+        setSent(false);
+        // 409: answered elsewhere, or the robot no longer asks; the stream takes it away.
+        toast.error(t(isApiRequestError(error) && error.status === 409 ? 'push.alreadyAnswered' : 'common.genericError'));
       },
     );
   };
