@@ -63,14 +63,23 @@ export const TrajectoryPoint = z.object({ t: z.number(), x: z.number(), y: z.num
 export type TrajectoryPoint = z.infer<typeof TrajectoryPoint>;
 
 /**
+ * Where a running job's robot is with its current room: `on_the_way` (heading to it), `waiting` (at its door, its
+ * prompt still reported by the robot), `in_room` (the room's disinfection started: irradiating or paused in it).
+ */
+export const RoomPhase = z.enum(['on_the_way', 'waiting', 'in_room']);
+export type RoomPhase = z.infer<typeof RoomPhase>;
+
+/**
  * Extension: how far a started job is, for the shift view. `rooms_finished` counts rooms with a result (done,
  * skipped, not reached), `rooms_disinfected` those done; `dose_delivered` is the dose (J/m²) of the rooms done,
- * as the robot reports no dose within a room. `current_room` is the room being disinfected, else the next room
- * (the robot heads to it or waits at its door); null once the job ended. `eta` extrapolates the pace of the rooms finished so far (null before the first
+ * as the robot reports no dose within a room. `current_room` is the room being disinfected, else the next room,
+ * with its `phase` (the robot heads to it, waits at its door, or is in it); null once the job ended. `eta` extrapolates the pace of the rooms finished so far (null before the first
  * one, and once the job ended).
  */
 export const JobProgress = z.object({
-  current_room: z.object({ room_id: Id, order_no: z.number().int().min(0), room_name: z.string().optional() }).nullable(),
+  current_room: z
+    .object({ room_id: Id, order_no: z.number().int().min(0), room_name: z.string().optional(), phase: RoomPhase })
+    .nullable(),
   rooms_total: z.number().int().min(0),
   rooms_finished: z.number().int().min(0),
   rooms_disinfected: z.number().int().min(0),
@@ -216,7 +225,8 @@ const jobIdParams = z.object({ id: Id });
 export const createJob = defineRoute({
   method: 'POST',
   path: '/jobs/jobs/:robotId',
-  summary: 'Schedule a job for a robot (start_now in the query overrides the body)',
+  summary:
+    'Schedule a job for a robot; with start_now (the query overrides the body) it starts at once and the reply is the Running job, or 409 as POST /jobs/job/start refuses, saving nothing',
   tags: ['jobs'],
   params: z.object({ robotId: Id }),
   querystring: z.object({ start_now: BooleanQuery.optional() }),
@@ -227,7 +237,8 @@ export const createJob = defineRoute({
 export const updateJob = defineRoute({
   method: 'PUT',
   path: '/jobs/jobs/:jobId',
-  summary: 'Replace a job (not while Running: 409 jobControls.errorJobRunning)',
+  summary:
+    'Replace a job (not while Running: 409 jobControls.errorJobRunning); with start_now it starts at once, or 409 as POST /jobs/job/start refuses, changing nothing',
   tags: ['jobs'],
   params: z.object({ jobId: Id }),
   body: JobInput,

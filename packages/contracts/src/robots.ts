@@ -20,10 +20,12 @@ export const LOW_BATTERY_PERCENT = 20;
 
 /**
  * What a robot is doing, as the server reads it from the robot's VDA 5050 state: a fatal error, paused, running a
- * disinfection, driving, charging, else idle (also before it ever reported). `offline` while its connection is
- * not ONLINE: what it does then is unknown, so no last report is shown as if it were live.
+ * disinfection, waiting for an operator's answer (an open uvd_operator_prompt), driving, on an order it has not
+ * finished while neither driving nor irradiating (`on_order`), charging, else idle (also before it ever reported).
+ * `offline` while its connection is not ONLINE: what it does then is unknown, so no last report is shown as if it
+ * were live.
  */
-export const RobotStatus = z.enum(['idle', 'driving', 'disinfecting', 'paused', 'charging', 'error', 'offline']);
+export const RobotStatus = z.enum(['idle', 'driving', 'disinfecting', 'waiting', 'on_order', 'paused', 'charging', 'error', 'offline']);
 export type RobotStatus = z.infer<typeof RobotStatus>;
 
 /** 1 means charging, 0 not. */

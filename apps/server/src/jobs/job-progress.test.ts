@@ -5,7 +5,7 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SimRobot } from '@uvd/robot-sim';
-import { Job, WaitingActionList } from '@uvd/contracts';
+import { Job, RobotList, WaitingActionList } from '@uvd/contracts';
 import { events, rooms } from '../db/schema.ts';
 import { createJobFor, executionWorld, waitUntil, type ExecutionWorld } from '../testing/execution-fixtures.ts';
 import { startTestServer, type TestServer } from '../testing/harness.ts';
@@ -74,14 +74,17 @@ describe('job progress and waiting prompts (API, simulated robot)', () => {
     const running = await getJob(w, created.job_id);
     // Waiting at its door, the robot has not started the room: the room is pending, and the current one.
     expect(running.rooms.map((room) => room.state)).toEqual(['done', 'pending', 'pending']);
+    // It stands at the door asking: waiting, neither in the room nor idle.
     expect(running.progress).toMatchObject({
-      current_room: { room_id: notReadyRoom, order_no: 1, room_name: roomName },
+      current_room: { room_id: notReadyRoom, order_no: 1, room_name: roomName, phase: 'waiting' },
       rooms_total: 3,
       rooms_finished: 1,
       rooms_disinfected: 1,
       dose_delivered: 10,
       dose_total: 30,
     });
+    const robotList = RobotList.parse((await server.request('GET', '/api/robot/robot/robots', { token: w.operator.token })).body);
+    expect(robotList.payload.find((robot) => robot.robot_id === w.robotId)?.status).toBe('waiting');
     const eta = Date.parse(running.progress?.eta ?? '');
     expect(eta).toBeGreaterThan(startedAt);
     // The job's live change carries the same figures: the list updates without a reload.
@@ -138,5 +141,15 @@ describe('jobProgress', () => {
   it('gives no estimate before a room finished, and the next room once none is active', () => {
     const progress = jobProgress([room(0, 'pending'), room(1, 'pending')], start, true);
     expect(progress).toMatchObject({ eta: null, rooms_finished: 0, current_room: { order_no: 0 } });
+  });
+
+  it('says the robot is on its way to the next room, waiting at its door while it asks, and in it only once the room started', () => {
+    const ahead = [room(0, 'done', start.getTime() + 60_000), room(1, 'pending')];
+    expect(jobProgress(ahead, start, true).current_room).toMatchObject({ order_no: 1, phase: 'on_the_way' });
+    expect(jobProgress(ahead, start, true, true).current_room).toMatchObject({ order_no: 1, phase: 'waiting' });
+    expect(jobProgress([room(0, 'done', start.getTime() + 60_000), room(1, 'active')], start, true).current_room).toMatchObject({
+      order_no: 1,
+      phase: 'in_room',
+    });
   });
 });

@@ -1,5 +1,5 @@
 /** A started job's progress (the shift view) from its rooms as the robot reported them; pure. */
-import type { JobProgress, JobRoomState } from '@uvd/contracts';
+import type { JobProgress, JobRoomState, RoomPhase } from '@uvd/contracts';
 
 export interface ProgressRoom {
   room_id: string;
@@ -13,11 +13,22 @@ export interface ProgressRoom {
 const FINISHED: ReadonlySet<JobRoomState> = new Set(['done', 'not_ready', 'not_reached', 'aborted']);
 
 /**
- * `rooms` in job order. The end is estimated from the pace so far: the time from the start to the last room
- * finished, per room finished, for each room left. Rooms skipped or not reached count as finished rooms too, so
- * a skip makes the estimate earlier, as it makes the job shorter.
+ * Where the robot is with its current room: in it once the robot started the room's disinfection (its action
+ * initializing, running or paused), at its door while the robot asks an operator (a prompt it still reports),
+ * else on its way there.
  */
-export function jobProgress(rooms: readonly ProgressRoom[], startedAt: Date | null, running: boolean): JobProgress {
+const phaseOf = (room: ProgressRoom, asking: boolean): RoomPhase => {
+  if (room.state === 'active') return 'in_room';
+  return asking ? 'waiting' : 'on_the_way';
+};
+
+/**
+ * `rooms` in job order; `asking`: the robot reports a prompt of the job still open. The end is estimated from the
+ * pace so far: the time from the start to the last room finished, per room finished, for each room left. Rooms
+ * skipped or not reached count as finished rooms too, so a skip makes the estimate earlier, as it makes the job
+ * shorter.
+ */
+export function jobProgress(rooms: readonly ProgressRoom[], startedAt: Date | null, running: boolean, asking = false): JobProgress {
   const finished = rooms.filter((room) => FINISHED.has(room.state));
   const done = rooms.filter((room) => room.state === 'done');
   const current = running ? (rooms.find((room) => room.state === 'active') ?? rooms.find((room) => room.state === 'pending')) : undefined;
@@ -29,7 +40,9 @@ export function jobProgress(rooms: readonly ProgressRoom[], startedAt: Date | nu
     eta = new Date(lastEnd + perRoom * left).toISOString();
   }
   return {
-    current_room: current ? { room_id: current.room_id, order_no: current.order_no, room_name: current.room_name } : null,
+    current_room: current
+      ? { room_id: current.room_id, order_no: current.order_no, room_name: current.room_name, phase: phaseOf(current, asking) }
+      : null,
     rooms_total: rooms.length,
     rooms_finished: finished.length,
     rooms_disinfected: done.length,

@@ -6,7 +6,7 @@ import { and, asc, eq, getTableColumns, inArray, sql, type SQL } from 'drizzle-o
 import { Job, JobCompletionStatus, JobRoom, NotStartedReason, type JobListQuery, type ListFilterQuery } from '@uvd/contracts';
 import { z } from 'zod';
 import type { Executor } from '../db/client.ts';
-import { jobRooms, jobs, logs, organizations, robots, rooms } from '../db/schema.ts';
+import { actions, jobRooms, jobs, logs, organizations, robots, rooms } from '../db/schema.ts';
 import type { Principal } from '../identity/principal.ts';
 import { robotVisible, seesEverything } from '../lib/visibility.ts';
 import { jobProgress } from './job-progress.ts';
@@ -98,6 +98,8 @@ async function selectJobs(executor: Executor, condition: SQL, extras: JobExtras)
           'state', ${jobRooms.state}, 'ended_at', ${jobRooms.endedAt}
         ) ORDER BY ${jobRooms.orderNo}), '[]'::json)
         FROM ${jobRooms} JOIN ${rooms} ON ${rooms.id} = ${jobRooms.roomId} WHERE ${jobRooms.jobId} = ${jobs.id})`,
+      // A prompt the robot still reports (answered or not): it stands at the door until it stops asking.
+      asking: sql<boolean>`EXISTS (SELECT 1 FROM ${actions} WHERE ${actions.jobId} = ${jobs.id} AND ${actions.resolvedAt} IS NULL)`,
       trajectory: extras.navigation ? sql<unknown>`(SELECT ${logs.trajectory} FROM ${logs} WHERE ${logs.jobId} = ${jobs.id})` : sql<unknown>`NULL`,
     })
     .from(jobs)
@@ -128,7 +130,7 @@ async function selectJobs(executor: Executor, condition: SQL, extras: JobExtras)
       connection_lost_since: row.status === 'Running' ? (LastSeenColumn.parse(row.robotLastSeen)?.toISOString() ?? null) : null,
       not_started_reason: row.status === 'Scheduled' || row.completionStatus === 'missed' ? NotStartedReasonColumn.parse(row.notStartedReason) : null,
     };
-    if (row.status !== 'Scheduled') job.progress = jobProgress(roomRows, row.startedAt, row.status === 'Running');
+    if (row.status !== 'Scheduled') job.progress = jobProgress(roomRows, row.startedAt, row.status === 'Running', row.asking);
     const trajectory = TrajectoryJson.parse(row.trajectory);
     if (trajectory) job.trajectory = trajectory;
     return job;

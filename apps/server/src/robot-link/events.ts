@@ -98,11 +98,17 @@ const isDisinfecting = (state: StateMessage) =>
       (action.actionType === UvdActionType.disinfect || parseDisinfectActionId(action.actionId) !== undefined),
   );
 
+/**
+ * A robot standing at a door for an answer, or still on an order between its steps, is not idle: the console
+ * would otherwise call a robot with a job under way free.
+ */
 export function statusOf(state: StateMessage): RobotStatus {
   if (state.errors.some((error) => error.errorLevel === 'FATAL')) return 'error';
   if (state.paused) return 'paused';
   if (isDisinfecting(state)) return 'disinfecting';
+  if (promptsOf(state).length > 0) return 'waiting';
   if (state.driving) return 'driving';
+  if (state.nodeStates.length > 0 || state.edgeStates.length > 0) return 'on_order';
   if (state.batteryState.charging) return 'charging';
   return 'idle';
 }

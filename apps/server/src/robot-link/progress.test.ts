@@ -221,6 +221,25 @@ describe('reading a state (events.ts)', () => {
     expect(statusOf(state({ driving: true, actionStates: [{ actionId: 'disinfecting-robot-arm', actionStatus: 'RUNNING' }] }))).toBe('driving');
   });
 
+  it('is waiting while the robot asks an operator, on_order while its order goes on standing still, idle only without one', () => {
+    const prompt = {
+      infoType: 'uvd_operator_prompt',
+      infoLevel: 'INFO' as const,
+      infoDescription: 'wait_to_enter',
+      infoReferences: [
+        { referenceKey: 'prompt_id', referenceValue: 'p-1' },
+        { referenceKey: 'button', referenceValue: 'wait_to_enter' },
+        { referenceKey: 'room_id', referenceValue: roomIds[1] ?? '' },
+      ],
+    };
+    const ahead = { nodeStates: [{ nodeId: 'room-1', sequenceId: 2, released: true }], actionStates: [action(1, 'WAITING')] };
+    expect(statusOf(state({ ...ahead, information: [prompt] }))).toBe('waiting');
+    expect(statusOf(state(ahead))).toBe('on_order');
+    expect(statusOf(state({ ...ahead, driving: true }))).toBe('driving');
+    expect(statusOf(state({ ...ahead, paused: true, information: [prompt] }))).toBe('paused');
+    expect(statusOf(state({ actionStates: [action(2, 'FINISHED')] }))).toBe('idle');
+  });
+
   it('lets a later state stand for a waiting one only when no room result, pause, cancel, prompt or low battery changed', () => {
     const at = (x: number, overrides: Partial<StateMessage> = {}) =>
       readState(robot, state({ agvPosition: { x, y: 0, theta: 0, mapId: floorId, positionInitialized: true }, ...overrides }));

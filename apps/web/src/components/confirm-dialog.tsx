@@ -11,15 +11,17 @@ export interface ConfirmDialogProps {
   /** Destructive commands (delete, stop) get the danger colour. */
   variant?: 'primary' | 'danger';
   busy?: boolean;
+  /** A class of the dialog, for a caller's own sizing. */
+  className?: string;
   onConfirm: () => void;
   onCancel: () => void;
 }
 
 /** Spec §4: every command asks for confirmation in a dialog first. */
-export const ConfirmDialog = ({ show, title, body, confirmLabel, variant = 'primary', busy = false, onConfirm, onCancel }: ConfirmDialogProps) => {
+export const ConfirmDialog = ({ show, title, body, confirmLabel, variant = 'primary', busy = false, className, onConfirm, onCancel }: ConfirmDialogProps) => {
   const { t } = useTranslation();
   return (
-    <Modal show={show} onHide={onCancel} centered aria-labelledby="confirm-dialog-title">
+    <Modal show={show} onHide={onCancel} centered aria-labelledby="confirm-dialog-title" className={className}>
       <Modal.Header closeButton closeLabel={t('common.close')}>
         <Modal.Title id="confirm-dialog-title" as="h2" className="h5">
           {title}

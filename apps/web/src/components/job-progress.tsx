@@ -1,15 +1,22 @@
 import { useTranslation } from 'react-i18next';
-import type { Job } from '@uvd/contracts';
+import type { Job, RoomPhase } from '@uvd/contracts';
 import { useSessionUser } from '../lib/auth/auth-context.tsx';
 import { formatDateTime } from '../lib/format-date.ts';
+
+/** "In" only once the robot is in the room: not at its door waiting for an answer, nor on its way there. */
+const PHASE_KEYS = {
+  on_the_way: 'jobProgress.onTheWay',
+  waiting: 'jobProgress.waitingAt',
+  in_room: 'jobProgress.currentRoom',
+} as const satisfies Record<RoomPhase, string>;
 
 /** hh:mm a of the ETA: the day is today for a running job. */
 const ETA_FORMAT = 'hh:mm a';
 
 /**
  * A running job's progress, under its status in the jobs list and beside its robot on the map: the room the robot
- * works on, rooms finished of all, the dose delivered and the estimated end, as one line and a bar. It wraps at
- * phone width; the bar is a progressbar whose text is the whole line, so a screen reader reads the same.
+ * heads to, waits at or works in, rooms finished of all, the dose delivered and the estimated end, as one line
+ * and a bar. It wraps at phone width; the bar is a progressbar whose text is the whole line, so a screen reader reads the same.
  */
 export const JobProgressLine = ({ job }: { job: Job }) => {
   const { t } = useTranslation();
@@ -21,7 +28,7 @@ export const JobProgressLine = ({ job }: { job: Job }) => {
     ? (room.room_name ?? job.rooms.find((candidate) => candidate.order_no === room.order_no)?.room_name ?? String(room.order_no + 1))
     : null;
   const parts = [
-    roomName ? t('jobProgress.currentRoom', { room: roomName }) : null,
+    room && roomName ? t(PHASE_KEYS[room.phase], { room: roomName }) : null,
     t('jobProgress.rooms', { finished: progress.rooms_finished, total: progress.rooms_total }),
     t('jobProgress.dose', { delivered: progress.dose_delivered, total: progress.dose_total }),
     progress.eta ? t('jobProgress.eta', { time: formatDateTime(progress.eta, timezone, ETA_FORMAT) }) : null,

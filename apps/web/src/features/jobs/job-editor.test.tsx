@@ -453,8 +453,8 @@ describe('job editor: save and start (spec §3, §4)', () => {
     expect(network.callsTo(startJobNow)).toHaveLength(0);
   });
 
-  it('Start now asks first, then creates the job five minutes ahead with start_now and starts it', async () => {
-    const network = editorNetwork();
+  it('Start now asks first, then creates the job five minutes ahead with start_now, which the server starts in the same call', async () => {
+    const network = editorNetwork().on(createJob, (request) => ({ status: 200, body: savedJob(request, { status: 'Running', active_state: 'disinfecting' }) }));
     const { router } = await openEditor(network);
     await fillThreeRooms();
     await userEvent.click(screen.getByLabelText('Start immediately'));
@@ -475,23 +475,40 @@ describe('job editor: save and start (spec §3, §4)', () => {
     const call = network.callsTo(createJob)[0];
     expect(call?.url.searchParams.get('start_now')).toBe('true');
     expect(bodyOf(call)).toMatchObject({ start_now: true, start_time: '2026-11-23T07:20:00.000Z' });
-    expect(network.callsTo(startJobNow).map((request) => request.url.searchParams.get('job_id'))).toEqual([JOB]);
-    expect(network.callsTo(startJobNow)[0]?.headers.get('Idempotency-Key')).toMatch(/^[0-9a-f-]{36}$/);
+    expect(network.callsTo(startJobNow)).toHaveLength(0);
     await waitFor(() => {
       expect(router.location().pathname).toBe('/jobs');
     });
   });
 
-  it('a refused start keeps the saved job and says it could not be started', async () => {
-    const network = editorNetwork().on(startJobNow, { status: 409, body: { error: 'robot_offline', message: 'Robot is offline.' } });
-    await openEditor(network);
+  // Before, the job was saved to start five minutes later while the editor said it could not be started.
+  it('a start the robot cannot take now says why, in the form it keeps, and saves nothing; the user can then schedule it', async () => {
+    const network = editorNetwork().on(
+      createJob,
+      { status: 409, body: { error: 'robot_busy', message: 'Robot "Alpha" is running another job.' } },
+      { times: 1 },
+    );
+    const { router } = await openEditor(network);
     await chooseAlpha();
     await choose('Room', 'Ward 1');
     await userEvent.click(screen.getByLabelText('Start immediately'));
     await userEvent.click(screen.getByRole('button', { name: 'Start now' }));
     await userEvent.click(within(await screen.findByRole('dialog')).getByRole('button', { name: 'Start now' }));
-    expect(await screen.findByText('Job could not be started')).toBeInTheDocument();
-    expect(network.callsTo(createJob)).toHaveLength(1);
+
+    const refusal = await screen.findByTestId('job-not-started');
+    expect(refusal).toHaveRole('alert');
+    expect(refusal).toHaveTextContent('Robot Alpha is running another job.');
+    expect(refusal).toHaveTextContent('The job was not started and nothing was saved.');
+    expect(screen.queryByText('Job saved')).not.toBeInTheDocument();
+    expect(screen.queryByText('Job started')).not.toBeInTheDocument();
+    expect(router.location().pathname).toBe('/jobs/create');
+    expect(network.callsTo(startJobNow)).toHaveLength(0);
+    expect(cardNames()).toEqual(['Ward 1']);
+
+    await userEvent.click(screen.getByLabelText('Start immediately'));
+    await userEvent.click(screen.getByRole('button', { name: 'Save' }));
+    expect(await screen.findByText('Job saved')).toBeInTheDocument();
+    expect(bodyOf(network.callsTo(createJob)[1])).toMatchObject({ start_now: false });
   });
 
   it("a refused save shows the server's reason and the button works again", async () => {
@@ -621,8 +638,10 @@ describe('job editor: editing a saved job (spec §2 /jobs/edit/:jobid)', () => {
     });
   });
 
-  it('Start now on a saved job saves it five minutes ahead and starts it', async () => {
-    const network = editorNetwork().on(getJob, { status: 200, body: savedFixture() });
+  it('Start now on a saved job saves it five minutes ahead with start_now, which the server starts in the same call', async () => {
+    const network = editorNetwork()
+      .on(getJob, { status: 200, body: savedFixture() })
+      .on(updateJob, (request) => ({ status: 200, body: savedJob(request, { status: 'Running', active_state: 'disinfecting' }) }));
     await openEditor(network, `/jobs/edit/${JOB}`);
     await waitFor(() => {
       expect(cardNames()).toEqual(['Ward 2', 'Ward 1']);
@@ -632,7 +651,7 @@ describe('job editor: editing a saved job (spec §2 /jobs/edit/:jobid)', () => {
     await userEvent.click(within(await screen.findByRole('dialog')).getByRole('button', { name: 'Start now' }));
     expect(await screen.findByText('Job started')).toBeInTheDocument();
     expect(bodyOf(network.callsTo(updateJob)[0])).toMatchObject({ start_now: true, start_time: '2026-11-23T07:20:00.000Z' });
-    expect(network.callsTo(startJobNow).map((request) => request.url.searchParams.get('job_id'))).toEqual([JOB]);
+    expect(network.callsTo(startJobNow)).toHaveLength(0);
     expect(network.callsTo(createJob)).toHaveLength(0);
   });
 

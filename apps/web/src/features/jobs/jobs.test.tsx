@@ -368,7 +368,7 @@ describe('jobs list rows (spec §2, §4)', () => {
 describe('operator prompt (spec §4)', () => {
   const action = (disabled = false) => ({ action_id: ROOM, job_id: jobId(1), button: { text: 'wait_to_enter' as const, disabled } });
 
-  it('shows the action of an expanded Running job, sends confirm and disables the buttons', async () => {
+  it('shows the action of an expanded Running job, sends confirm only from a dialog asking whether the room is empty, and hides it', async () => {
     const network = signedIn(listOf([jobFixture(1, { status: 'Running', active_state: 'disinfecting' })]))
       .on(getAction, { status: 200, body: action() })
       .on(confirmAction, { status: 200, body: { data: true } });
@@ -376,7 +376,14 @@ describe('operator prompt (spec §4)', () => {
     const details = await expand('Job 1');
     expect(await within(details).findByText('Confirm the room is empty to enter')).toBeInTheDocument();
     expect(network.callsTo(getAction)[0]?.url.searchParams.get('job_id')).toBe(jobId(1));
-    await userEvent.click(within(details).getByRole('button', { name: 'Confirm' }));
+    await userEvent.click(within(details).getByRole('button', { name: 'Confirm: Confirm the room is empty to enter' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Is the room empty?' });
+    expect(dialog).toHaveTextContent('Confirm that the room is empty. Alpha will start UV-C.');
+    expect(network.callsTo(confirmAction)).toHaveLength(0);
+    await userEvent.click(within(dialog).getByRole('button', { name: 'The room is empty' }));
+    await waitFor(() => {
+      expect(network.callsTo(confirmAction)).toHaveLength(1);
+    });
     expect(JSON.parse(network.callsTo(confirmAction)[0]?.body ?? '{}')).toEqual({ action_id: ROOM, confirm: true });
     await waitFor(() => {
       expect(within(details).queryByText('Confirm the room is empty to enter')).not.toBeInTheDocument();
@@ -389,7 +396,7 @@ describe('operator prompt (spec §4)', () => {
       .on(confirmAction, { status: 200, body: { data: true } });
     await openJobs(network);
     const details = await expand('Job 1');
-    await userEvent.click(await within(details).findByRole('button', { name: 'Skip' }));
+    await userEvent.click(await within(details).findByRole('button', { name: 'Skip: Confirm the room is empty to enter' }));
     expect(JSON.parse(network.callsTo(confirmAction)[0]?.body ?? '{}')).toEqual({ action_id: ROOM, confirm: false });
   });
 
@@ -578,7 +585,8 @@ describe('commands exactly once, and the commands that never arrive', () => {
       await userEvent.click(within(second).getByRole('button', { name }));
       await confirmIn();
     }
-    await userEvent.click(await within(second).findByRole('button', { name: 'Confirm' }));
+    await userEvent.click(await within(second).findByRole('button', { name: 'Confirm: Confirm the room is empty to enter' }));
+    await userEvent.click(within(await screen.findByRole('dialog')).getByRole('button', { name: 'The room is empty' }));
     await waitFor(() => {
       expect(network.callsTo(confirmAction)).toHaveLength(1);
     });

@@ -54,24 +54,66 @@ const signedIn = (waiting: () => WaitingAction[]) => {
 };
 
 describe('the waiting prompts banner on every screen', () => {
-  it('shows a prompt on the robots screen naming robot and room, answers it there with an Idempotency-Key, and goes', async () => {
+  it('shows a prompt on the robots screen naming robot and room; Confirm asks in a dialog first, then says the answer was sent and received', async () => {
     let waiting = [prompt(1)];
-    const network = signedIn(() => waiting).on(confirmAction, () => {
-      waiting = [];
-      return { status: 200, body: { data: true } };
-    });
+    let asked = true;
+    const network = signedIn(() => waiting)
+      .on(confirmAction, () => {
+        waiting = [];
+        return { status: 200, body: { data: true } };
+      })
+      .on(getAction, () =>
+        asked ? { status: 200, body: { action_id: actionId(1), job_id: JOB, button: { text: 'wait_to_enter', disabled: true } } } : { status: 204 },
+      );
     await renderApp({ path: '/robots', network });
     const banner = await screen.findByTestId('prompt-banner');
     expect(within(banner).getByRole('alert')).toHaveTextContent('Alpha 1 at Ward 1: Confirm the room is empty to enter');
     expect(await screen.findByRole('heading', { level: 1, name: 'Robots' })).toBeInTheDocument();
 
+    // One tap on Confirm (a stray one too) sends nothing: it asks, naming the room and the robot.
     await userEvent.click(within(banner).getByRole('button', { name: 'Confirm: Alpha 1 at Ward 1: Confirm the room is empty to enter' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Is room Ward 1 empty?' });
+    expect(dialog).toHaveTextContent('Confirm that room Ward 1 is empty. Alpha 1 will start UV-C.');
+    expect(network.callsTo(confirmAction)).toHaveLength(0);
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Cancel' }));
     await waitFor(() => {
-      expect(screen.queryByTestId('prompt-banner')).not.toBeInTheDocument();
+      expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
     });
+    expect(network.callsTo(confirmAction)).toHaveLength(0);
+
+    await userEvent.click(within(banner).getByRole('button', { name: 'Confirm: Alpha 1 at Ward 1: Confirm the room is empty to enter' }));
+    await userEvent.click(within(await screen.findByRole('dialog')).getByRole('button', { name: 'The room is empty' }));
+    const sent = await screen.findByTestId('prompt-answer-sent');
+    expect(sent).toHaveTextContent('Answer sent to Alpha 1. Waiting for the robot to take it.');
+    expect(screen.getByRole('status')).toContainElement(sent);
+    expect(screen.queryByTestId('prompt-banner-item')).not.toBeInTheDocument();
     const [call] = network.callsTo(confirmAction);
     expect(JSON.parse(call?.body ?? '{}')).toMatchObject({ action_id: actionId(1), confirm: true });
     expect(call?.headers.get('Idempotency-Key')).toMatch(/.{16,}/);
+
+    // The robot stops asking: it took the answer.
+    asked = false;
+    const { stream } = await actionStream();
+    stream.event('action_change', { action_id: actionId(1), job_id: JOB, robot_id: ROBOT, resolved: true, button: { text: 'wait_to_enter', disabled: true } });
+    await waitFor(() => {
+      expect(screen.getByTestId('prompt-answer-sent')).toHaveTextContent('Alpha 1 received the answer.');
+    });
+  });
+
+  it('sends Skip at once, which never turns a lamp on, and says it was sent', async () => {
+    let waiting = [prompt(1)];
+    const network = signedIn(() => waiting)
+      .on(confirmAction, () => {
+        waiting = [];
+        return { status: 200, body: { data: true } };
+      })
+      .on(getAction, { status: 200, body: { action_id: actionId(1), job_id: JOB, button: { text: 'wait_to_enter', disabled: true } } });
+    await renderApp({ path: '/robots', network });
+    const banner = await screen.findByTestId('prompt-banner');
+    await userEvent.click(within(banner).getByRole('button', { name: 'Skip: Alpha 1 at Ward 1: Confirm the room is empty to enter' }));
+    expect(await screen.findByText('Answer sent to Alpha 1. Waiting for the robot to take it.')).toBeInTheDocument();
+    expect(JSON.parse(network.callsTo(confirmAction)[0]?.body ?? '{}')).toMatchObject({ action_id: actionId(1), confirm: false });
+    expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
   });
 
   it('disappears when the prompt is answered elsewhere, and shows a new one as it arrives on the actions stream', async () => {
@@ -130,6 +172,59 @@ describe('the waiting prompts banner on every screen', () => {
   });
 });
 
+describe("where a running job's robot is", () => {
+  const onTheWay = () =>
+    runningJob({
+      rooms: [
+        { room_id: ROOM, order_no: 0, dose: 30, room_name: 'Ward 1', ready_for_disinfection: true, state: 'done' },
+        { room_id: '3a8f3a52-51d4-4e0c-9d0f-2a6c7d8e9f02', order_no: 1, dose: 30, room_name: 'Ward 2', ready_for_disinfection: false, state: 'pending' },
+      ],
+      progress: {
+        current_room: { room_id: '3a8f3a52-51d4-4e0c-9d0f-2a6c7d8e9f02', order_no: 1, room_name: 'Ward 2', phase: 'on_the_way' },
+        rooms_total: 2,
+        rooms_finished: 1,
+        rooms_disinfected: 1,
+        dose_delivered: 30,
+        dose_total: 60,
+        eta: null,
+      },
+    });
+
+  it('reads On the way to the room, Waiting at it while its prompt is open, never In it before it entered', async () => {
+    const network = signedIn(() => [])
+      .on(listJobs, { status: 200, body: { count: 1, payload: [onTheWay()] } })
+      .on(getAction, { status: 204 });
+    await renderApp({ path: '/jobs', network });
+    const bar = await screen.findByRole('progressbar', { name: 'Progress of Morning round' });
+    expect(bar).toHaveAttribute('aria-valuetext', 'On the way to Ward 2 · 1 of 2 rooms · 30 of 60 J/m²');
+
+    // The robot stops at the door and asks: the prompt opens on the actions stream, with no job change.
+    const { stream } = await actionStream();
+    stream.event('action_change', { action_id: actionId(1), job_id: JOB, robot_id: ROBOT, resolved: false, button: { text: 'wait_to_enter', disabled: false } });
+    await waitFor(() => {
+      expect(bar).toHaveAttribute('aria-valuetext', 'Waiting at Ward 2 · 1 of 2 rooms · 30 of 60 J/m²');
+    });
+    expect(screen.getByText('Waiting at Ward 2 · 1 of 2 rooms · 30 of 60 J/m²')).toBeVisible();
+    // Answered, the robot still stands there until it stops asking.
+    stream.event('action_change', { action_id: actionId(1), job_id: JOB, robot_id: ROBOT, resolved: false, button: { text: 'wait_to_enter', disabled: true } });
+    stream.event('action_change', { action_id: actionId(1), job_id: JOB, robot_id: ROBOT, resolved: true, button: { text: 'wait_to_enter', disabled: true } });
+    await waitFor(() => {
+      expect(bar).toHaveAttribute('aria-valuetext', 'On the way to Ward 2 · 1 of 2 rooms · 30 of 60 J/m²');
+    });
+  });
+
+  it('reads Waiting at the room in Finnish', async () => {
+    const waitingJob = onTheWay();
+    const room = waitingJob.progress?.current_room;
+    if (!waitingJob.progress || !room) throw new Error('fixture without a current room');
+    const network = signedIn(() => [])
+      .on(listJobs, { status: 200, body: { count: 1, payload: [{ ...waitingJob, progress: { ...waitingJob.progress, current_room: { ...room, phase: 'waiting' } } }] } })
+      .on(getAction, { status: 204 });
+    await renderApp({ path: '/jobs', network, language: 'fi' });
+    expect(await screen.findByText(/^Odottaa huoneen Ward 2 ovella/)).toBeInTheDocument();
+  });
+});
+
 const runningJob = (overrides: Partial<Job> = {}): Job =>
   Job.parse({
     job_id: JOB,
@@ -149,7 +244,7 @@ const runningJob = (overrides: Partial<Job> = {}): Job =>
     start_now: false,
     performed: false,
     progress: {
-      current_room: { room_id: '3a8f3a52-51d4-4e0c-9d0f-2a6c7d8e9f02', order_no: 1, room_name: 'Ward 2' },
+      current_room: { room_id: '3a8f3a52-51d4-4e0c-9d0f-2a6c7d8e9f02', order_no: 1, room_name: 'Ward 2', phase: 'in_room' },
       rooms_total: 3,
       rooms_finished: 1,
       rooms_disinfected: 1,
@@ -182,7 +277,7 @@ describe('a running job on the jobs list', () => {
       'job_change',
       runningJob({
         progress: {
-          current_room: { room_id: ROOM, order_no: 2, room_name: 'Ward 3' },
+          current_room: { room_id: ROOM, order_no: 2, room_name: 'Ward 3', phase: 'in_room' },
           rooms_total: 3,
           rooms_finished: 2,
           rooms_disinfected: 1,

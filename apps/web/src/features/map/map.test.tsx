@@ -156,7 +156,7 @@ describe('map screen (spec §2)', () => {
     expect(marker(ALPHA)).toHaveAttribute('data-offline', 'false');
     expect(marker(ALPHA)?.querySelector('circle')).toHaveAttribute('fill', '#198754');
     const items = within(screen.getByTestId('map-robot-list')).getAllByRole('listitem');
-    expect(items.map((item) => item.textContent)).toEqual(['Alpha: in the corridor', 'Bravo: in Ward 1 (Offline)']);
+    expect(items.map((item) => item.textContent)).toEqual(['Alpha: in the corridor · Idle', 'Bravo: in Ward 1 (Offline)']);
   });
 
   it('moves the robot markers live with the robot stream: a new pose, then another floor', async () => {

@@ -266,6 +266,27 @@ describe('live robot updates (spec §4)', () => {
     expect(streams).toHaveLength(1);
   });
 
+  it('shows a robot asking at a door as waiting for an answer, not Idle, in the table and its dialog', async () => {
+    const user = userEvent.setup();
+    await openRobots(signedIn(['done-admin']));
+    await waitFor(() => {
+      expect(streams).toHaveLength(1);
+    });
+    const [live] = streams;
+    live?.stream.event('robot_update', { robot_id: ALPHA, field: 'status', value: 'waiting' });
+    await waitFor(() => {
+      expect(within(rowOf('Alpha')).getByText('Waiting for an answer')).toBeInTheDocument();
+    });
+    expect(within(rowOf('Alpha')).queryByText('Idle')).toBeNull();
+    await user.click(within(rowOf('Alpha')).getByRole('button', { name: 'Alpha' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Alpha' });
+    expect(within(dialog).getByText('Waiting for an answer')).toBeInTheDocument();
+    live?.stream.event('robot_update', { robot_id: ALPHA, field: 'status', value: 'on_order' });
+    await waitFor(() => {
+      expect(within(dialog).getByText('On a job, standing still')).toBeInTheDocument();
+    });
+  });
+
   it('refetches the robot list after the stream reconnects: a battery changed while it was down shows without a reload', async () => {
     let list = robots();
     const network = signedIn().on(getRobots, () => ({ status: 200, body: { count: list.length, payload: list } }));

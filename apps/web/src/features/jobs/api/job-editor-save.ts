@@ -1,8 +1,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { createJob, startJobNow, updateJob } from '@uvd/contracts';
+import { createJob, updateJob } from '@uvd/contracts';
 import type { Job, JobInput } from '@uvd/contracts';
 import { useApi } from '../../../lib/api-context.tsx';
-import { commandParts } from '../../../lib/command.ts';
 import { editorJobKey } from './job-editor-queries.ts';
 import { jobListsKey } from './jobs-query.ts';
 
@@ -13,36 +12,20 @@ export interface SaveJobRequest {
   input: JobInput;
 }
 
-export interface SaveJobResult {
-  job: Job;
-  /** Whether POST /jobs/job/start accepted the job; null when it was only saved (start_now false). */
-  started: boolean | null;
-}
-
 /**
- * Saves the job and, for "Start now", starts it. The server's start_now flag only records the wish: the
- * scheduler would start the job at its start_time (now + 5 minutes), so the editor starts it at once with
- * POST /jobs/job/start (the same call as the list's start-now). A refused start leaves the job scheduled.
+ * Saves the job. With start_now the server starts it in the same call, with the start's checks: the reply is the
+ * Running job, or a 409 naming why the robot cannot start it (offline, not Autonomous, busy) with nothing saved,
+ * so the editor never leaves a job behind that would start by itself after saying it could not start.
  */
 export const useSaveJob = () => {
   const api = useApi();
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: async ({ jobId, robotId, input }: SaveJobRequest): Promise<SaveJobResult> => {
-      const startNow = input.start_now === true;
-      const job =
-        jobId === null
-          ? await api.request(createJob, { params: { robotId }, query: { start_now: startNow ? 'true' : 'false' }, body: input })
-          : await api.request(updateJob, { params: { jobId }, body: input });
-      if (!startNow) return { job, started: null };
-      try {
-        const reply = await api.request(startJobNow, { query: { job_id: job.job_id }, ...commandParts() });
-        return { job, started: reply.data };
-      } catch {
-        return { job, started: false };
-      }
-    },
-    onSuccess: async ({ job }) => {
+    mutationFn: ({ jobId, robotId, input }: SaveJobRequest): Promise<Job> =>
+      jobId === null
+        ? api.request(createJob, { params: { robotId }, query: { start_now: input.start_now === true ? 'true' : 'false' }, body: input })
+        : api.request(updateJob, { params: { jobId }, body: input }),
+    onSuccess: async (job) => {
       queryClient.removeQueries({ queryKey: editorJobKey(job.job_id) });
       await queryClient.invalidateQueries({ queryKey: jobListsKey });
     },

@@ -97,6 +97,17 @@ export const applyActionChange = (list: WaitingActionList | undefined, change: A
   return list.payload.some((action) => action.action_id === change.action_id) ? list : undefined;
 };
 
+/**
+ * A prompt's opening or end moves its job's robot between waiting at the current room's door and on its way: the
+ * server publishes these as action changes, not job changes, and a room the robot entered stays `in_room`.
+ */
+export const applyPromptToJob = (job: Job, change: ActionChange): Job => {
+  const room = job.progress?.current_room;
+  if (job.job_id !== change.job_id || !job.progress || !room || room.phase === 'in_room') return job;
+  const phase = change.resolved ? 'on_the_way' : 'waiting';
+  return room.phase === phase ? job : { ...job, progress: { ...job.progress, current_room: { ...room, phase } } };
+};
+
 /** Whether a job change ends a job the cached lists showed as not performed (it leaves the list now). */
 export const endsListedJob = (lists: readonly (JobList | undefined)[], change: Job): boolean =>
   change.performed && lists.some((list) => list?.payload.some((job) => job.job_id === change.job_id && !job.performed));

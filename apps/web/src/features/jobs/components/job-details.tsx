@@ -10,10 +10,11 @@ import { useSessionUser } from '../../../lib/auth/auth-context.tsx';
 import { formatDateTime, TIME_FORMAT } from '../../../lib/format-date.ts';
 import { undeliveredKey } from '../../../lib/live/undelivered.ts';
 import { toast } from '../../../lib/toast.ts';
-import { useActionDecision, useJobCommand, useRoomReadiness } from '../api/job-commands.ts';
+import { useJobCommand, useRoomReadiness } from '../api/job-commands.ts';
 import type { JobCommandKind } from '../api/job-commands.ts';
 import { useJobAction } from '../api/jobs-query.ts';
 import { CURRENT_ROOM_PLACEHOLDER } from '../filters.ts';
+import { PromptAnswer } from './prompt-answer.tsx';
 
 /** Spec: after a successful delete the list reloads after 500 ms. */
 export const DELETE_RELOAD_DELAY_MS = 500;
@@ -145,7 +146,7 @@ export const JobDetails = ({ job, onReload }: JobDetailsProps) => {
           {t('jobStatus.notStarted', { reason: t(`notStartedReason.${job.not_started_reason}`) })}
         </div>
       ) : null}
-      {job.status === 'Running' && !connectionLost ? <ActionPrompt jobId={job.job_id} /> : null}
+      {job.status === 'Running' && !connectionLost ? <ActionPrompt job={job} /> : null}
       <Table size="sm" responsive aria-label={t('jobTable.rooms')}>
         <thead>
           <tr>
@@ -246,52 +247,20 @@ export const JobDetails = ({ job, onReload }: JobDetailsProps) => {
   );
 };
 
-/** Spec §4 operator prompt of a Running job: confirm or skip, then the button is disabled; disabled ones hide. */
-const ActionPrompt = ({ jobId }: { jobId: string }) => {
+/** Spec §4 operator prompt of a Running job: confirm (through a dialog) or skip, then it hides. */
+const ActionPrompt = ({ job }: { job: Job }) => {
   const { t } = useTranslation();
-  const action = useJobAction(jobId, true);
-  const decision = useActionDecision();
-  const [sent, setSent] = useState<string | null>(null);
+  const action = useJobAction(job.job_id, true);
   const current: Action | null | undefined = action.data;
   if (!current || current.button.disabled) return null;
-  const disabled = sent === current.action_id || decision.isPending;
-  const send = (confirm: boolean) => {
-    setSent(current.action_id);
-    decision.mutate(
-      { actionId: current.action_id, jobId: current.job_id, confirm },
-      {
-        onSuccess: (ok) => {
-          if (!ok) toast.error(t('common.genericError'));
-        },
-        onError: () => {
-          setSent(null);
-          toast.error(t('common.genericError'));
-        },
-      },
-    );
-  };
+  const question = t(`actions.${current.button.text}`);
   return (
-    <div className="alert alert-info d-flex flex-wrap align-items-center gap-2" role="group" aria-label={t(`actions.${current.button.text}`)}>
-      <span className="me-auto">{t(`actions.${current.button.text}`)}</span>
-      <Button
-        size="sm"
-        disabled={disabled}
-        onClick={() => {
-          send(true);
-        }}
-      >
-        {t('actions.confirm')}
-      </Button>
-      <Button
-        size="sm"
-        variant="outline-secondary"
-        disabled={disabled}
-        onClick={() => {
-          send(false);
-        }}
-      >
-        {t('actions.skip')}
-      </Button>
+    <div className="alert alert-info d-flex flex-wrap align-items-center gap-2" role="group" aria-label={question}>
+      <span className="me-auto">{question}</span>
+      <PromptAnswer
+        prompt={{ ...current, robot_name: job.robot_name, room_name: job.progress?.current_room?.room_name ?? null }}
+        label={question}
+      />
     </div>
   );
 };

@@ -7,7 +7,7 @@
 import { useState } from 'react';
 import type { SyntheticEvent } from 'react';
 import type { ParseKeys } from 'i18next';
-import { Button, Form } from 'react-bootstrap';
+import { Alert, Button, Form } from 'react-bootstrap';
 import { useTranslation } from 'react-i18next';
 import { Link, useNavigate } from 'react-router';
 import { ConfirmDialog } from '../../../components/confirm-dialog.tsx';
@@ -16,7 +16,7 @@ import { paths } from '../../../config/paths.ts';
 import { isApiRequestError } from '../../../lib/api-error.ts';
 import { useSessionUser } from '../../../lib/auth/auth-context.tsx';
 import { toast } from '../../../lib/toast.ts';
-import { ErrorCode, JOB_NAME_MAX, JOB_NOTES_MAX } from '@uvd/contracts';
+import { CommandRefusal, ErrorCode, JOB_NAME_MAX, JOB_NOTES_MAX } from '@uvd/contracts';
 import { useEditorFloorRobots } from '../api/job-editor-queries.ts';
 import { useBuildings, useFloors } from '../../../lib/site-queries.ts';
 import { useSaveJob } from '../api/job-editor-save.ts';
@@ -56,6 +56,13 @@ const SAVE_ERROR_KEYS: Partial<Record<string, ParseKeys>> = {
   [ErrorCode.jobRunning]: 'jobControls.errorJobRunning',
 };
 
+/** Why the robot cannot start the job now, by the start's refusal code; another refusal of the start is `other`. */
+const NOT_STARTED_KEYS: Partial<Record<string, ParseKeys>> = {
+  [CommandRefusal.robotBusy]: 'jobEditor.notStarted.robotBusy',
+  [CommandRefusal.robotOffline]: 'jobEditor.notStarted.robotOffline',
+  [CommandRefusal.robotNotAutonomous]: 'jobEditor.notStarted.robotNotAutonomous',
+};
+
 export interface JobEditorProps {
   /** The job being edited; null creates a new one. */
   jobId: string | null;
@@ -71,6 +78,8 @@ export const JobEditor = ({ jobId, initial }: JobEditorProps) => {
   const [values, setValues] = useState(initial);
   const [submitted, setSubmitted] = useState(false);
   const [confirming, setConfirming] = useState(false);
+  /** Why the robot could not start the job now: shown beside the kept form, so the user can schedule it instead. */
+  const [notStarted, setNotStarted] = useState<string | null>(null);
   const [focused, setFocused] = useState<Cascade | null>(null);
   const change = (next: EditorChange) => {
     setValues((previous) => applyEditorChange(previous, next));
@@ -109,21 +118,23 @@ export const JobEditor = ({ jobId, initial }: JobEditorProps) => {
 
   const persist = () => {
     const input = toJobInput(effective, timezone);
+    setNotStarted(null);
     save.mutate(
       { jobId, robotId, input },
       {
-        onSuccess: ({ job, started }) => {
-          if (started === null) toast.success(t('jobEditor.saved'));
-          else if (started) toast.success(t('jobControls.startSuccess'));
-          else {
-            toast.success(t('jobEditor.saved'));
-            toast.error(t('jobControls.startFail'));
-          }
+        onSuccess: (job) => {
+          toast.success(t(input.start_now ? 'jobControls.startSuccess' : 'jobEditor.saved'));
           void navigate(paths.job.getHref(job.job_id));
         },
         onError: (error) => {
           setConfirming(false);
           const code = isApiRequestError(error) ? error.code : null;
+          // A refused start now saved nothing: the reason stays beside the form, which keeps what the user entered.
+          if (input.start_now && isApiRequestError(error) && error.status === 409 && code !== ErrorCode.jobRunning) {
+            const robot = robots.data?.find((candidate) => candidate.robot_id === robotId)?.name ?? robotId;
+            setNotStarted(t((code === null ? undefined : NOT_STARTED_KEYS[code]) ?? 'jobEditor.notStarted.other', { robot }));
+            return;
+          }
           toast.error(t((code === null ? undefined : SAVE_ERROR_KEYS[code]) ?? 'jobEditor.saveFailed'));
         },
       },
@@ -249,6 +260,12 @@ export const JobEditor = ({ jobId, initial }: JobEditorProps) => {
           </fieldset>
         )}
         <JobEditorRooms floorId={floorId} rooms={values.rooms} error={message('rooms')} disabled={busy} onChange={change} />
+        {notStarted === null ? null : (
+          <Alert variant="danger" role="alert" data-testid="job-not-started">
+            <p className="mb-1 fw-semibold">{notStarted}</p>
+            <p className="mb-0">{t('jobEditor.notStarted.nothingSaved')}</p>
+          </Alert>
+        )}
         <div className="d-flex flex-wrap gap-2">
           <Button type="submit" id="job-submit" variant="primary" disabled={busy}>
             {busy ? <Spinner size="sm" /> : null} {t(values.startNow ? 'jobEditor.startNow' : 'jobEditor.save')}

@@ -11,6 +11,7 @@ import {
   actionsKey,
   applyActionChange,
   applyJobChange,
+  applyPromptToJob,
   endsListedJob,
   focusedJobKey,
   jobChangeNeedsRefetch,
@@ -63,6 +64,10 @@ export const jobHubsFor = (queryClient: QueryClient, api: ApiClient): JobHubs =>
             ? null
             : { action_id: change.action_id, job_id: change.job_id, button: change.button };
           queryClient.setQueryData<Action | null>(actionKey(change.job_id), action);
+          queryClient.setQueriesData<JobList>({ queryKey: jobListsKey }, (list) =>
+            list ? { ...list, payload: list.payload.map((job) => applyPromptToJob(job, change)) } : list,
+          );
+          queryClient.setQueryData<Job>(focusedJobKey(change.job_id), (job) => (job ? applyPromptToJob(job, change) : job));
           const waiting = queryClient.getQueryData<WaitingActionList>(waitingActionsKey);
           const next = applyActionChange(waiting, change);
           if (next) queryClient.setQueryData(waitingActionsKey, next);

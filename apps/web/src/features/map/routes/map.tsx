@@ -9,6 +9,7 @@ import { useSessionUser } from '../../../lib/auth/auth-context.tsx';
 import { LOCAL_KEYS, readUserChoice, saveUserChoice } from '../../../lib/storage.ts';
 import { useLiveRobotList } from '../../../lib/robot-list.ts';
 import { robotOffline } from '../../../lib/robot-presence.ts';
+import { robotStatusLabel } from '../../../lib/robot-status.ts';
 import { useBuildings, useFloorMapImage, useFloorMapMetadata, useFloors } from '../../../lib/site-queries.ts';
 import { useTrajectoryJob } from '../api/map-queries.ts';
 import { FloorMap } from '../components/floor-map.tsx';
@@ -191,6 +192,8 @@ export const MapRoute = () => {
                     <RobotPlace robot={robot} rooms={metadata.data.rooms} />
                     {robotOffline(robot) ? ` (${t('robotModes.0')})` : ''}
                     {robot.robot_id === robotParam ? ` (${t('map.selectedRobot')})` : ''}
+                    {/* An offline robot's last status is not what it does now. */}
+                    {robotOffline(robot) ? '' : ` · ${robotStatusLabel(t, robot.status)}`}
                   </li>
                 ))}
               </ul>

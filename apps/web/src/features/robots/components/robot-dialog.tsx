@@ -9,7 +9,7 @@ import { paths } from '../../../config/paths.ts';
 import { robotNeverReported, robotNotReporting } from '../../../lib/robot-presence.ts';
 import { toast } from '../../../lib/toast.ts';
 import { useRobotCommand } from '../api/robot-command.ts';
-import { robotStatusLabel } from '../robot-status.ts';
+import { robotStatusLabel } from '../../../lib/robot-status.ts';
 import { BatteryIndicator, SignalIndicator, UnknownValue } from './robot-indicators.tsx';
 
 /** Spec §2 controls: play/resume, pause, stop, home (the contract's `play` starts or resumes). */

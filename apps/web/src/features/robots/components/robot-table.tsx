@@ -2,7 +2,7 @@ import type { Robot } from '@uvd/contracts';
 import { useTranslation } from 'react-i18next';
 import { SkeletonRows } from '../../../components/skeleton.tsx';
 import { robotNeverReported, robotOffline } from '../../../lib/robot-presence.ts';
-import { robotStatusLabel } from '../robot-status.ts';
+import { robotStatusLabel } from '../../../lib/robot-status.ts';
 import { BatteryIndicator, SignalIndicator, UnknownValue } from './robot-indicators.tsx';
 
 const COLUMNS = 4;
