@@ -149,6 +149,9 @@ describe('room readiness during a running job (simulated robot, embedded broker)
     const log = await logOf(w, created.job_id);
     expect(log.attributes.rooms.map((room) => room.state)).toEqual(['done']);
     expect(log.events.map((event) => [event.kind, event.actor, event.room_id])).toEqual([['room_not_ready', w.operator.username, room0]]);
+    // The dose the room had by the robot's last report when it was set not ready: about half of it, some way in.
+    expect(log.events[0]?.dose ?? 0).toBeGreaterThan(5);
+    expect(log.events[0]?.dose ?? 50).toBeLessThan(50);
   });
 
   it('a room set not ready and ready again before the robot gets there is disinfected without asking', async () => {

@@ -68,8 +68,8 @@ export async function sendReadinessToRunningJobs(ctx: Pick<AppContext, 'fleet'>,
         actor: change.actor,
         orderNo: room.orderNo,
         roomId: room.roomId,
-        // The dose the room had received is not known to this server yet: the robot's report of it comes later.
-        dose: null,
+        // By the robot's last report (written at most DOSE_WRITE_MS apart while its lamp is on).
+        dose: room.doseReceived,
       });
     }
     const open = changed.filter((room) => !isFinal(room.state));

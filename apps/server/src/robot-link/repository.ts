@@ -110,6 +110,8 @@ export interface JobRoomState {
   orderNo: number;
   roomId: string;
   state: RoomState;
+  /** J/m² by the robot's last report written (executor.ts), null before any. */
+  doseReceived: number | null;
 }
 
 /** Whether an operator's pause or resume of the job is still on its way to the robot (not acknowledged yet). */
@@ -124,7 +126,7 @@ export async function pauseOrResumeUnderway(executor: Executor, jobId: string): 
 
 export async function jobRoomStates(executor: Executor, jobId: string): Promise<JobRoomState[]> {
   const rows = await executor
-    .select({ orderNo: jobRooms.orderNo, roomId: jobRooms.roomId, state: jobRooms.state })
+    .select({ orderNo: jobRooms.orderNo, roomId: jobRooms.roomId, state: jobRooms.state, doseReceived: jobRooms.doseReceived })
     .from(jobRooms)
     .where(eq(jobRooms.jobId, jobId))
     .orderBy(asc(jobRooms.orderNo));
