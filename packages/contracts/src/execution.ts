@@ -17,8 +17,14 @@ export const CommandRefusal = {
   jobState: 'job_state',
   /** The robot's connection is not ONLINE. */
   robotOffline: 'robot_offline',
-  /** Spec §4: robot controls are enabled only in Autonomous mode. */
+  /** Spec §4: robot controls other than stop are enabled only in Autonomous mode (stop works in every mode). */
   robotNotAutonomous: 'robot_not_autonomous',
+  /** Pause of a robot with no work: no order, not driving home (a pause would only stop its charging). */
+  robotIdle: 'robot_idle',
+  /** Stop of a robot with nothing to stop: no order, not driving home, not paused. */
+  nothingToStop: 'nothing_to_stop',
+  /** Home of a robot that is docked (charging) already. */
+  robotAtHome: 'robot_at_home',
   /** The robot already runs another job. */
   robotBusy: 'robot_busy',
   /** The Idempotency-Key was already used for another command (another robot, job, prompt or command). */

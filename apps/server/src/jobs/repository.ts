@@ -6,7 +6,7 @@ import { and, asc, eq, getTableColumns, inArray, sql, type SQL } from 'drizzle-o
 import { Job, JobCompletionStatus, JobRoom, type JobListQuery, type ListFilterQuery } from '@uvd/contracts';
 import { z } from 'zod';
 import type { Executor } from '../db/client.ts';
-import { jobRooms, jobs, logs, organizations, robots, rooms } from '../db/schema.ts';
+import { jobRooms, jobs, logs, organizations, robotCommands, robots, rooms } from '../db/schema.ts';
 import type { Principal } from '../identity/principal.ts';
 import { robotVisible, seesEverything } from '../lib/visibility.ts';
 import { jobProgress } from './job-progress.ts';
@@ -76,6 +76,15 @@ const RoomsJson = z.array(JobRoom.required().extend({ ended_at: z.coerce.date().
 const TrajectoryJson = Job.shape.trajectory.unwrap().nullable();
 
 /**
+ * The job's newest command its robot has not acknowledged (robot-link/outbox.ts): the start's order (its first
+ * update; later updates change the job's rooms, not what it does), a pause, resume or stop.
+ */
+const PendingJson = z
+  .object({ kind: z.enum(['order', 'pause', 'resume', 'stop']), since: z.coerce.date() })
+  .nullable()
+  .transform((row) => (row ? { command: row.kind === 'order' ? ('start' as const) : row.kind, since: row.since.toISOString() } : null));
+
+/**
  * The jobs matching `condition`, newest start_time first, in their wire form: one query that also reads the
  * robot's name, the rooms in order (as JSON) and, for `navigation`, the logged trajectory.
  */
@@ -91,6 +100,13 @@ async function selectJobs(executor: Executor, condition: SQL, extras: JobExtras)
           'state', ${jobRooms.state}, 'ended_at', ${jobRooms.endedAt}
         ) ORDER BY ${jobRooms.orderNo}), '[]'::json)
         FROM ${jobRooms} JOIN ${rooms} ON ${rooms.id} = ${jobRooms.roomId} WHERE ${jobRooms.jobId} = ${jobs.id})`,
+      pending: sql<unknown>`(
+        SELECT json_build_object('kind', ${robotCommands.kind}, 'since', ${robotCommands.createdAt})
+        FROM ${robotCommands}
+        WHERE ${robotCommands.jobId} = ${jobs.id} AND ${robotCommands.state} IN ('pending', 'sent')
+          AND (${robotCommands.kind} IN ('pause', 'resume', 'stop')
+            OR (${robotCommands.kind} = 'order' AND ${robotCommands.body} -> 'order' ->> 'orderUpdateId' = '0'))
+        ORDER BY ${robotCommands.seq} DESC LIMIT 1)`,
       trajectory: extras.navigation ? sql<unknown>`(SELECT ${logs.trajectory} FROM ${logs} WHERE ${logs.jobId} = ${jobs.id})` : sql<unknown>`NULL`,
     })
     .from(jobs)
@@ -117,6 +133,7 @@ async function selectJobs(executor: Executor, condition: SQL, extras: JobExtras)
       start_now: row.startNow,
       performed: row.performed,
       completion_status: CompletionStatusColumn.parse(row.completionStatus),
+      pending_command: PendingJson.parse(row.pending),
     };
     if (row.status !== 'Scheduled') job.progress = jobProgress(roomRows, row.startedAt, row.status === 'Running');
     const trajectory = TrajectoryJson.parse(row.trajectory);

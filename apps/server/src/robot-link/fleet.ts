@@ -7,7 +7,7 @@ import type { Config } from '../config.ts';
 import type { Pose } from '../db/schema.ts';
 import type { Database } from '../db/client.ts';
 import type { EventBus } from '../live/bus.ts';
-import type { StateEvent } from './events.ts';
+import type { RobotWork, StateEvent } from './events.ts';
 
 /** A robot as the gateway knows it. */
 export interface FleetRobot {
@@ -29,6 +29,8 @@ export interface RobotLink {
   /** The last reported position (the row's pose is written at most every few seconds). */
   pose: Pose | null;
   floorId: string | null;
+  /** What its last state said it has to do (events.ts `workOf`); undefined before its first state since start. */
+  work: RobotWork | undefined;
 }
 
 /** Inbound messages since start: accepted, and dropped by reason. */

@@ -11,7 +11,7 @@ import type { Tx } from '../db/client.ts';
 import { jobRooms, jobs } from '../db/schema.ts';
 import { conflict } from '../lib/http-error.ts';
 import { toJobs } from '../jobs/repository.ts';
-import { checkControllable, instantActionOf, type InstantCommand } from './commands.ts';
+import { checkControllable, instantActionsOf, type InstantCommand } from './commands.ts';
 import { buildOrder } from './order.ts';
 import { recordCommand } from './outbox.ts';
 import type { CompletionStatus } from './progress.ts';
@@ -19,9 +19,10 @@ import * as repository from './repository.ts';
 import type { ActionRow, ExecutionRobot, JobRow } from './repository.ts';
 
 type Context = Pick<AppContext, 'bus' | 'fleet'>;
+type BusContext = Pick<AppContext, 'bus'>;
 
 /** job_change with the job as the jobs list shows it (spec §4: the client replaces it by job_id). */
-export async function publishJobChange(ctx: Context, tx: Tx, job: JobRow): Promise<void> {
+export async function publishJobChange(ctx: BusContext, tx: Tx, job: Pick<JobRow, 'id' | 'orgId'>): Promise<void> {
   const [payload] = await toJobs(tx, [job], { roomData: true });
   if (!payload) return;
   await ctx.bus.publish({ orgId: job.orgId, stream: 'jobs', key: job.id, type: 'job_change', payload }, tx);
@@ -71,7 +72,7 @@ async function recordInstant(tx: Tx, job: JobRow, command: InstantCommand & { ki
     robotId: job.robotId,
     jobId: job.id,
     kind: command.kind,
-    body: { actions: [instantActionOf(command)] },
+    body: { actions: instantActionsOf(command) },
   });
 }
 
@@ -116,23 +117,22 @@ export async function startJob(ctx: Context, tx: Tx, job: JobRow): Promise<JobRo
   return started;
 }
 
-/** Pause or resume a Running job: an instant action for the robot, and the job shown so at once. */
+/**
+ * Pause or resume a Running job: an instant action for the robot. The job shows what the robot reports: it is
+ * paused once the robot says so, and until then shows the command as pending (`pending_command`).
+ */
 export async function pauseOrResume(ctx: Context, tx: Tx, job: JobRow, command: 'pause' | 'resume'): Promise<void> {
   if (job.status !== 'Running') throw refuse(CommandRefusal.jobState, `Only a running job can be ${command}d.`);
   const robot = await robotOf(tx, job);
   checkControllable(ctx.fleet, robot);
   await recordInstant(tx, job, { kind: command, jobId: job.id });
-  const [row] = await tx
-    .update(jobs)
-    .set({ activeState: command === 'pause' ? 'paused' : 'disinfecting', updatedAt: new Date() })
-    .where(eq(jobs.id, job.id))
-    .returning();
-  if (row) await publishJobChange(ctx, tx, row);
+  await publishJobChange(ctx, tx, job);
 }
 
 /**
- * Stop: a Running job's order is cancelled on the robot, and the job ends as aborted when the robot reports
- * the cancellation (its state tells which rooms were done). A Scheduled job ends at once, unstarted.
+ * Stop: a Running job's order is cancelled on the robot (and its pause ended), in every operating mode, and the
+ * job ends as aborted when the robot reports the cancellation (its state tells which rooms were done); until
+ * then the job shows the stop as pending. A Scheduled job ends at once, unstarted.
  */
 export async function stopJob(ctx: Context, tx: Tx, job: JobRow): Promise<void> {
   if (job.status === 'Completed') throw refuse(CommandRefusal.jobState, 'The job has ended.');
@@ -142,8 +142,9 @@ export async function stopJob(ctx: Context, tx: Tx, job: JobRow): Promise<void> 
     return;
   }
   const robot = await robotOf(tx, job);
-  checkControllable(ctx.fleet, robot);
+  checkControllable(ctx.fleet, robot, 'any');
   await recordInstant(tx, job, { kind: 'stop', jobId: job.id });
+  await publishJobChange(ctx, tx, job);
 }
 
 /**
@@ -154,7 +155,7 @@ export async function recordDecision(ctx: Context, tx: Tx, action: ActionRow, co
   const [job] = await tx.select().from(jobs).where(eq(jobs.id, action.jobId));
   if (!job) throw new Error(`job of action ${action.id} is missing`);
   const robot = await robotOf(tx, job);
-  checkControllable(ctx.fleet, robot, false);
+  checkControllable(ctx.fleet, robot, 'any');
   await recordInstant(tx, job, { kind: 'decision', actionId: action.id, promptId: action.promptId, confirm });
 }
 

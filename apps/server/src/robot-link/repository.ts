@@ -2,7 +2,7 @@
 import { and, asc, desc, eq, inArray, isNull, ne, notInArray } from 'drizzle-orm';
 import { ActionButtonText, DecisionSource, type LoggedPrompt } from '@uvd/contracts';
 import type { Executor } from '../db/client.ts';
-import { actions, jobRooms, jobs, logs, robotCommands, robots, rooms, trajectoryPoints, type LoggedRoom, type TrajectoryPoint } from '../db/schema.ts';
+import { actions, jobRooms, jobs, logs, robots, rooms, trajectoryPoints, type LoggedRoom, type TrajectoryPoint } from '../db/schema.ts';
 import type { OrderRoom } from './order.ts';
 import { loggedRoomState, type RoomState } from './progress.ts';
 
@@ -85,16 +85,6 @@ export interface JobRoomState {
   orderNo: number;
   roomId: string;
   state: RoomState;
-}
-
-/** Whether an operator's pause or resume of the job is still on its way to the robot (not acknowledged yet). */
-export async function pauseOrResumeUnderway(executor: Executor, jobId: string): Promise<boolean> {
-  const rows = await executor
-    .select({ id: robotCommands.id })
-    .from(robotCommands)
-    .where(and(eq(robotCommands.jobId, jobId), inArray(robotCommands.kind, ['pause', 'resume']), inArray(robotCommands.state, ['pending', 'sent'])))
-    .limit(1);
-  return rows.length > 0;
 }
 
 export async function jobRoomStates(executor: Executor, jobId: string): Promise<JobRoomState[]> {

@@ -1,0 +1,2 @@
+ALTER TABLE "robot_commands" ADD COLUMN "stop_alerted_at" timestamp with time zone;--> statement-breakpoint
+CREATE INDEX "robot_commands_open_job" ON "robot_commands" USING btree ("job_id") WHERE state IN ('pending', 'sent');
