@@ -6,6 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
+import { DEFAULT_STOP_ALERT_MS } from '@uvd/contracts';
 
 const list = (text: string | undefined): string[] =>
   (text ?? '')
@@ -62,7 +63,7 @@ const Server = z
     /** …and given up this long after it was decided (then `command_undelivered` is published on the robots stream). */
     COMMAND_GIVE_UP_MS: z.coerce.number().int().min(100).default(30_000),
     /** A stop (never given up) still unacknowledged this long after it was decided raises `stop_unconfirmed`. */
-    COMMAND_STOP_ALERT_MS: z.coerce.number().int().min(100).default(5000),
+    COMMAND_STOP_ALERT_MS: z.coerce.number().int().min(100).default(DEFAULT_STOP_ALERT_MS),
     SEED_DEMO: flag('true'),
   })
   .transform((e) => ({

@@ -32,6 +32,12 @@ export const CommandRefusal = {
 } as const;
 export type CommandRefusal = (typeof CommandRefusal)[keyof typeof CommandRefusal];
 
+/**
+ * A stop the robot has not acknowledged this long after it was decided is alerted (`stop_unconfirmed`); the
+ * server's COMMAND_STOP_ALERT_MS defaults to it, and the console shows a job's pending stop as unconfirmed after it.
+ */
+export const DEFAULT_STOP_ALERT_MS = 5000;
+
 export const startJobNow = defineRoute({
   method: 'POST',
   path: '/jobs/job/start',
