@@ -6,6 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
+import { DEFAULT_STOP_ALERT_MS } from '@uvd/contracts';
 
 const list = (text: string | undefined): string[] =>
   (text ?? '')
@@ -61,6 +62,8 @@ const Server = z
     COMMAND_RESEND_MS: z.coerce.number().int().min(10).default(2000),
     /** …and given up this long after it was decided (then `command_undelivered` is published on the robots stream). */
     COMMAND_GIVE_UP_MS: z.coerce.number().int().min(100).default(30_000),
+    /** A stop (never given up) still unacknowledged this long after it was decided raises `stop_unconfirmed`. */
+    COMMAND_STOP_ALERT_MS: z.coerce.number().int().min(100).default(DEFAULT_STOP_ALERT_MS),
     SEED_DEMO: flag('true'),
   })
   .transform((e) => ({
@@ -76,6 +79,7 @@ const Server = z
     schedulerPollMs: e.SCHEDULER_POLL_MS,
     commandResendMs: e.COMMAND_RESEND_MS,
     commandGiveUpMs: e.COMMAND_GIVE_UP_MS,
+    commandStopAlertMs: e.COMMAND_STOP_ALERT_MS,
     seedDemo: e.SEED_DEMO,
   }));
 

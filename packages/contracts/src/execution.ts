@@ -19,8 +19,14 @@ export const CommandRefusal = {
   jobFinished: 'job_finished',
   /** The robot's connection is not ONLINE. */
   robotOffline: 'robot_offline',
-  /** Spec §4: robot controls are enabled only in Autonomous mode. */
+  /** Spec §4: robot controls other than stop are enabled only in Autonomous mode (stop works in every mode). */
   robotNotAutonomous: 'robot_not_autonomous',
+  /** Pause of a robot with no work: no order, not driving home (a pause would only stop its charging). */
+  robotIdle: 'robot_idle',
+  /** Stop of a robot with nothing to stop: no order, not driving home, not paused. */
+  nothingToStop: 'nothing_to_stop',
+  /** Home of a robot that is docked (charging) already. */
+  robotAtHome: 'robot_at_home',
   /** The robot already runs another job. */
   robotBusy: 'robot_busy',
   /** The robot's battery is below LOW_BATTERY_PERCENT: it would give up the rooms and go home to charge. */
@@ -31,6 +37,12 @@ export const CommandRefusal = {
   keyReused: 'idempotency_key_reused',
 } as const;
 export type CommandRefusal = (typeof CommandRefusal)[keyof typeof CommandRefusal];
+
+/**
+ * A stop the robot has not acknowledged this long after it was decided is alerted (`stop_unconfirmed`); the
+ * server's COMMAND_STOP_ALERT_MS defaults to it, and the console shows a job's pending stop as unconfirmed after it.
+ */
+export const DEFAULT_STOP_ALERT_MS = 5000;
 
 export const startJobNow = defineRoute({
   method: 'POST',

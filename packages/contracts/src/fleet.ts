@@ -87,6 +87,24 @@ export const CommandUndelivered = z.object({
 });
 export type CommandUndelivered = z.infer<typeof CommandUndelivered>;
 
+/**
+ * A stop (a job's or a robot's cancelOrder) the robot has not acknowledged `COMMAND_STOP_ALERT_MS` after it was
+ * decided: `stop_unconfirmed`, and `stop_confirmed` once the robot acknowledged it. Stops are never given up: the
+ * lamp may still be on. Recorded events of the robots stream, and of the jobs stream for a job's stop; the
+ * notifications service pushes `stop_unconfirmed` to the users who may see the robot and the admins.
+ */
+export const STOP_UNCONFIRMED_EVENT = 'stop_unconfirmed';
+export const STOP_CONFIRMED_EVENT = 'stop_confirmed';
+export const StopAlert = z.object({
+  command_id: Id,
+  robot_id: Id,
+  job_id: Id.nullable(),
+  /** When the stop was decided, and when it was found unconfirmed or confirmed (ISO 8601). */
+  issued_at: z.iso.datetime({ offset: true }),
+  at: z.iso.datetime({ offset: true }),
+});
+export type StopAlert = z.infer<typeof StopAlert>;
+
 export const RobotStreamQuery = z.object({
   robot_list: commaIdListQuery(Id),
   last_event_id: LastEventId.optional(),

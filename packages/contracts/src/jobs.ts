@@ -89,6 +89,18 @@ export const JobProgress = z.object({
 });
 export type JobProgress = z.infer<typeof JobProgress>;
 
+/** The job commands a robot confirms (start is the job's order; pause, resume and stop its instant actions). */
+export const PendingJobCommand = z.enum(['start', 'pause', 'resume', 'stop']);
+export type PendingJobCommand = z.infer<typeof PendingJobCommand>;
+
+/**
+ * Extension: the job's newest command its robot has not confirmed yet, and since when (ISO 8601). The job shows
+ * only what the robot reported (`active_state`), so a pause not yet taken is this, not `paused`; a stop is never
+ * given up, and stays here until the robot confirms it.
+ */
+export const PendingCommand = z.object({ command: PendingJobCommand, since: Timestamp });
+export type PendingCommand = z.infer<typeof PendingCommand>;
+
 /**
  * Spec §3 job. Extensions the screens need: `robot_name` (the expanded row shows it), `active_state`
  * (disinfecting/paused while Running, else null), `completion_status` (how a Completed job ended, null before;
@@ -125,6 +137,8 @@ export const Job = z.object({
   connection_lost_since: Timestamp.nullable().optional(),
   /** A Scheduled job the scheduler could not start: why (kept when it ends missed); null otherwise. */
   not_started_reason: NotStartedReason.nullable().optional(),
+  /** See PendingCommand; optional so a client built before it still parses. */
+  pending_command: PendingCommand.nullable().optional(),
 });
 export type Job = z.infer<typeof Job>;
 

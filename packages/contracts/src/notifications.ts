@@ -118,7 +118,7 @@ export const PushType = z.enum(['job', 'battery']);
 export type PushType = z.infer<typeof PushType>;
 
 /** What happened, for the service worker and the app to choose a screen and buttons. */
-export const PushEventKind = z.enum(['job_started', 'job_finished', 'job_failed', 'job_not_started', 'prompt', 'prompt_escalation', 'battery_low']);
+export const PushEventKind = z.enum(['job_started', 'job_finished', 'job_failed', 'job_not_started', 'prompt', 'prompt_escalation', 'battery_low', 'stop_unconfirmed']);
 export type PushEventKind = z.infer<typeof PushEventKind>;
 
 /** The answers a prompt push offers as notification buttons (spec §4: confirm or skip). */

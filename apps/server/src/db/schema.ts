@@ -491,11 +491,15 @@ export const robotCommands = pgTable(
     acknowledgedAt: timestamp('acknowledged_at', { withTimezone: true }),
     givenUpAt: timestamp('given_up_at', { withTimezone: true }),
     givenUpReason: text('given_up_reason'), // unacknowledged | superseded
+    /** When `stop_unconfirmed` was raised for this stop (never given up, so it is alerted once instead). */
+    stopAlertedAt: timestamp('stop_alerted_at', { withTimezone: true }),
     createdAt: createdAt(),
   },
   (t) => [
     uniqueIndex('robot_commands_robot_seq').on(t.robotId, t.seq),
     index('robot_commands_open').on(t.nextAttemptAt).where(sql`state IN ('pending', 'sent')`),
+    // A job's pending command is read with every job the lists and streams show.
+    index('robot_commands_open_job').on(t.jobId).where(sql`state IN ('pending', 'sent')`),
   ],
 );
 

@@ -6,7 +6,7 @@ import { and, asc, eq, getTableColumns, inArray, sql, type SQL } from 'drizzle-o
 import { Job, JobCompletionStatus, JobRoom, NotStartedReason, type JobListQuery, type ListFilterQuery } from '@uvd/contracts';
 import { z } from 'zod';
 import type { Executor } from '../db/client.ts';
-import { actions, jobRooms, jobs, logs, organizations, robots, rooms } from '../db/schema.ts';
+import { actions, jobRooms, jobs, logs, organizations, robotCommands, robots, rooms } from '../db/schema.ts';
 import type { Principal } from '../identity/principal.ts';
 import { robotVisible, seesEverything } from '../lib/visibility.ts';
 import { jobProgress } from './job-progress.ts';
@@ -81,6 +81,15 @@ const RoomsJson = z.array(JobRoom.required().extend({ ended_at: z.coerce.date().
 const TrajectoryJson = Job.shape.trajectory.unwrap().nullable();
 
 /**
+ * The job's newest command its robot has not acknowledged (robot-link/outbox.ts): the start's order (its first
+ * update; later updates change the job's rooms, not what it does), a pause, resume or stop.
+ */
+const PendingJson = z
+  .object({ kind: z.enum(['order', 'pause', 'resume', 'stop']), since: z.coerce.date() })
+  .nullable()
+  .transform((row) => (row ? { command: row.kind === 'order' ? ('start' as const) : row.kind, since: row.since.toISOString() } : null));
+
+/**
  * The jobs matching `condition`, newest start_time first, in their wire form: one query that also reads the
  * robot's name, the rooms in order (as JSON) and, for `navigation`, the logged trajectory.
  */
@@ -100,6 +109,13 @@ async function selectJobs(executor: Executor, condition: SQL, extras: JobExtras)
         FROM ${jobRooms} JOIN ${rooms} ON ${rooms.id} = ${jobRooms.roomId} WHERE ${jobRooms.jobId} = ${jobs.id})`,
       // A prompt the robot still reports (answered or not): it stands at the door until it stops asking.
       asking: sql<boolean>`EXISTS (SELECT 1 FROM ${actions} WHERE ${actions.jobId} = ${jobs.id} AND ${actions.resolvedAt} IS NULL)`,
+      pending: sql<unknown>`(
+        SELECT json_build_object('kind', ${robotCommands.kind}, 'since', ${robotCommands.createdAt})
+        FROM ${robotCommands}
+        WHERE ${robotCommands.jobId} = ${jobs.id} AND ${robotCommands.state} IN ('pending', 'sent')
+          AND (${robotCommands.kind} IN ('pause', 'resume', 'stop')
+            OR (${robotCommands.kind} = 'order' AND ${robotCommands.body} -> 'order' ->> 'orderUpdateId' = '0'))
+        ORDER BY ${robotCommands.seq} DESC LIMIT 1)`,
       trajectory: extras.navigation ? sql<unknown>`(SELECT ${logs.trajectory} FROM ${logs} WHERE ${logs.jobId} = ${jobs.id})` : sql<unknown>`NULL`,
     })
     .from(jobs)
@@ -126,9 +142,11 @@ async function selectJobs(executor: Executor, condition: SQL, extras: JobExtras)
       start_now: row.startNow,
       performed: row.performed,
       completion_status: CompletionStatusColumn.parse(row.completionStatus),
-      started_at: row.startedAt ? row.startedAt.toISOString() : null,
+      // The robot's time of the start once it reported the order (as the log has it), the decision's before.
+      started_at: (row.robotStartedAt ?? row.startedAt)?.toISOString() ?? null,
       connection_lost_since: row.status === 'Running' ? (LastSeenColumn.parse(row.robotLastSeen)?.toISOString() ?? null) : null,
       not_started_reason: row.status === 'Scheduled' || row.completionStatus === 'missed' ? NotStartedReasonColumn.parse(row.notStartedReason) : null,
+      pending_command: PendingJson.parse(row.pending),
     };
     if (row.status !== 'Scheduled') job.progress = jobProgress(roomRows, row.startedAt, row.status === 'Running', row.asking);
     const trajectory = TrajectoryJson.parse(row.trajectory);

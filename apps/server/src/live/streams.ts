@@ -9,7 +9,7 @@
 import { and, eq } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { COMMAND_UNDELIVERED_EVENT, streamActions, streamJobs, streamRobots, type RouteContract } from '@uvd/contracts';
+import { COMMAND_UNDELIVERED_EVENT, STOP_CONFIRMED_EVENT, STOP_UNCONFIRMED_EVENT, streamActions, streamJobs, streamRobots, type RouteContract } from '@uvd/contracts';
 import type { AppContext } from '../context.ts';
 import type { Executor } from '../db/client.ts';
 import { jobs } from '../db/schema.ts';
@@ -94,14 +94,15 @@ export const liveStreams = (db: Executor): readonly LiveStream[] => [
     }),
     /**
      * `GET /robot/stream?robot_list=…`: robot_update (telemetry, transient: no id, not replayed) and
-     * command_undelivered (a command the robot never acknowledged; recorded, replayed after Last-Event-ID).
+     * command_undelivered (a command the robot never acknowledged; recorded, replayed after Last-Event-ID),
+     * stop_unconfirmed and stop_confirmed (a stop the robot has not taken within the alert time, then took).
      * The key is the robot id, so every check is synchronous for the restricted roles: telemetry takes the
      * stream's fast path.
      */
     declare({
       contract: streamRobots,
       stream: 'robots',
-      types: ['robot_update', COMMAND_UNDELIVERED_EVENT],
+      types: ['robot_update', COMMAND_UNDELIVERED_EVENT, STOP_UNCONFIRMED_EVENT, STOP_CONFIRMED_EVENT],
       keysFromQuery: (query) => query.robot_list,
       robotOf: (event) => event.key,
     }),

@@ -20,6 +20,7 @@ interface Texts {
   prompt: (robot: string, room: string | null, job: string) => string;
   escalation: (robot: string, minutes: number) => string;
   batteryLow: (robot: string, battery: number, time: string) => [string, string];
+  stopUnconfirmed: (robot: string, time: string) => [string, string];
   buttons: Record<ActionButtonText, string>;
   confirm: string;
   skip: string;
@@ -46,6 +47,10 @@ const en: Texts = {
   prompt: (robot, room, job) => `${robot}${room ? ` at ${room}` : ''} (${job})`,
   escalation: (robot, minutes) => `Nobody has answered ${robot} for ${minutes} min.`,
   batteryLow: (robot, battery, time) => ['Battery low', `${robot} is at ${battery} % (${time}).`],
+  stopUnconfirmed: (robot, time) => [
+    'Stop not yet confirmed by the robot',
+    `${robot} has not confirmed the stop sent at ${time}; its lamp may still be on. It is sent again until the robot confirms it.`,
+  ],
   buttons: {
     skip: 'Skip',
     wait: 'Wait',
@@ -81,6 +86,10 @@ const fi: Texts = {
   prompt: (robot, room, job) => `${robot}${room ? `, ${room}` : ''} (${job})`,
   escalation: (robot, minutes) => `Kukaan ei ole vastannut robotille ${robot} ${minutes} minuuttiin.`,
   batteryLow: (robot, battery, time) => ['Akku vähissä', `Robotin ${robot} akku on ${battery} % (${time}).`],
+  stopUnconfirmed: (robot, time) => [
+    'Robotti ei ole vielä vahvistanut pysäytystä',
+    `${robot} ei ole vahvistanut klo ${time} lähetettyä pysäytystä; sen lamppu voi olla yhä päällä. Pysäytys lähetetään uudelleen, kunnes robotti vahvistaa sen.`,
+  ],
   buttons: {
     skip: 'Ohita',
     wait: 'Odota',
@@ -116,6 +125,10 @@ const se: Texts = {
   prompt: (robot, room, job) => `${robot}${room ? `, ${room}` : ''} (${job})`,
   escalation: (robot, minutes) => `Ingen har svarat ${robot} på ${minutes} min.`,
   batteryLow: (robot, battery, time) => ['Lågt batteri', `${robot} har ${battery} % kvar (${time}).`],
+  stopUnconfirmed: (robot, time) => [
+    'Roboten har ännu inte bekräftat stoppet',
+    `${robot} har inte bekräftat stoppet som skickades kl. ${time}; lampan kan fortfarande vara tänd. Stoppet skickas igen tills roboten bekräftar det.`,
+  ],
   buttons: {
     skip: 'Hoppa över',
     wait: 'Vänta',
@@ -208,5 +221,7 @@ export function pushTexts(facts: PushFacts, language: Language, timeZone: string
       };
     case 'battery_low':
       return pair(texts.batteryLow(robot, facts.battery ?? 0, time));
+    case 'stop_unconfirmed':
+      return pair(texts.stopUnconfirmed(robot, time));
   }
 }

@@ -5,7 +5,7 @@
  */
 import { sql } from 'drizzle-orm';
 import { z } from 'zod';
-import { ActionChange, NotStartedReason, type PushEventKind } from '@uvd/contracts';
+import { ActionChange, NotStartedReason, STOP_UNCONFIRMED_EVENT, StopAlert, type PushEventKind } from '@uvd/contracts';
 import type { Executor } from '../db/client.ts';
 import { pushEvents } from '../db/schema.ts';
 import type { LiveEvent, RecordHook } from '../live/bus.ts';
@@ -98,6 +98,18 @@ export function candidateOf(event: LiveEvent, at: Date): Candidate | undefined {
       jobId: null,
       actionId: null,
       facts: { ...noFacts, battery: Math.round(battery.battery), occurredAt },
+    };
+  }
+  if (event.stream === 'robots' && event.type === STOP_UNCONFIRMED_EVENT) {
+    const alert = StopAlert.safeParse(event.payload).data;
+    if (!alert) return undefined;
+    return {
+      kind: 'stop_unconfirmed',
+      dedupeKey: `stop_unconfirmed:${alert.command_id}`,
+      robotId: alert.robot_id,
+      jobId: alert.job_id,
+      actionId: null,
+      facts: { ...noFacts, occurredAt: alert.issued_at },
     };
   }
   return undefined;

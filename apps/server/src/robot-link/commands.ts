@@ -18,20 +18,21 @@ export interface CommandedRobot {
 }
 
 /**
- * Spec §4: robot controls only when the robot is online and (unless `autonomous` is false: an operator's
- * answer to the robot's own question) in Autonomous mode. Refused with 409 `robot_offline` or
- * `robot_not_autonomous`.
+ * Spec §4: robot controls only when the robot is online and in Autonomous mode, refused with 409 `robot_offline`
+ * or `robot_not_autonomous`. `mode` 'any' (a stop: it only turns the lamp off and cancels; an operator's answer
+ * to the robot's own question) needs the robot online only: a robot in Manual or Semi-automatic mode with its
+ * lamp on must still be stoppable.
  */
-export function checkControllable(fleet: Pick<Fleet, 'isOnline' | 'link'>, robot: CommandedRobot, autonomous = true): void {
+export function checkControllable(fleet: Pick<Fleet, 'isOnline' | 'link'>, robot: CommandedRobot, mode: 'autonomous' | 'any' = 'autonomous'): void {
   if (!fleet.isOnline(robot.id)) {
     throw conflict(`Robot "${robot.name}" is offline: it cannot take commands.`, CommandRefusal.robotOffline);
   }
-  if (!autonomous) return;
+  if (mode === 'any') return;
   // The gateway's view is current to the last message; the row may lag by a few seconds behind it.
-  const mode = fleet.link(robot.id)?.mode ?? robot.mode;
-  if (mode !== RobotMode.autonomous) {
+  const current = fleet.link(robot.id)?.mode ?? robot.mode;
+  if (current !== RobotMode.autonomous) {
     throw conflict(
-      `Robot "${robot.name}" is not in Autonomous mode: commands are accepted only in Autonomous mode.`,
+      `Robot "${robot.name}" is not in Autonomous mode: only Stop is accepted in other modes.`,
       CommandRefusal.robotNotAutonomous,
     );
   }
@@ -57,6 +58,25 @@ export function checkCanRunJob(fleet: Pick<Fleet, 'link'>, robot: CommandedRobot
   }
 }
 
+/**
+ * A robot command must mean something to the robot as its last state tells it: a pause of a robot with no work
+ * would only stop its charging, and a stop or home with nothing to do would answer "Command sent" and change
+ * nothing. A robot not heard since start is given the command (a stop must never be refused on a guess).
+ */
+export function checkMeaningful(fleet: Pick<Fleet, 'link'>, robot: CommandedRobot, command: RobotCommand): void {
+  const work = fleet.link(robot.id)?.work;
+  if (!work) return;
+  if (command === 'pause' && !work.order && !work.goingHome) {
+    throw conflict(`Robot "${robot.name}" has no work to pause.`, CommandRefusal.robotIdle);
+  }
+  if (command === 'stop' && !work.order && !work.goingHome && !work.paused) {
+    throw conflict(`Robot "${robot.name}" has nothing to stop.`, CommandRefusal.nothingToStop);
+  }
+  if (command === 'home' && work.charging) {
+    throw conflict(`Robot "${robot.name}" is at home already.`, CommandRefusal.robotAtHome);
+  }
+}
+
 /** A command as it is told to the robot: a spec §3 robot command, or one of a job or a prompt. */
 export type InstantCommand =
   | { kind: RobotCommand }
@@ -72,29 +92,36 @@ const ACTION_OF: Record<RobotCommand, string> = {
 };
 
 /**
- * The instant action of a command. Its actionId is new for every command and kept on every resend, so a
- * robot that got it already ignores the copy (VDA 5050: an instant action is identified by its actionId). A
- * job's actions carry the job id, so a state tells which job they were for.
+ * The instant actions of a command. Each actionId is new for every command and kept on every resend, so a robot
+ * that got it already ignores the copy (VDA 5050: an instant action is identified by its actionId). A job's
+ * actions carry the job id, so a state tells which job they were for. A stop is cancelOrder then stopPause: a
+ * paused robot whose order is cancelled would otherwise stay paused, and block the next job.
  */
-export function instantActionOf(command: InstantCommand): VdaAction {
+export function instantActionsOf(command: InstantCommand): VdaAction[] {
   if (command.kind === 'decision') {
-    return {
-      actionType: UvdActionType.operatorDecision,
-      actionId: `decision-${command.actionId}-${randomUUID()}`,
-      blockingType: 'NONE',
-      actionParameters: [
-        { key: 'prompt_id', value: command.promptId },
-        { key: 'confirm', value: command.confirm },
-      ],
-    };
+    return [
+      {
+        actionType: UvdActionType.operatorDecision,
+        actionId: `decision-${command.actionId}-${randomUUID()}`,
+        blockingType: 'NONE',
+        actionParameters: [
+          { key: 'prompt_id', value: command.promptId },
+          { key: 'confirm', value: command.confirm },
+        ],
+      },
+    ];
   }
   const jobId = 'jobId' in command ? command.jobId : undefined;
+  const unique = randomUUID();
   const actionId =
     jobId === undefined
-      ? `${command.kind}-${randomUUID()}`
+      ? `${command.kind}-${unique}`
       : command.kind === 'stop'
-        ? `${cancelActionPrefix(jobId)}${randomUUID()}`
-        : `${command.kind}-${jobId}-${randomUUID()}`;
+        ? `${cancelActionPrefix(jobId)}${unique}`
+        : `${command.kind}-${jobId}-${unique}`;
   // cancelOrder and pause act on the whole robot, which is what an operator's button means.
-  return { actionType: ACTION_OF[command.kind], actionId, blockingType: 'HARD' };
+  const action: VdaAction = { actionType: ACTION_OF[command.kind], actionId, blockingType: 'HARD' };
+  if (command.kind !== 'stop') return [action];
+  const unpauseId = jobId === undefined ? `unpause-${unique}` : `unpause-${jobId}-${unique}`;
+  return [action, { actionType: VdaInstantAction.resume, actionId: unpauseId, blockingType: 'HARD' }];
 }

@@ -72,6 +72,20 @@ export interface OrderReport {
   position: { x: number; y: number; floorId: string } | undefined;
 }
 
+/**
+ * What the robot has to do, as far as a command's sense goes: a pause needs work, a stop something to stop, and
+ * home a robot not docked already.
+ */
+export interface RobotWork {
+  /** An order not finished: nodes or edges left, or one of its rooms' actions not final. */
+  order: boolean;
+  /** A uvd_go_home runs. */
+  goingHome: boolean;
+  paused: boolean;
+  /** Docked at its charger. */
+  charging: boolean;
+}
+
 /** One accepted state, read. */
 export interface StateEvent {
   robot: FleetRobot;
@@ -87,6 +101,7 @@ export interface StateEvent {
   /** The battery as reported (not rounded), for thresholds. */
   battery: { charge: number; charging: boolean };
   order: OrderReport;
+  work: RobotWork;
   prompts: Prompt[];
 }
 
@@ -189,6 +204,22 @@ function dosesOf(state: StateMessage, jobId: string): Map<number, RoomDose> {
   return doses;
 }
 
+const runs = (action: ActionState) => action.actionStatus !== 'FINISHED' && action.actionStatus !== 'FAILED';
+
+export function workOf(state: StateMessage): RobotWork {
+  return {
+    order:
+      state.nodeStates.length > 0 ||
+      state.edgeStates.length > 0 ||
+      state.actionStates.some(
+        (action) => runs(action) && (action.actionType === UvdActionType.disinfect || parseDisinfectActionId(action.actionId) !== undefined),
+      ),
+    goingHome: state.actionStates.some((action) => runs(action) && action.actionType === UvdActionType.goHome),
+    paused: state.paused === true,
+    charging: state.batteryState.charging,
+  };
+}
+
 /** The operator prompts a state carries; malformed ones are skipped. */
 export function promptsOf(state: StateMessage): Prompt[] {
   const prompts: Prompt[] = [];
@@ -214,6 +245,7 @@ export function readState(robot: FleetRobot, state: StateMessage, receivedAt = D
     fields: fieldsOf(state),
     battery: { charge: state.batteryState.batteryCharge, charging: state.batteryState.charging },
     order: orderOf(state),
+    work: workOf(state),
     prompts: promptsOf(state),
   };
 }

@@ -151,8 +151,12 @@ for (const broker of brokers) {
       const key = `pause-${created.job_id}`;
       const [first, retry] = [await command(w, created.job_id, 'pause', key), await command(w, created.job_id, 'pause', key)];
       expect([first.status, retry.status]).toEqual([200, 200]);
-      expect((await job(w, created.job_id)).active_state).toBe('paused');
+      // The job shows paused once the robot reported it, and the pause as pending until then.
       const paused = await sim.waitForState((state) => state.paused === true);
+      await waitUntil(async () => {
+        const current = await job(w, created.job_id);
+        return current.active_state === 'paused' && current.pending_command === null ? true : undefined;
+      }, 5000, 'the job paused');
       const pauses = (state: StateMessage) => state.actionStates.filter((action) => action.actionType === 'startPause').length;
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(pauses(sim.state ?? paused)).toBe(1);
@@ -163,7 +167,7 @@ for (const broker of brokers) {
       expect((await job(w, created.job_id)).active_state).toBe('paused');
 
       expect((await command(w, created.job_id, 'resume')).status).toBe(200);
-      expect((await job(w, created.job_id)).active_state).toBe('disinfecting');
+      await waitUntil(async () => ((await job(w, created.job_id)).active_state === 'disinfecting' ? true : undefined), 5000, 'the job resumed');
       await ended(w, created.job_id);
       expect((await logOf(w, created.job_id)).completion_status).toBe('completed');
     });
@@ -290,10 +294,13 @@ for (const broker of brokers) {
       const startedAt = Date.parse(running.started_at ?? '');
       expect(startedAt).toBeGreaterThanOrEqual(before);
       expect(startedAt).toBeLessThanOrEqual(Date.now());
-      await ended(w, created.job_id);
+      const done = await ended(w, created.job_id);
       const log = await logOf(w, created.job_id);
       expect(log.planned_starttime).toBe(created.start_time);
-      expect(log.starttime).toBe(running.started_at);
+      // The real start, by the robot's clock once it reported the order: the job and its log agree on it.
+      expect(log.starttime).toBe(done.started_at);
+      expect(Date.parse(log.starttime) - startedAt).toBeGreaterThanOrEqual(0);
+      expect(Date.parse(log.starttime) - startedAt).toBeLessThan(2000);
       const list = JobList.parse(
         (await server.request('GET', '/api/jobs/v2/jobs', { token: w.admin.token, query: { from_date: '2000-01-01' } })).body,
       );

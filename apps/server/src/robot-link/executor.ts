@@ -153,9 +153,8 @@ export function createExecutor(ctx: Pick<AppContext, 'db' | 'bus' | 'fleet'>, on
         return;
       }
       let current = job;
-      // A state sent before the robot took the operator's pause (or resume) still says the opposite: the
-      // operator's decision stands until the robot acknowledges it, or until the command is given up.
-      if (progress.activeState !== activeState && !(await repository.pauseOrResumeUnderway(tx, jobId))) {
+      // The job shows what the robot reports; a pause or resume it has not taken yet is shown as pending.
+      if (progress.activeState !== activeState) {
         const [row] = await tx
           .update(jobs)
           .set({ activeState: progress.activeState, updatedAt: now })

@@ -7,7 +7,7 @@ import type { Config } from '../config.ts';
 import type { Pose } from '../db/schema.ts';
 import type { Database } from '../db/client.ts';
 import type { EventBus } from '../live/bus.ts';
-import type { StateEvent } from './events.ts';
+import type { RobotWork, StateEvent } from './events.ts';
 
 /** A robot as the gateway knows it. */
 export interface FleetRobot {
@@ -35,6 +35,8 @@ export interface RobotLink {
   errors: RobotError[];
   /** The node the robot last reached (VDA 5050 lastNodeId, lastNodeSequenceId) and of which order; null before its first state. */
   lastNode: { orderId: string; nodeId: string; sequenceId: number } | null;
+  /** What its last state said it has to do (events.ts `workOf`); undefined before its first state since start. */
+  work: RobotWork | undefined;
 }
 
 /** Inbound messages since start: accepted, and dropped by reason. */

@@ -25,7 +25,7 @@ import {
 } from '@uvd/contracts';
 import { floors, robots } from '../db/schema.ts';
 import { GATEWAY_CLIENT_ID_PREFIX, parseVdaTopic, startEmbeddedBroker, type EmbeddedBroker } from './broker.ts';
-import { readState } from './events.ts';
+import { readState, type RobotWork } from './events.ts';
 import type { ConnectionListener, Fleet, FleetDependencies, FleetLogger, FleetRobot, FleetStats, RobotLink, StateEventListener, StateListener } from './fleet.ts';
 import { needsWrite, POSE_WRITE_MS, updatesBetween, type RobotFields } from './robot-fields.ts';
 
@@ -38,6 +38,7 @@ interface Tracked {
   lastHeardAt: number;
   stale: boolean;
   operatingMode: OperatingMode | undefined;
+  work: RobotWork | undefined;
   /** The fields as last published on the stream, and as last written to the row. */
   current: RobotFields;
   written: RobotFields;
@@ -154,6 +155,7 @@ export async function createFleet(deps: FleetDependencies): Promise<Fleet> {
       lastHeardAt: row.lastSeenAt?.getTime() ?? 0,
       stale: false,
       operatingMode: undefined,
+      work: undefined,
       current: { ...fields },
       written: fields,
       poseWrittenAt: 0,
@@ -348,6 +350,7 @@ export async function createFleet(deps: FleetDependencies): Promise<Fleet> {
     });
     const floorId = await floorOf(tracked.robot.orgId, state.agvPosition?.mapId);
     const event = readState(tracked.robot, { ...state, errors }, now);
+    tracked.work = event.work;
     const next: RobotFields = {
       ...event.fields,
       floorId: floorId === undefined ? tracked.current.floorId : floorId,
@@ -592,6 +595,7 @@ export async function createFleet(deps: FleetDependencies): Promise<Fleet> {
       battery: tracked.current.battery,
       errors: tracked.current.errors,
       lastNode: tracked.lastNode,
+      work: tracked.work,
     };
   };
 

@@ -11,7 +11,7 @@ import type { Tx } from '../db/client.ts';
 import { jobRooms, jobs } from '../db/schema.ts';
 import { conflict } from '../lib/http-error.ts';
 import { toJobs } from '../jobs/repository.ts';
-import { checkCanRunJob, checkControllable, instantActionOf, type InstantCommand } from './commands.ts';
+import { checkCanRunJob, checkControllable, instantActionsOf, type InstantCommand } from './commands.ts';
 import { buildOrder } from './order.ts';
 import { recordCommand } from './outbox.ts';
 import type { CompletionStatus } from './progress.ts';
@@ -19,9 +19,10 @@ import * as repository from './repository.ts';
 import type { ActionRow, ExecutionRobot, JobRow } from './repository.ts';
 
 type Context = Pick<AppContext, 'bus' | 'fleet'>;
+type BusContext = Pick<AppContext, 'bus'>;
 
 /** job_change with the job as the jobs list shows it (spec §4: the client replaces it by job_id). */
-export async function publishJobChange(ctx: Context, tx: Tx, job: JobRow): Promise<void> {
+export async function publishJobChange(ctx: BusContext, tx: Tx, job: Pick<JobRow, 'id' | 'orgId'>): Promise<void> {
   const [payload] = await toJobs(tx, [job], { roomData: true });
   if (!payload) return;
   await ctx.bus.publish({ orgId: job.orgId, stream: 'jobs', key: job.id, type: 'job_change', payload }, tx);
@@ -77,7 +78,7 @@ async function recordInstant(tx: Tx, job: JobRow, command: InstantCommand & { ki
     robotId: job.robotId,
     jobId: job.id,
     kind: command.kind,
-    body: { actions: [instantActionOf(command)] },
+    body: { actions: instantActionsOf(command) },
   });
 }
 
@@ -123,23 +124,23 @@ export async function startJob(ctx: Context, tx: Tx, job: JobRow): Promise<JobRo
   return started;
 }
 
-/** Pause or resume a Running job: an instant action for the robot, and the job shown so at once. */
+/**
+ * Pause or resume a Running job: an instant action for the robot. The job shows what the robot reports: it is
+ * paused once the robot says so, and until then shows the command as pending (`pending_command`).
+ */
 export async function pauseOrResume(ctx: Context, tx: Tx, job: JobRow, command: 'pause' | 'resume'): Promise<void> {
   if (job.status !== 'Running') throw refuse(CommandRefusal.jobState, `Only a running job can be ${command}d.`);
   const robot = await robotOf(tx, job);
   checkControllable(ctx.fleet, robot);
   await recordInstant(tx, job, { kind: command, jobId: job.id });
-  const [row] = await tx
-    .update(jobs)
-    .set({ activeState: command === 'pause' ? 'paused' : 'disinfecting', updatedAt: new Date() })
-    .where(eq(jobs.id, job.id))
-    .returning();
-  if (row) await publishJobChange(ctx, tx, row);
+  await publishJobChange(ctx, tx, job);
 }
 
 /**
- * Stop: a Running job's order is cancelled on the robot, and the job ends as aborted when the robot reports
- * the cancellation (its state tells which rooms were done). A Scheduled job ends at once, unstarted, with no log.
+ * Stop: a Running job's order is cancelled on the robot (and its pause ended), in every operating mode, and the
+ * job ends as aborted when the robot reports the cancellation (its state tells which rooms were done); until
+ * then the job shows the stop as pending. A job whose robot is unreachable ends `interrupted` at once
+ * (`interruptJob`). A Scheduled job ends at once, unstarted, with no log.
  */
 export async function stopJob(ctx: Context, tx: Tx, job: JobRow): Promise<void> {
   if (job.status === 'Completed') throw refuse(CommandRefusal.jobState, 'The job has ended.');
@@ -161,8 +162,9 @@ export async function stopJob(ctx: Context, tx: Tx, job: JobRow): Promise<void> 
     await interruptJob(ctx, tx, job);
     return;
   }
-  checkControllable(ctx.fleet, robot);
+  checkControllable(ctx.fleet, robot, 'any');
   await recordInstant(tx, job, { kind: 'stop', jobId: job.id });
+  await publishJobChange(ctx, tx, job);
 }
 
 /**
@@ -174,11 +176,14 @@ export async function stopJob(ctx: Context, tx: Tx, job: JobRow): Promise<void> 
  */
 async function interruptJob(ctx: Context, tx: Tx, job: JobRow): Promise<void> {
   await recordInstant(tx, job, { kind: 'stop', jobId: job.id });
+  // What is known ends with the robot's last report: the log does not claim the lamp ran, or stopped, after it.
+  const heard = ctx.fleet.link(job.robotId)?.lastHeardAt ?? 0;
+  const lastReport = new Date(Math.max(heard, (job.startedAt ?? job.startTime).getTime()));
   await tx
     .update(jobRooms)
-    .set({ state: 'aborted', endedAt: new Date() })
+    .set({ state: 'aborted', endedAt: lastReport })
     .where(and(eq(jobRooms.jobId, job.id), eq(jobRooms.state, 'active')));
-  await finishJob(ctx, tx, job, 'interrupted', { reason: CommandRefusal.robotOffline });
+  await finishJob(ctx, tx, job, 'interrupted', { endedAt: lastReport, reason: CommandRefusal.robotOffline });
 }
 
 /**
@@ -222,7 +227,7 @@ export async function recordDecision(ctx: Context, tx: Tx, action: ActionRow, co
   const [job] = await tx.select().from(jobs).where(eq(jobs.id, action.jobId));
   if (!job) throw new Error(`job of action ${action.id} is missing`);
   const robot = await robotOf(tx, job);
-  checkControllable(ctx.fleet, robot, false);
+  checkControllable(ctx.fleet, robot, 'any');
   await recordInstant(tx, job, { kind: 'decision', actionId: action.id, promptId: action.promptId, confirm });
 }
 

@@ -7,10 +7,10 @@
 import { randomBytes } from 'node:crypto';
 import { and, asc, eq, sql } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { COMMAND_UNDELIVERED_EVENT, CommandUndelivered, DataFlag, UvdActionType, type ActionState, type VdaAction } from '@uvd/contracts';
+import { COMMAND_UNDELIVERED_EVENT, CommandUndelivered, DataFlag, Job, UvdActionType, type ActionState, type VdaAction } from '@uvd/contracts';
 import { events, jobRooms, jobs, robotCommands } from '../db/schema.ts';
 import { brokerAnswers, createJobFor, disinfectState, executionWorld, waitUntil, type ExecutionWorld } from '../testing/execution-fixtures.ts';
-import { connectTestRobot, type TestRobot } from '../testing/fleet-fixtures.ts';
+import { connectTestRobot, orderUnderWay, type TestRobot } from '../testing/fleet-fixtures.ts';
 import { startTestServer, type TestServer } from '../testing/harness.ts';
 import { createTestDatabase, testEngine } from '../testing/test-database.ts';
 import { CommandBody, pruneRobotCommands } from './outbox.ts';
@@ -24,7 +24,7 @@ afterEach(async () => {
   for (const robot of robots.splice(0)) await robot.close().catch(() => undefined);
 });
 
-/** The world's robot connected to `server`'s broker in Autonomous mode, known online by the gateway. */
+/** The world's robot connected to `server`'s broker in Autonomous mode with an order under way, known online by the gateway. */
 async function connect(server: TestServer, w: ExecutionWorld): Promise<TestRobot> {
   const robot = await connectTestRobot({
     brokerUrl: server.context.fleet.brokerUrl,
@@ -34,7 +34,7 @@ async function connect(server: TestServer, w: ExecutionWorld): Promise<TestRobot
     password: w.mqttPassword,
   });
   robots.push(robot);
-  await robot.publishState({ operatingMode: 'AUTOMATIC' });
+  await robot.publishState({ ...orderUnderWay, operatingMode: 'AUTOMATIC' });
   await waitUntil(async () => (server.context.fleet.link(w.robotId)?.mode === 2 ? true : undefined), 5000, 'the robot online and Autonomous');
   return robot;
 }
@@ -90,10 +90,10 @@ describe('robot commands through the outbox', () => {
     await robot.publishState({ orderId: job.job_id, orderUpdateId: 0 });
     await waitUntil(async () => ((await commandRows(server, w.robotId))[0]?.state === 'acknowledged' ? true : undefined), 5000, 'the order acknowledged');
 
-    // A pause whose job update fails: no startPause reaches the robot.
+    // A pause whose job_change (its pending pause) cannot be recorded: no startPause reaches the robot.
     await db.execute(
       sql.raw(
-        `CREATE TRIGGER outbox_test_fail_${suffix} BEFORE UPDATE ON jobs FOR EACH ROW WHEN (NEW.id = '${job.job_id}' AND NEW.active_state = 'paused') EXECUTE FUNCTION outbox_test_fail_${suffix}()`,
+        `CREATE TRIGGER outbox_test_fail_${suffix} BEFORE INSERT ON events FOR EACH ROW WHEN (NEW.key = '${job.job_id}' AND NEW.type = 'job_change') EXECUTE FUNCTION outbox_test_fail_${suffix}()`,
       ),
     );
     expect((await jobCommand(server, w, job.job_id, 'pause')).status).toBe(500);
@@ -101,7 +101,7 @@ describe('robot commands through the outbox', () => {
     expect(robot.instantActions.filter((action) => action.actionType === 'startPause')).toHaveLength(0);
     expect(await jobStatus(server, job.job_id)).toMatchObject({ status: 'Running', activeState: 'disinfecting' });
     expect(await commandRows(server, w.robotId)).toHaveLength(1);
-    await db.execute(sql.raw(`DROP TRIGGER outbox_test_fail_${suffix} ON jobs`));
+    await db.execute(sql.raw(`DROP TRIGGER outbox_test_fail_${suffix} ON events`));
   });
 
   it('the same Idempotency-Key sent five times at once records one command and sends one message', async () => {
@@ -126,7 +126,7 @@ describe('robot commands through the outbox', () => {
     expect(await commandRows(server, w.robotId)).toHaveLength(1);
   });
 
-  it("a job's pause and resume stand while the robot has not taken them: states sent before say the opposite", async () => {
+  it("a job shows paused or resumed only once the robot reports it, and the command as pending until then", async () => {
     const w = await executionWorld(server);
     const robot = await connect(server, w);
     const job = await createJobFor(server, w);
@@ -135,25 +135,37 @@ describe('robot commands through the outbox', () => {
       (await server.context.db.select().from(jobRooms).where(and(eq(jobRooms.jobId, id), eq(jobRooms.orderNo, orderNo))))[0]?.state;
     const roomReached = (orderNo: number, state: string) =>
       waitUntil(async () => ((await roomState(orderNo)) === state ? true : undefined), 5000, `room ${orderNo} ${state}`);
+    const shown = async () => Job.parse((await server.request('GET', `/api/jobs/job/${id}`, { token: w.operator.token })).body);
     expect((await jobCommand(server, w, id, 'start')).status).toBe(200);
     await robot.publishState({ orderId: id, orderUpdateId: 0, actionStates: [disinfectState(id, 0, 'RUNNING')] });
     await roomReached(0, 'active');
+    expect((await shown()).pending_command).toBeNull();
 
     expect((await jobCommand(server, w, id, 'pause')).status).toBe(200);
+    expect(await shown()).toMatchObject({ active_state: 'disinfecting', pending_command: { command: 'pause' } });
     // The robot's next state left before the pause reached it: not paused, and the room finished meanwhile.
     await robot.publishState({ actionStates: [disinfectState(id, 0, 'FINISHED')] });
     await roomReached(0, 'done');
-    expect((await jobStatus(server, id))?.activeState).toBe('paused');
+    expect(await shown()).toMatchObject({ active_state: 'disinfecting', pending_command: { command: 'pause' } });
     const startPause = await robot.waitForInstantAction('startPause');
     await robot.publishState({ paused: true, actionStates: [disinfectState(id, 0, 'FINISHED'), { actionId: startPause.actionId, actionType: 'startPause', actionStatus: 'FINISHED' }] });
-    await waitUntil(async () => ((await commandRows(server, w.robotId)).some((row) => row.kind === 'pause' && row.state === 'acknowledged') ? true : undefined), 5000, 'pause acknowledged');
-    expect((await jobStatus(server, id))?.activeState).toBe('paused');
+    await waitUntil(async () => {
+      const current = await shown();
+      return current.active_state === 'paused' && current.pending_command === null ? true : undefined;
+    }, 5000, 'the job paused, nothing pending');
 
     expect((await jobCommand(server, w, id, 'resume')).status).toBe(200);
-    // Sent before the resume reached the robot: still paused, with the next room started meanwhile.
-    await robot.publishState({ actionStates: [disinfectState(id, 0, 'FINISHED'), disinfectState(id, 1, 'RUNNING')] });
+    expect(await shown()).toMatchObject({ active_state: 'paused', pending_command: { command: 'resume' } });
+    const stopPause = await robot.waitForInstantAction('stopPause');
+    await robot.publishState({
+      paused: false,
+      actionStates: [disinfectState(id, 0, 'FINISHED'), disinfectState(id, 1, 'RUNNING'), { actionId: stopPause.actionId, actionType: 'stopPause', actionStatus: 'FINISHED' }],
+    });
     await roomReached(1, 'active');
-    expect((await jobStatus(server, id))?.activeState).toBe('disinfecting');
+    await waitUntil(async () => {
+      const current = await shown();
+      return current.active_state === 'disinfecting' && current.pending_command === null ? true : undefined;
+    }, 5000, 'the job disinfecting, nothing pending');
   });
 
   it('resends an instant action the robot does not report, with the same actionId, until it reports it', async () => {

@@ -15,26 +15,34 @@
  *   error references it (a robot that rejects it got it).
  * - Never reordered: when a later command of the robot is acknowledged first, the earlier unacknowledged ones
  *   are given up as `superseded` instead of resent.
- * - Given up `commandGiveUpMs` after it was decided as `unacknowledged`, but for the stop of a job ended while
- *   its robot was unreachable (`waitsForRobotReturn`), which waits for the robot. Every command given up publishes
+ * - Given up `commandGiveUpMs` after it was decided as `unacknowledged`. Every command given up publishes
  *   `command_undelivered` on the robots stream in the transaction that gives it up.
+ * - But a stop (kind `stop`: a job's or a robot's cancelOrder) is never given up nor superseded: its lamp may be
+ *   on. It is resent until the robot acknowledges it, at once when the robot is heard again after a silence, and
+ *   `commandStopAlertMs` after it was decided it raises `stop_unconfirmed` (once; `stop_confirmed` follows the
+ *   acknowledgement), which the notifications service pushes.
+ * - A job's command that is acknowledged or given up republishes the job (its `pending_command` changed).
  */
 import { wakeable } from '../lib/wakeable.ts';
 import { randomUUID } from 'node:crypto';
-import { and, asc, eq, inArray, lt, lte, max, not, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNull, lt, lte, max, ne, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import {
   COMMAND_UNDELIVERED_EVENT,
   OrderMessage,
+  STOP_CONFIRMED_EVENT,
+  STOP_UNCONFIRMED_EVENT,
   UndeliveredCommandKind,
   VdaAction,
   type CommandUndelivered,
   type StateMessage,
+  type StopAlert,
 } from '@uvd/contracts';
 import type { AppContext } from '../context.ts';
 import type { Db, Executor, Tx } from '../db/client.ts';
 import { jobs, robotCommands } from '../db/schema.ts';
 import type { FleetLogger } from './fleet.ts';
+import { publishJobChange } from './lifecycle.ts';
 
 /**
  * Dispatchers LISTEN here: a NOTIFY at commit (payload: the recording process and the robot) wakes the other
@@ -45,6 +53,12 @@ const THIS_PROCESS = randomUUID();
 
 /** Commands that may fall due without a NOTIFY (resends, another process's crash) are looked for this often. */
 const POLL_MS = 1000;
+/**
+ * A robot whose state comes after this long a silence is heard again. Robots report about once a second (VDA 5050
+ * practice, and every gateway ping asks for a state), so this is two lost states; a robot that reports more
+ * rarely only gets a harmless extra resend.
+ */
+const HEARD_AGAIN_AFTER_MS = 2000;
 /** Robots dispatched per round; more wait for the next round. */
 const BATCH = 50;
 /** A publish that does not finish in this time counts as failed; the command is resent later. */
@@ -63,6 +77,8 @@ export type CommandBody = z.infer<typeof CommandBody>;
 export type CommandRow = typeof robotCommands.$inferSelect;
 export type CommandState = 'pending' | 'sent' | 'acknowledged' | 'undelivered';
 const OPEN: CommandState[] = ['pending', 'sent'];
+/** Stops are never given up: the robot's lamp may be on until it takes one. */
+const isStop = (row: Pick<CommandRow, 'kind'>) => row.kind === 'stop';
 
 export interface NewCommand {
   orgId: string;
@@ -126,6 +142,47 @@ async function giveUp(ctx: Pick<AppContext, 'bus'>, tx: Tx, rows: readonly Comma
     };
     await ctx.bus.publish({ orgId: row.orgId, stream: 'robots', key: row.robotId, type: COMMAND_UNDELIVERED_EVENT, payload }, tx);
   }
+  await republishJobs(ctx, tx, given);
+}
+
+/** job_change for each job of `rows` (its pending command changed), once per job. */
+async function republishJobs(ctx: Pick<AppContext, 'bus'>, tx: Tx, rows: readonly CommandRow[]): Promise<void> {
+  const seen = new Set<string>();
+  for (const row of rows) {
+    if (row.jobId === null || seen.has(row.jobId)) continue;
+    seen.add(row.jobId);
+    await publishJobChange(ctx, tx, { id: row.jobId, orgId: row.orgId });
+  }
+}
+
+/** Publishes a stop alert on the robots stream, and on the jobs stream for a job's stop, in `tx`. */
+async function publishStopAlert(ctx: Pick<AppContext, 'bus'>, tx: Tx, row: CommandRow, type: string, at: Date): Promise<void> {
+  const payload: StopAlert = {
+    command_id: row.id,
+    robot_id: row.robotId,
+    job_id: row.jobId,
+    issued_at: row.createdAt.toISOString(),
+    at: at.toISOString(),
+  };
+  await ctx.bus.publish({ orgId: row.orgId, stream: 'robots', key: row.robotId, type, payload }, tx);
+  if (row.jobId !== null) await ctx.bus.publish({ orgId: row.orgId, stream: 'jobs', key: row.jobId, type, payload }, tx);
+}
+
+/** Raises `stop_unconfirmed` once for each stop still open `alertMs` after it was decided. */
+async function alertUnconfirmedStops(ctx: Pick<AppContext, 'bus'>, tx: Tx, alertMs: number, now: Date): Promise<void> {
+  const late = await tx
+    .update(robotCommands)
+    .set({ stopAlertedAt: now })
+    .where(
+      and(
+        eq(robotCommands.kind, 'stop'),
+        inArray(robotCommands.state, OPEN),
+        isNull(robotCommands.stopAlertedAt),
+        lte(robotCommands.createdAt, new Date(now.getTime() - alertMs)),
+      ),
+    )
+    .returning();
+  for (const row of late) await publishStopAlert(ctx, tx, row, STOP_UNCONFIRMED_EVENT, now);
 }
 
 /** The robot's open commands, oldest first, locked. */
@@ -156,7 +213,9 @@ export async function acknowledgeState(ctx: Pick<AppContext, 'db' | 'bus'>, robo
       .set({ state: 'acknowledged', acknowledgedAt: now })
       .where(inArray(robotCommands.id, acked.map((row) => row.id)));
     const ackedIds = new Set(acked.map((row) => row.id));
-    const superseded = open.filter((row) => row.seq < last.seq && !ackedIds.has(row.id));
+    const superseded = open.filter((row) => row.seq < last.seq && !ackedIds.has(row.id) && !isStop(row));
+    for (const row of acked) if (isStop(row) && row.stopAlertedAt !== null) await publishStopAlert(ctx, tx, row, STOP_CONFIRMED_EVENT, now);
+    await republishJobs(ctx, tx, acked);
     await giveUp(ctx, tx, superseded, 'superseded', now);
     return open.length - acked.length - superseded.length;
   });
@@ -201,19 +260,20 @@ const rowsOf = (result: unknown): unknown[] =>
 type OutboxContext = Pick<AppContext, 'config' | 'database' | 'bus' | 'fleet'>;
 
 /**
- * The stop of a job a person ended while its robot was unreachable (lifecycle.ts `interruptJob`): the robot may
- * still run the order, so the cancel is never given up; it waits for the robot's return, however long.
- */
-const waitsForRobotReturn = sql`(${robotCommands.kind} = 'stop' AND EXISTS (SELECT 1 FROM ${jobs} WHERE ${jobs.id} = ${robotCommands.jobId} AND ${jobs.completionStatus} = 'interrupted'))`;
-
-/**
  * One dispatch round over due commands: gives up the expired ones, sends the due ones of robots online now
  * (a robot offline gets them when it is back: `offline` collects the robots left waiting). Returns how many
  * were sent. `giveUpToo`: also give up the expired ones (at the polls).
  */
-async function dispatchDue(ctx: OutboxContext, db: Db, logger: FleetLogger, offline: Set<string>, giveUpToo: boolean): Promise<number> {
+async function dispatchDue(
+  ctx: OutboxContext,
+  db: Db,
+  logger: FleetLogger,
+  offline: Set<string>,
+  heardAgain: Set<string>,
+  giveUpToo: boolean,
+): Promise<number> {
   const now = new Date();
-  const { commandGiveUpMs, commandResendMs } = ctx.config;
+  const { commandGiveUpMs, commandResendMs, commandStopAlertMs } = ctx.config;
   // Expiry is looked for at the polls only: a wake after a commit is about the new command.
   if (giveUpToo) await db.transaction(async (tx) => {
     const expired = await tx
@@ -222,14 +282,15 @@ async function dispatchDue(ctx: OutboxContext, db: Db, logger: FleetLogger, offl
       .where(
         and(
           inArray(robotCommands.state, OPEN),
+          ne(robotCommands.kind, 'stop'),
           lte(robotCommands.createdAt, new Date(now.getTime() - commandGiveUpMs)),
-          not(waitsForRobotReturn),
         ),
       )
       .orderBy(asc(robotCommands.seq))
       .limit(BATCH)
       .for('update', { skipLocked: true });
     await giveUp(ctx, tx, expired, 'unacknowledged', now);
+    await alertUnconfirmedStops(ctx, tx, commandStopAlertMs, now);
   });
 
   const due = await db
@@ -237,8 +298,11 @@ async function dispatchDue(ctx: OutboxContext, db: Db, logger: FleetLogger, offl
     .from(robotCommands)
     .where(and(inArray(robotCommands.state, OPEN), lte(robotCommands.nextAttemptAt, now)))
     .limit(BATCH);
+  // A robot heard again after a silence gets its open commands at once: what was sent meanwhile may be lost.
+  const urgent = new Set([...heardAgain].filter((robotId) => ctx.fleet.isOnline(robotId)));
+  for (const robotId of urgent) heardAgain.delete(robotId);
   let sent = 0;
-  for (const { robotId } of due) {
+  for (const robotId of new Set([...due.map((row) => row.robotId), ...urgent])) {
     if (!ctx.fleet.isOnline(robotId)) {
       offline.add(robotId);
       continue;
@@ -250,7 +314,7 @@ async function dispatchDue(ctx: OutboxContext, db: Db, logger: FleetLogger, offl
       if (!Locked.safeParse(rowsOf(lock)[0]).success) return 0;
       const open = await openCommands(tx, robotId);
       const at = new Date();
-      const lastDue = open.findLast((row) => row.nextAttemptAt <= at);
+      const lastDue = urgent.has(robotId) ? open.at(-1) : open.findLast((row) => row.nextAttemptAt <= at);
       if (!lastDue) return 0;
       // Every open command up to the last due one, in order: a resend of an earlier one never follows a later one.
       let count = 0;
@@ -301,6 +365,9 @@ export async function startCommandOutbox(ctx: OutboxContext, logger: FleetLogger
   const robotsWithOpen = new Set<string>();
   /** Robots whose due commands wait for them to be online: their next state wakes the dispatcher. */
   const offline = new Set<string>();
+  /** When each robot's last state reached this process, and the robots heard again after a silence since. */
+  const lastStateAt = new Map<string, number>();
+  const heardAgain = new Set<string>();
 
   const refreshOpen = async () => {
     const rows = await db.selectDistinct({ robotId: robotCommands.robotId }).from(robotCommands).where(inArray(robotCommands.state, OPEN));
@@ -313,7 +380,7 @@ export async function startCommandOutbox(ctx: OutboxContext, logger: FleetLogger
       do {
         const poll = pending.poll;
         pending.poll = false;
-        await dispatchDue(ctx, db, logger, offline, poll);
+        await dispatchDue(ctx, db, logger, offline, heardAgain, poll);
         // Between polls the set follows the recordings (NOTIFY) and the acknowledgements.
         if (poll) await refreshOpen();
       } while (self.again() && !self.closed);
@@ -361,6 +428,15 @@ export async function startCommandOutbox(ctx: OutboxContext, logger: FleetLogger
   };
   const unsubscribe = ctx.fleet.onState((robot, state) => {
     if (offline.delete(robot.robotId)) wake();
+    const now = Date.now();
+    const previous = lastStateAt.get(robot.robotId);
+    lastStateAt.set(robot.robotId, now);
+    // A robot silent for a while may have missed what was sent meanwhile (a half-open link loses it without
+    // a close): its open commands, a stop above all, go out again at once rather than at their next resend.
+    if (previous !== undefined && now - previous > HEARD_AGAIN_AFTER_MS && robotsWithOpen.has(robot.robotId)) {
+      heardAgain.add(robot.robotId);
+      wake();
+    }
     const changed = changedTaken(robot.robotId, state);
     if (dispatcher.closed || !(changed || robotsWithOpen.has(robot.robotId))) return;
     const queued = (queues.get(robot.robotId) ?? Promise.resolve()).then(() => acknowledge(robot.robotId, state));

@@ -5,7 +5,7 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SimRobot } from '@uvd/robot-sim';
-import { Action, Job, LogEntry, type StateMessage } from '@uvd/contracts';
+import { Action, Job, LogEntry, UVD_PROMPT_INFO_TYPE, type StateMessage } from '@uvd/contracts';
 import { jobs } from '../db/schema.ts';
 import { createJobFor, executionWorld, waitUntil, type ExecutionWorld } from '../testing/execution-fixtures.ts';
 import { startTestServer, type TestServer } from '../testing/harness.ts';
@@ -167,7 +167,7 @@ describe('room readiness during a running job (simulated robot, embedded broker)
     await sim.waitForState((state) => state.orderUpdateId === 2, 5000);
     expect(await orderUpdateId(created.job_id)).toBe(2);
     await ended(w, created.job_id);
-    expect(states.some((state) => (state.information ?? []).length > 0)).toBe(false);
+    expect(states.some((state) => (state.information ?? []).some((info) => info.infoType === UVD_PROMPT_INFO_TYPE))).toBe(false);
     const log = await logOf(w, created.job_id);
     expect(log.attributes.rooms.map((room) => room.state)).toEqual(['done', 'done', 'done']);
     expect(log.events.map((event) => [event.kind, event.order_no])).toEqual([

@@ -114,16 +114,6 @@ export interface JobRoomState {
   doseReceived: number | null;
 }
 
-/** Whether an operator's pause or resume of the job is still on its way to the robot (not acknowledged yet). */
-export async function pauseOrResumeUnderway(executor: Executor, jobId: string): Promise<boolean> {
-  const rows = await executor
-    .select({ id: robotCommands.id })
-    .from(robotCommands)
-    .where(and(eq(robotCommands.jobId, jobId), inArray(robotCommands.kind, ['pause', 'resume']), inArray(robotCommands.state, ['pending', 'sent'])))
-    .limit(1);
-  return rows.length > 0;
-}
-
 export async function jobRoomStates(executor: Executor, jobId: string): Promise<JobRoomState[]> {
   const rows = await executor
     .select({ orderNo: jobRooms.orderNo, roomId: jobRooms.roomId, state: jobRooms.state, doseReceived: jobRooms.doseReceived })

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError, DataFlag, CommandRefusal, RobotUpdate } from '@uvd/contracts';
 import { startTestServer, type TestServer } from '../testing/harness.ts';
-import { connectRobotRow, createRobotRow, type TestRobot } from '../testing/fleet-fixtures.ts';
+import { connectRobotRow, createRobotRow, orderUnderWay, type TestRobot } from '../testing/fleet-fixtures.ts';
 import { openSse, type SseClient } from '../testing/live-fixtures.ts';
 import { putRobotsInGroup } from '../testing/rooms-fixtures.ts';
 
@@ -28,14 +28,14 @@ async function until(check: () => boolean, timeoutMs = 5000): Promise<void> {
   }
 }
 
-/** An organization with an admin and a robot connected in `operatingMode`, known to the gateway. */
-async function connectedRobot(operatingMode: 'AUTOMATIC' | 'MANUAL' = 'AUTOMATIC') {
+/** An organization with an admin and a robot with an order under way, connected in `operatingMode`, known to the gateway. */
+async function connectedRobot(operatingMode: 'AUTOMATIC' | 'MANUAL' | 'SEMIAUTOMATIC' = 'AUTOMATIC') {
   const orgId = await server.createOrg();
   const admin = await server.createUser(orgId, ['done-admin']);
   const row = await createRobotRow(server.context.db, orgId);
   const robot = await connectRobotRow(server.context.fleet.brokerUrl, row);
   robotsToClose.push(robot);
-  await robot.publishState({ operatingMode });
+  await robot.publishState({ ...orderUnderWay, operatingMode });
   await until(() => server.context.fleet.link(row.id)?.online === true && server.context.fleet.link(row.id)?.mode === (operatingMode === 'AUTOMATIC' ? 2 : 1));
   return { orgId, admin, row, robot };
 }

@@ -10,14 +10,14 @@ import { notFound } from '../lib/http-error.ts';
 import { idempotencyKey, idempotent } from '../lib/idempotency.ts';
 import { registerRoute } from '../lib/route.ts';
 import { robotVisible } from '../lib/visibility.ts';
-import { checkControllable, instantActionOf } from './commands.ts';
+import { checkControllable, checkMeaningful, instantActionsOf } from './commands.ts';
 import { pauseOrResume, startJob, stopJob } from './lifecycle.ts';
 import { recordCommand } from './outbox.ts';
 
 /**
  * The commands of the robot link (spec §7): POST /command/{robot_id} (play/resume, pause, stop, home),
  * POST /jobs/job/start and POST /command/job/{job_id}. Each runs in one transaction: refusals (robot offline,
- * not Autonomous, busy, job state) are decided first; then the change and the robot's command (recorded in
+ * not Autonomous but for a stop, busy, job state, a robot command that would change nothing) are decided first; then the change and the robot's command (recorded in
  * the outbox) commit together, and the command is sent after the commit. An Idempotency-Key makes a retried
  * command answer the first reply without a second command.
  */
@@ -44,13 +44,14 @@ export const robotLinkRoutes: FastifyPluginAsync<AppContext> = async (app, ctx) 
         // Locked: the robot's commands are numbered in the order they are decided (outbox.ts).
         .for('update');
       if (!robot) throw notFound('Robot');
-      checkControllable(ctx.fleet, robot);
+      checkControllable(ctx.fleet, robot, query.command === 'stop' ? 'any' : 'autonomous');
+      checkMeaningful(ctx.fleet, robot, query.command);
       await recordCommand(tx, {
         orgId: principal.orgId,
         robotId: robot.id,
         jobId: null,
         kind: query.command,
-        body: { actions: [instantActionOf({ kind: query.command })] },
+        body: { actions: instantActionsOf({ kind: query.command }) },
       });
       return { data: true };
     }),

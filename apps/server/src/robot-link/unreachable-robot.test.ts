@@ -85,8 +85,10 @@ describe('a job whose robot dropped off', () => {
     expect(ended).toMatchObject({ status: 'Completed', completion_status: 'interrupted', connection_lost_since: null });
     const log = LogEntry.parse((await server.request('GET', `/api/log/${created.job_id}`, { token: w.operator.token })).body);
     expect(log).toMatchObject({ completion_status: 'interrupted', reason: 'robot_offline' });
-    // Nothing was finished before the link dropped: no room is logged disinfected.
-    expect(log.attributes.rooms.map((room) => room.state)).toEqual(['not_reached', 'not_reached', 'not_reached']);
+    // Nothing was finished before the link dropped: no room is logged disinfected. The first room's lamp ran and
+    // was cut off (Not disinfected (Aborted)) with the dose the robot had reported; the others were never begun.
+    expect(log.attributes.rooms.map((room) => room.state)).toEqual(['aborted', 'not_reached', 'not_reached']);
+    expect(log.endtime !== null && Date.parse(log.endtime) - lastReport).toBeLessThan(2000);
     const finished = await server.context.db.select({ type: events.type }).from(events).where(eq(events.key, created.job_id));
     expect(finished.filter((event) => event.type === 'job_finished')).toHaveLength(1);
 

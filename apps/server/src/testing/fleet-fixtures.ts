@@ -108,6 +108,15 @@ export function baseState(manufacturer: string, serialNumber: string): StateMess
   };
 }
 
+/**
+ * A robot with an order under way (a node left to reach): a robot pause or stop means something to it (a robot
+ * with no work refuses them, robot-link/commands.ts `checkMeaningful`).
+ */
+export const orderUnderWay: Partial<StateMessage> = {
+  orderId: 'order-under-way',
+  nodeStates: [{ nodeId: 'node-1', sequenceId: 2, released: true }],
+};
+
 export async function connectTestRobot(options: TestRobotOptions): Promise<TestRobot> {
   const { manufacturer, serialNumber } = options;
   let connectionHeaderId = 0;

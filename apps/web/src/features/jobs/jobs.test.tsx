@@ -279,7 +279,7 @@ describe('jobs list rows (spec §2, §4)', () => {
     if (!second) throw new Error('no details');
     await userEvent.click(within(second).getByRole('button', { name: 'Pause' }));
     await userEvent.click(within(await screen.findByRole('dialog')).getByRole('button', { name: 'Confirm' }));
-    expect(await screen.findByText('Job paused')).toBeInTheDocument();
+    expect(await screen.findByText('Pause sent')).toBeInTheDocument();
     expect(network.callsTo(commandJob)[0]?.url.pathname).toBe(`/api/command/job/${jobId(2)}`);
 
     await waitFor(() => {
@@ -288,6 +288,39 @@ describe('jobs list rows (spec §2, §4)', () => {
     await userEvent.click(within(second).getByRole('button', { name: 'Stop' }));
     await userEvent.click(within(await screen.findByRole('dialog')).getByRole('button', { name: 'Confirm' }));
     expect(await screen.findByText('Job could not be stopped')).toBeInTheDocument();
+  });
+
+  it('shows a command the robot has not confirmed as pending, and a stop past the alert time as an alert', async () => {
+    const sent = new Date(Date.now() - 1000).toISOString();
+    const overdue = new Date(Date.now() - 60_000).toISOString();
+    const network = signedIn(
+      listOf([
+        jobFixture(1, { status: 'Running', active_state: 'disinfecting', pending_command: { command: 'pause', since: sent } }),
+        jobFixture(2, { status: 'Running', active_state: 'disinfecting', pending_command: { command: 'stop', since: overdue } }),
+      ]),
+    );
+    await openJobs(network);
+    const pausing = await expand('Job 1');
+    // The job shows what the robot reported: still disinfecting, so Pause is still offered beside the notice.
+    expect(within(pausing).getByTestId('job-pending-command')).toHaveTextContent('Pause sent — waiting for the robot');
+    expect(within(pausing).getByRole('button', { name: 'Pause' })).toBeInTheDocument();
+    await userEvent.click(screen.getByRole('button', { name: 'Show details: Job 2' }));
+    const stopping = screen.getAllByTestId('job-details')[1];
+    if (!stopping) throw new Error('no details');
+    expect(within(stopping).getByRole('alert')).toHaveTextContent('Stop not yet confirmed by the robot');
+    expect(within(stopping).queryByTestId('job-pending-command')).toBeNull();
+  });
+
+  it('names a refusal of home while docked instead of a bare failure', async () => {
+    const network = signedIn(listOf([jobFixture(1, { status: 'Running', active_state: 'disinfecting' })])).on(postRobotCommand, {
+      status: 409,
+      body: { error: 'robot_at_home', message: 'at home' },
+    });
+    await openJobs(network);
+    const details = await expand('Job 1');
+    await userEvent.click(within(details).getByRole('button', { name: 'Send home' }));
+    await userEvent.click(within(await screen.findByRole('dialog')).getByRole('button', { name: 'Confirm' }));
+    expect(await screen.findByText('The robot is at home already.')).toBeInTheDocument();
   });
 
   it("sends a Running job's robot home after confirmation; a Scheduled job offers no home", async () => {
@@ -608,7 +641,7 @@ describe('commands exactly once, and the commands that never arrive', () => {
     const details = await expand('Job 1');
     await userEvent.click(within(details).getByRole('button', { name: 'Pause' }));
     await confirmIn();
-    expect(await screen.findByText('Job paused', undefined, { timeout: 5000 })).toBeInTheDocument();
+    expect(await screen.findByText('Pause sent', undefined, { timeout: 5000 })).toBeInTheDocument();
     const calls = network.callsTo(commandJob);
     expect(calls).toHaveLength(3);
     const [first] = calls.map((call) => call.headers.get('Idempotency-Key'));
@@ -626,7 +659,7 @@ describe('commands exactly once, and the commands that never arrive', () => {
     const fetched = network.callsTo(listJobs).length;
     await userEvent.click(within(details).getByRole('button', { name: 'Pause' }));
     await confirmIn();
-    expect(await screen.findByText('Job paused')).toBeInTheDocument();
+    expect(await screen.findByText('Pause sent')).toBeInTheDocument();
     const jobStream = streams.find((entry) => entry.url.pathname === '/api/jobs/v2/jobs/stream');
     jobStream?.stream.event('job_change', jobFixture(1, { status: 'Running', active_state: 'paused' }));
     expect(await within(details).findByRole('button', { name: 'Resume' })).toBeInTheDocument();

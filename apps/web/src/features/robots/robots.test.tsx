@@ -125,24 +125,23 @@ describe('robot dialog (spec §2, §4)', () => {
     }
   });
 
-  it('enables the controls only in Autonomous mode', async () => {
+  it('enables every control in Autonomous mode, Stop alone in the other modes a robot reports in, none offline', async () => {
     const user = userEvent.setup();
     await openRobots(signedIn(['done-admin']));
+    const hint = 'Start / resume, Pause and Home need Autonomous mode; Stop works in every mode.';
     for (const [name, enabled] of [
-      ['Alpha', true],
-      ['Bravo', false],
-      ['charlie', false],
+      ['Alpha', ['Start / resume', 'Pause', 'Stop', 'Home']],
+      ['Bravo', []],
+      ['charlie', ['Stop']],
     ] as const) {
       await user.click(within(rowOf(name)).getByRole('button', { name }));
       const dialog = await screen.findByRole('dialog', { name });
       const controls = within(within(dialog).getByRole('group', { name: 'Robot controls' })).getAllByRole('button');
       expect(controls.map((button) => button.textContent)).toEqual(['Start / resume', 'Pause', 'Stop', 'Home']);
-      for (const button of controls) {
-        if (enabled) expect(button).toBeEnabled();
-        else expect(button).toBeDisabled();
-      }
-      if (enabled) expect(within(dialog).queryByText('Controls are available in Autonomous mode only.')).toBeNull();
-      else expect(within(dialog).getByText('Controls are available in Autonomous mode only.')).toBeInTheDocument();
+      expect(controls.filter((button) => !button.hasAttribute('disabled')).map((button) => button.textContent)).toEqual(enabled);
+      if (name === 'charlie') expect(within(dialog).getByText(hint)).toBeInTheDocument();
+      else expect(within(dialog).queryByText(hint)).toBeNull();
+      if (name === 'Bravo') expect(within(dialog).getByText(/This robot is offline/)).toBeInTheDocument();
       await user.keyboard('{Escape}');
       await waitFor(() => {
         expect(screen.queryByRole('dialog')).toBeNull();
@@ -193,6 +192,27 @@ describe('robot dialog (spec §2, §4)', () => {
       await user.click(within(await screen.findByRole('dialog', { name: 'Alpha' })).getByRole('button', { name: 'Stop' }));
       await user.click(within(await screen.findByRole('dialog', { name: 'Stop Alpha?' })).getByRole('button', { name: 'Stop' }));
       expect(await screen.findByText('Command failed')).toBeInTheDocument();
+      expect(screen.queryByText('Command sent')).toBeNull();
+      unmount();
+    }
+  });
+});
+
+describe('refused robot commands', () => {
+  it('say why nothing was sent: no work to pause, nothing to stop, at home already', async () => {
+    for (const [control, code, text] of [
+      ['Pause', 'robot_idle', 'The robot has no work to pause.'],
+      ['Stop', 'nothing_to_stop', 'The robot has nothing to stop.'],
+      ['Home', 'robot_at_home', 'The robot is at home already.'],
+    ] as const) {
+      const user = userEvent.setup();
+      const network = signedIn().on(postRobotCommand, { status: 409, body: { error: code, message: 'refused' } });
+      const { unmount } = await openRobots(network);
+      await user.click(within(rowOf('Alpha')).getByRole('button', { name: 'Alpha' }));
+      await user.click(within(await screen.findByRole('dialog', { name: 'Alpha' })).getByRole('button', { name: control }));
+      const confirm = await screen.findByRole('dialog', { name: /\?$/ });
+      await user.click(within(confirm).getByRole('button', { name: control }));
+      expect(await screen.findByText(text)).toBeInTheDocument();
       expect(screen.queryByText('Command sent')).toBeNull();
       unmount();
     }

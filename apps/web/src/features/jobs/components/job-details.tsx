@@ -1,14 +1,16 @@
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { skipToken, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Button, Form, Table } from 'react-bootstrap';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
-import type { Action, Job } from '@uvd/contracts';
+import { DEFAULT_STOP_ALERT_MS } from '@uvd/contracts';
+import type { Action, Job, PendingCommand } from '@uvd/contracts';
 import { ConfirmDialog } from '../../../components/confirm-dialog.tsx';
 import { paths } from '../../../config/paths.ts';
 import { useSessionUser } from '../../../lib/auth/auth-context.tsx';
 import { formatDateTime, TIME_FORMAT } from '../../../lib/format-date.ts';
 import { undeliveredKey } from '../../../lib/live/undelivered.ts';
+import { refusalKey } from '../../../lib/command-refusal.ts';
 import { toast } from '../../../lib/toast.ts';
 import { useJobCommand, useRoomReadiness } from '../api/job-commands.ts';
 import type { JobCommandKind } from '../api/job-commands.ts';
@@ -95,8 +97,8 @@ export const JobDetails = ({ job, onReload }: JobDetailsProps) => {
           // with a reload.
           if (kind === 'delete') setTimeout(onReload, DELETE_RELOAD_DELAY_MS);
         },
-        onError: () => {
-          toast.error(t(keys.fail));
+        onError: (error) => {
+          toast.error(t(refusalKey(error) ?? keys.fail));
         },
         onSettled: () => {
           setPending(null);
@@ -146,6 +148,7 @@ export const JobDetails = ({ job, onReload }: JobDetailsProps) => {
           {t('jobStatus.notStarted', { reason: t(`notStartedReason.${job.not_started_reason}`) })}
         </div>
       ) : null}
+      {job.pending_command ? <PendingNotice key={`${job.pending_command.command} ${job.pending_command.since}`} pending={job.pending_command} /> : null}
       {job.status === 'Running' && !connectionLost ? <ActionPrompt job={job} /> : null}
       <Table size="sm" responsive aria-label={t('jobTable.rooms')}>
         <thead>
@@ -243,6 +246,41 @@ export const JobDetails = ({ job, onReload }: JobDetailsProps) => {
           setPending(null);
         }}
       />
+    </div>
+  );
+};
+
+/**
+ * A command the robot has not confirmed yet: the job shows what the robot reported, and this beside it. A stop not
+ * confirmed within the alert time is an alert: the lamp may still be on (the server resends it until confirmed).
+ */
+const PendingNotice = ({ pending }: { pending: PendingCommand }) => {
+  const { t } = useTranslation();
+  const alertAt = Date.parse(pending.since) + DEFAULT_STOP_ALERT_MS;
+  const isStop = pending.command === 'stop';
+  const [overdue, setOverdue] = useState(() => isStop && Date.now() >= alertAt);
+  useEffect(() => {
+    if (!isStop) return undefined;
+    const timer = setTimeout(
+      () => {
+        setOverdue(true);
+      },
+      Math.max(0, alertAt - Date.now()),
+    );
+    return () => {
+      clearTimeout(timer);
+    };
+  }, [isStop, alertAt]);
+  if (isStop && overdue) {
+    return (
+      <div className="alert alert-danger" role="alert" data-testid="job-stop-unconfirmed">
+        {t('jobControls.stopUnconfirmed')}
+      </div>
+    );
+  }
+  return (
+    <div className="alert alert-info" role="status" data-testid="job-pending-command">
+      {t(`jobControls.pending.${pending.command}`)}
     </div>
   );
 };

@@ -6,7 +6,8 @@ import type { Robot, RobotCommand } from '@uvd/contracts';
 import { useTranslation } from 'react-i18next';
 import { ConfirmDialog } from '../../../components/confirm-dialog.tsx';
 import { paths } from '../../../config/paths.ts';
-import { robotNeverReported, robotNotReporting } from '../../../lib/robot-presence.ts';
+import { robotNeverReported, robotOffline } from '../../../lib/robot-presence.ts';
+import { refusalKey } from '../../../lib/command-refusal.ts';
 import { toast } from '../../../lib/toast.ts';
 import { useRobotCommand } from '../api/robot-command.ts';
 import { robotStatusLabel } from '../../../lib/robot-status.ts';
@@ -29,10 +30,13 @@ export const RobotDialog = ({ robot, showMode, onClose }: RobotDialogProps) => {
   const { t } = useTranslation();
   const command = useRobotCommand();
   const [pending, setPending] = useState<Control | null>(null);
-  // Spec §4: controls only while the robot is Autonomous; a live mode change enables or disables them at once.
+  // Spec §4: controls only while the robot is Autonomous, but Stop in every mode in which the robot reports (it
+  // only turns the lamp off and cancels); a live mode change enables or disables them at once.
   const controlsEnabled = robot?.mode === RobotMode.autonomous;
-  // A robot that is not reporting at all cannot be switched to Autonomous from here: say that it is offline.
-  const controlsHint = robot && robotNotReporting(robot) ? t('robotControls.notReporting') : t('robotControls.onlyAutonomous');
+  const stopEnabled = robot !== undefined && !robotOffline(robot);
+  const enabled = (name: Control) => (name === 'stop' ? stopEnabled : controlsEnabled);
+  // An offline robot takes no command, not even Stop: say that it is offline rather than which mode it needs.
+  const controlsHint = robot && robotOffline(robot) ? t('robotControls.notReporting') : t('robotControls.onlyAutonomous');
 
   const send = () => {
     if (!robot || !pending) return;
@@ -43,8 +47,8 @@ export const RobotDialog = ({ robot, showMode, onClose }: RobotDialogProps) => {
           if (ok) toast.success(t('robotControls.commandSuccess'));
           else toast.error(t('robotControls.commandFail'));
         },
-        onError: () => {
-          toast.error(t('robotControls.commandFail'));
+        onError: (error) => {
+          toast.error(t(refusalKey(error) ?? 'robotControls.commandFail'));
         },
         onSettled: () => {
           setPending(null);
@@ -95,8 +99,8 @@ export const RobotDialog = ({ robot, showMode, onClose }: RobotDialogProps) => {
                   <Button
                     key={name}
                     variant={name === 'stop' ? 'outline-danger' : 'outline-primary'}
-                    disabled={!controlsEnabled || command.isPending}
-                    aria-describedby={controlsEnabled ? undefined : 'robot-controls-hint'}
+                    disabled={!enabled(name) || command.isPending}
+                    aria-describedby={enabled(name) ? undefined : 'robot-controls-hint'}
                     onClick={() => {
                       setPending(name);
                     }}

@@ -1,0 +1,14 @@
+import { CommandRefusal } from '@uvd/contracts';
+import type { ParseKeys } from 'i18next';
+import { isApiRequestError } from './api-error.ts';
+
+/** Refusals of a robot or job command that tell the user why nothing was sent (409, CommandRefusal codes). */
+const REFUSAL_KEYS: Partial<Record<string, ParseKeys>> = {
+  [CommandRefusal.robotIdle]: 'robotControls.refusals.robot_idle',
+  [CommandRefusal.nothingToStop]: 'robotControls.refusals.nothing_to_stop',
+  [CommandRefusal.robotAtHome]: 'robotControls.refusals.robot_at_home',
+};
+
+/** The translation key of a command's refusal the user should read, or undefined (then the command's failure toast). */
+export const refusalKey = (error: unknown): ParseKeys | undefined =>
+  isApiRequestError(error) && error.code !== null ? REFUSAL_KEYS[error.code] : undefined;
