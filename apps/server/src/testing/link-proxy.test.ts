@@ -8,7 +8,9 @@ import { createServer, type AddressInfo } from 'node:net';
 import { Aedes } from 'aedes';
 import mqtt, { type MqttClient } from 'mqtt';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { brokerAnswers } from './execution-fixtures.ts';
+import { SimRobot } from '@uvd/robot-sim';
+import { vdaTopic } from '@uvd/contracts';
+import { brokerAnswers, waitUntil } from './execution-fixtures.ts';
 import { startLinkProxy, type LinkProxy } from './link-proxy.ts';
 
 const mosquittoUp = await brokerAnswers();
@@ -148,6 +150,36 @@ for (const target of brokers) {
       const arrived = nextMessage(observer, `${prefix}/stall/out`, 5000);
       await robot.publishAsync(`${prefix}/stall/out`, 'again', { qos: 1 });
       expect(await arrived).toBe('again');
+    });
+
+    it('a SimRobot with a 1 s keepalive notices a stalled link by itself, and is back once healed', async () => {
+      proxy = await startLinkProxy(broker.url);
+      const serialNumber = `proxy-${randomBytes(4).toString('hex')}`;
+      const stateTopic = vdaTopic('uvd-test', serialNumber, 'state');
+      await observer.subscribeAsync(stateTopic, { qos: 0 });
+      const sim = new SimRobot({
+        brokerUrl: proxy.url,
+        manufacturer: 'uvd-test',
+        serialNumber,
+        mapId: 'floor',
+        home: { x: 0, y: 0, theta: 0 },
+        stateIntervalMs: 100,
+        keepalive: 1,
+      });
+      await sim.start();
+      try {
+        expect(await nextMessage(observer, stateTopic, 2000)).toBeDefined();
+        proxy.stall();
+        await waitUntil(async () => (sim.connected ? undefined : true), 5000, 'the robot to notice the dead link');
+        proxy.heal();
+        await waitUntil(async () => (sim.connected ? true : undefined), 5000, 'the robot to reconnect');
+        expect(await nextMessage(observer, stateTopic, 2000)).toBeDefined();
+      } finally {
+        await sim.stop();
+        await observer.unsubscribeAsync(stateTopic);
+        // A shared broker (Mosquitto) would keep the robot's retained messages forever.
+        for (const name of ['connection', 'factsheet'] as const) await observer.publishAsync(vdaTopic('uvd-test', serialNumber, name), '', { qos: 1, retain: true });
+      }
     });
   });
 }
