@@ -190,4 +190,35 @@ describe('RobotModel', () => {
       expect(statuses(model.state())).toEqual([['FINISHED', undefined], ['FINISHED', undefined]]);
     });
   });
+
+  it('has its lamp on only while a room is disinfected and the robot is not paused, naming that room', () => {
+    const model = new RobotModel({ mapId: 'floor', home: HOME });
+    const lamp = () => [model.lampOn, model.lampRoomId];
+    model.receiveOrder(order(roomsOrder('job', 'floor', [
+      { roomId: 'r1', x: 1, y: 0, dose: 30 },
+      { roomId: 'r2', x: 2, y: 0, dose: 30, ready: false },
+    ], HOME)));
+    expect(lamp()).toEqual([false, null]);
+    model.advance(1); // driving: 1 m at 0.5 m/s takes 2 s
+    expect(lamp()).toEqual([false, null]);
+    model.advance(2); // at room 1, 1 s into 60 s of UV-C
+    expect(lamp()).toEqual([true, 'r1']);
+    model.receiveInstantActions({ ...header, actions: [{ actionId: 'p', actionType: 'startPause', blockingType: 'HARD' }] });
+    expect(lamp()).toEqual([false, null]);
+    model.receiveInstantActions({ ...header, actions: [{ actionId: 'r', actionType: 'stopPause', blockingType: 'HARD' }] });
+    expect(lamp()).toEqual([true, 'r1']);
+    model.advance(62); // room 1 done, at room 2, which is not ready: the robot waits outside with its lamp off
+    expect(model.prompt?.roomId).toBe('r2');
+    expect(lamp()).toEqual([false, null]);
+    const prompt = model.prompt?.promptId ?? '';
+    model.receiveInstantActions({ ...header, actions: [{
+      actionId: 'd',
+      actionType: 'uvd_operator_decision',
+      blockingType: 'HARD',
+      actionParameters: [{ key: 'prompt_id', value: prompt }, { key: 'confirm', value: true }],
+    }] });
+    expect(lamp()).toEqual([true, 'r2']);
+    model.receiveInstantActions({ ...header, actions: [{ actionId: 'c', actionType: 'cancelOrder', blockingType: 'HARD' }] });
+    expect(lamp()).toEqual([false, null]);
+  });
 });
