@@ -88,10 +88,10 @@ export function createExecutor(ctx: Pick<AppContext, 'db' | 'bus' | 'fleet'>, on
   /** Per robot: the events waiting, and the run that handles them (undefined when the queue is idle). */
   const queues = new Map<string, { waiting: StateEvent[]; run: Promise<void> }>();
   /**
-   * The order each robot reported last, and since when (arrival, and the robot's time of the first state that
-   * reported it).
+   * The order each robot reported last: since when (arrival, for the lost-order rule), the robot's time of its last
+   * report of it, and the same of the order it reported before (a job whose robot moved on ends at its last report).
    */
-  const reportedOrders = new Map<string, { orderId: string; at: number; robotTime: number }>();
+  const reportedOrders = new Map<string, { orderId: string; at: number; last: number; previous: { orderId: string; last: number } | undefined }>();
 
   const loadJob = async (robot: FleetRobot, jobId: string): Promise<JobCache | undefined> => {
     const cached = jobCache.get(jobId);
@@ -261,8 +261,14 @@ export function createExecutor(ctx: Pick<AppContext, 'db' | 'bus' | 'fleet'>, on
   const handle = async (event: StateEvent): Promise<void> => {
     const { robot } = event;
     const reported = reportedOrders.get(robot.robotId);
-    if (reported?.orderId !== event.order.orderId) {
-      reportedOrders.set(robot.robotId, { orderId: event.order.orderId, at: event.receivedAt, robotTime: event.robotTime });
+    if (reported?.orderId === event.order.orderId) reported.last = Math.max(reported.last, event.robotTime);
+    else {
+      reportedOrders.set(robot.robotId, {
+        orderId: event.order.orderId,
+        at: event.receivedAt,
+        last: event.robotTime,
+        previous: reported ? { orderId: reported.orderId, last: reported.last } : undefined,
+      });
     }
     await checkBattery(robot, event.battery);
     const jobId = await trackJob(event);
@@ -318,8 +324,11 @@ export function createExecutor(ctx: Pick<AppContext, 'db' | 'bus' | 'fleet'>, on
         const lost = await ctx.db.transaction(async (tx) => {
           const locked = await repository.lockJob(tx, job.orgId, job.id);
           if (locked?.status !== 'Running') return false;
-          // The robot restarted without the order: a room under way lost its lamp then, one never begun was not reached.
-          const at = new Date(reported.robotTime);
+          // The robot restarted without the order: a room under way lost its lamp then, one never begun was not
+          // reached. What is known of the job ends with the robot's last report of it (this process's, else its start).
+          const at = new Date(
+            reported.previous?.orderId === job.id ? reported.previous.last : (job.robotStartedAt ?? job.startedAt ?? job.startTime).getTime(),
+          );
           for (const room of await repository.jobRoomStates(tx, job.id)) {
             if (!isFinal(room.state)) {
               await repository.setRoomState(tx, job.id, room.orderNo, room.state === 'active' ? 'aborted' : 'not_reached', at);

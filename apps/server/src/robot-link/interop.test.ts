@@ -26,7 +26,7 @@ afterAll(async () => {
 });
 
 describe('vda-5050-lib robot (AgvController + VirtualAgvAdapter) on the embedded broker', () => {
-  it('logs in, lands in the robots table, obeys a pause command and goes offline when it stops', async () => {
+  it('logs in, lands in the robots table, is read as idle (a pause refused), answers pings by stateRequest and goes offline when it stops', async () => {
     const orgId = await server.createOrg();
     const admin = await server.createUser(orgId, ['done-admin']);
     const floorId = await createFloor(server.context.db, orgId);
@@ -58,11 +58,13 @@ describe('vda-5050-lib robot (AgvController + VirtualAgvAdapter) on the embedded
     expect(seen.battery).toBeGreaterThan(80);
     expect(server.context.fleet.stats().invalid).toBe(0);
 
+    // Its state is read as it is: idle, with no work, so a pause would only stop it (issue #22) and is refused.
     const response = await server.request('POST', `/api/command/${row.id}`, { token: admin.token, query: { command: 'pause' } });
-    expect(response.status).toBe(200);
+    expect(response.status).toBe(409);
+    expect(response.body).toMatchObject({ error: 'robot_idle' });
     // It does not know uvd_ping: the gateway falls back to stateRequest, and its refusals are not robot errors.
-    const paused = await until(rowNow, (r) => r.status === 'paused' && r.signal >= 0);
-    expect(paused.errors).toEqual([]);
+    const pinged = await until(rowNow, (r) => r.status === 'idle' && r.signal >= 0);
+    expect(pinged.errors).toEqual([]);
 
     await controller.stop();
     await until(rowNow, (r) => r.mode === 0 && r.signal === -1, 5000);

@@ -372,7 +372,7 @@ function assertNoViolation(r: Real): void {
 // ---------------------------------------------------------------- the property
 
 // Enabled by the lead once the safety branches are merged.
-describe.skip('safety model: one robot behind a link that fails, random operator and robot events', () => {
+describe('safety model: one robot behind a link that fails, random operator and robot events', () => {
   let server: TestServer;
   beforeAll(async () => {
     // Commands are given up after 3 s instead of 30 s (COMMAND_GIVE_UP_MS), as the robot's time runs 10x: so a

@@ -46,7 +46,7 @@ async function listed(baseUrl: string, admin: TestUser, robotId: string): Promis
 }
 
 const command = (baseUrl: string, admin: TestUser, robotId: string) =>
-  fetch(`${baseUrl}/api/command/${robotId}?command=pause`, { method: 'POST', headers: { authorization: `Bearer ${admin.token}` } });
+  fetch(`${baseUrl}/api/command/${robotId}?command=home`, { method: 'POST', headers: { authorization: `Bearer ${admin.token}` } });
 
 describe('a robot is online only once it speaks', () => {
   it('lists a robot never heard from as Offline with no battery or signal, refuses its commands, and shows it live once it reports', async () => {

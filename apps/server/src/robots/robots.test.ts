@@ -311,7 +311,7 @@ describe('OpenAPI document', () => {
   it('names the statuses and modes a robot can have', async () => {
     const response = await server.request('GET', '/api/docs/json');
     expectStatus(response, 200);
-    const statuses = ['idle', 'driving', 'disinfecting', 'paused', 'charging', 'error', 'offline'];
+    const statuses = ['idle', 'driving', 'disinfecting', 'waiting', 'on_order', 'paused', 'charging', 'error', 'offline'];
     const text = JSON.stringify(response.body);
     // A client generated from the document gets the statuses as an enumeration, not any text.
     const enumerations = [...text.matchAll(/"status":\{[^{}]*"enum":(\[[^\]]*\])/g)].map((match) => match[1]);

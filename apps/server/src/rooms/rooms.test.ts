@@ -405,7 +405,8 @@ describe('PATCH /rooms/room/ready', () => {
     const insertJob = async (performed: boolean) => {
       const [job] = await server.context.db
         .insert(jobs)
-        .values({ orgId: w.orgId, robotId, name: `job ${String(performed)}`, startTime: new Date(), createdBy: 'admin', performed })
+        // Not due yet: the scheduler leaves it alone (a due job of an offline robot is held, with events of its own).
+        .values({ orgId: w.orgId, robotId, name: `job ${String(performed)}`, startTime: new Date(Date.now() + 3600_000), createdBy: 'admin', performed })
         .returning({ id: jobs.id });
       if (!job) throw new Error('job not created');
       await server.context.db.insert(jobRooms).values([
