@@ -194,6 +194,16 @@ export class RobotModel {
     return this.order !== null;
   }
 
+  /** Whether the UV-C lamp is on: a uvd_disinfect action runs and the robot is not paused. */
+  get lampOn(): boolean {
+    return this.activity.kind === 'disinfecting' && !this.paused;
+  }
+
+  /** The room the lamp irradiates now (the running action's room_id), or null while it is off. */
+  get lampRoomId(): string | null {
+    return this.lampOn && this.activity.kind === 'disinfecting' ? (paramString(this.activity.action, 'room_id') ?? null) : null;
+  }
+
   setOperatingMode(mode: OperatingMode): void {
     if (mode === this.operatingMode) return;
     this.operatingMode = mode;

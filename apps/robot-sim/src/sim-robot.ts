@@ -31,6 +31,8 @@ export interface SimRobotOptions extends RobotModelOptions {
   stateIntervalMs?: number;
   /** Real milliseconds between simulation steps (default 100). */
   tickMs?: number;
+  /** MQTT keepalive in seconds (default 60, mqtt.js's): a short one makes the robot notice a dead link quickly. */
+  keepalive?: number;
 }
 
 export type SimStateListener = (state: StateMessage) => void;
@@ -88,6 +90,7 @@ export class SimRobot {
       username: this.options.username ?? `${this.manufacturer}/${this.serialNumber}`,
       ...(this.options.password === undefined ? {} : { password: this.options.password }),
       clean: true,
+      keepalive: this.options.keepalive ?? 60,
       reconnectPeriod: 1000,
       connectTimeout: 10_000,
       will: { topic: this.topic('connection'), payload: Buffer.from(JSON.stringify(willPayload)), qos: 1, retain: true },
@@ -152,6 +155,16 @@ export class SimRobot {
   setBattery(percent: number): void {
     this.model.setBattery(percent);
     this.flush();
+  }
+
+  /** Whether the UV-C lamp is on now (RobotModel.lampOn). */
+  get lampOn(): boolean {
+    return this.model.lampOn;
+  }
+
+  /** The room the lamp irradiates now, or null (RobotModel.lampRoomId). */
+  get lampRoomId(): string | null {
+    return this.model.lampRoomId;
   }
 
   get connected(): boolean {
