@@ -34,6 +34,11 @@ export function t(language: Language, key: string): string {
   return node;
 }
 
+/** `t` with its `{{name}}` placeholders filled, as i18next renders the text. */
+export function tFill(language: Language, key: string, values: Record<string, string | number>): string {
+  return t(language, key).replace(/\{\{(\w+)\}\}/g, (_match, name: string) => String(values[name] ?? ''));
+}
+
 /** A fresh session at this size, signed in to the demo organization as `user`, its first screen settled. */
 export async function signedInSession(browser: Browser, viewport: Viewport, user: { username: string; password: string }): Promise<Session> {
   const session = await openSession(browser, viewport);
