@@ -19,7 +19,7 @@ export interface JourneyRobot {
   pose: MapPose;
 }
 
-/** The named robot once the simulated fleet has it online, Autonomous and placed on its floor. */
+/** The named robot once it is online (the demo fleet's, or one a test plays), Autonomous and placed on its floor. */
 export async function readyRobot(api: ApiSession, name: string): Promise<JourneyRobot> {
   let found: JourneyRobot | undefined;
   await expect
@@ -59,11 +59,11 @@ export async function nearestRooms(api: ApiSession, robot: JourneyRobot, count: 
 }
 
 /**
- * Simulated seconds per real second of a robot a test plays: at the highest dose the demo offers (100 J/m² at the
- * simulator's 0.5 W/m², 200 s) a room's lamp burns 10 s, long enough for a person to act on it in the console
+ * Simulated seconds per real second of a robot a test plays: at northwind's highest dose (60 J/m² at the
+ * simulator's 0.5 W/m², 120 s) a room's lamp burns 12 s, long enough for a person to act on it in the console
  * while it is on; a drive to a near room takes a second or two.
  */
-export const PLAYED_TIME_FACTOR = 20;
+export const PLAYED_TIME_FACTOR = 10;
 
 /**
  * Plays the named robot in the test process, over real MQTT against the server's broker, with a fresh password from

@@ -5,8 +5,8 @@
  * its link says so, and a person ends it; the stop reaches the robot when it is back.
  *
  * These need a robot the test controls (its mode, its link) and whose lamp it can see, which the demo fleet process
- * does not offer: each size plays its own robot in this process (UVD-5 desktop, UVD-6 mobile: support/own-robots.ts,
- * left out of the demo fleet) over real MQTT against the server's broker (`playRobot`), a fresh SimRobot per test
+ * does not offer: each size plays its own robot in this process (NW-UVD-2 desktop, NW-UVD-3 mobile, of the northwind
+ * organization, which no other browser test uses: support/own-robots.ts, left out of the demo fleet) over real MQTT against the server's broker (`playRobot`), a fresh SimRobot per test
  * at its dock. The lamp is the simulator's (`lampRoomId`: a uvd_disinfect running, not paused). Every test ends its
  * job and puts its rooms back to ready, passed or failed, so the next starts from an idle robot.
  */
@@ -16,7 +16,7 @@ import type { SimRobot } from '@uvd/robot-sim';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { apiSignIn, callApi, type ApiSession } from '../support/api.ts';
 import { expectAccessible, expectNoPageErrors, launchBrowser, screenshot, textOf, VIEWPORTS, type Session, type Viewport } from '../support/browser.ts';
-import { DEMO, signedInSession, t, tFill } from '../support/console.ts';
+import { NORTHWIND, signedInSession, t, tFill } from '../support/console.ts';
 import { nearestRooms, playRobot, readyRobot, type JourneyRobot, type JourneyRoom } from '../support/fleet.ts';
 import { OWN_ROBOTS } from '../support/own-robots.ts';
 
@@ -115,14 +115,14 @@ describe.skip.each(VIEWPORTS)('safety at $width×$height', (viewport) => {
     return played;
   };
   const openAs = async (user: { username: string; password: string }): Promise<Session> => {
-    testSession = await signedInSession(browser, viewport, user);
+    testSession = await signedInSession(browser, viewport, user, NORTHWIND.org);
     return testSession;
   };
 
   beforeEach(async () => {
-    operator = await apiSignIn(DEMO.org, DEMO.operator.username, DEMO.operator.password);
+    operator = await apiSignIn(NORTHWIND.org, NORTHWIND.operator.username, NORTHWIND.operator.password);
     // Only an admin may make a robot's MQTT password.
-    const admin = await apiSignIn(DEMO.org, DEMO.admin.username, DEMO.admin.password);
+    const admin = await apiSignIn(NORTHWIND.org, NORTHWIND.admin.username, NORTHWIND.admin.password);
     sim = await playRobot(admin, ROBOT_OF[viewport.name]);
     const robot = await readyRobot(operator, ROBOT_OF[viewport.name]);
     rooms = await nearestRooms(operator, robot, 2);
@@ -168,7 +168,7 @@ describe.skip.each(VIEWPORTS)('safety at $width×$height', (viewport) => {
     'a room marked not ready while the robot irradiates it: the lamp goes off within 2 s and the prompt for it shows',
     async () => {
       const { sim, robot, rooms } = current();
-      const session = await openAs(DEMO.operator);
+      const session = await openAs(NORTHWIND.operator);
       const { page } = session;
       const [room] = rooms;
       if (!room) throw new Error('no room');
@@ -208,7 +208,7 @@ describe.skip.each(VIEWPORTS)('safety at $width×$height', (viewport) => {
     async () => {
       const { sim, robot, rooms } = current();
       // An admin: the robot dialog shows the operating mode to admins only.
-      const session = await openAs(DEMO.admin);
+      const session = await openAs(NORTHWIND.admin);
       const { page } = session;
       const [room] = rooms;
       if (!room) throw new Error('no room');
@@ -249,7 +249,7 @@ describe.skip.each(VIEWPORTS)('safety at $width×$height', (viewport) => {
     'a job whose robot lost its link says so and is ended by the operator: its log reads interrupted and the stop reaches the robot on its return',
     async () => {
       const { sim, robot, rooms } = current();
-      const session = await openAs(DEMO.operator);
+      const session = await openAs(NORTHWIND.operator);
       const { page } = session;
       const [room] = rooms;
       if (!room) throw new Error('no room');
