@@ -15,6 +15,16 @@ export const DEMO = {
   operator: { username: 'operator', password: 'operator-demo-1' },
 } as const;
 
+/**
+ * The seeded northwind organization, which only the tests of robots they play themselves use (support/own-robots.ts),
+ * so its screens are theirs alone.
+ */
+export const NORTHWIND = {
+  org: 'northwind',
+  admin: { username: 'admin', password: 'northwind-admin-1' },
+  operator: { username: 'operator', password: 'northwind-operator-1' },
+} as const;
+
 export type Language = 'en' | 'fi' | 'se';
 
 const translations = new Map<Language, unknown>();
@@ -34,11 +44,21 @@ export function t(language: Language, key: string): string {
   return node;
 }
 
-/** A fresh session at this size, signed in to the demo organization as `user`, its first screen settled. */
-export async function signedInSession(browser: Browser, viewport: Viewport, user: { username: string; password: string }): Promise<Session> {
+/** `t` with its `{{name}}` placeholders filled, as i18next renders the text. */
+export function tFill(language: Language, key: string, values: Record<string, string | number>): string {
+  return t(language, key).replace(/\{\{(\w+)\}\}/g, (_match, name: string) => String(values[name] ?? ''));
+}
+
+/** A fresh session at this size, signed in to the organization (demo by default) as `user`, its first screen settled. */
+export async function signedInSession(
+  browser: Browser,
+  viewport: Viewport,
+  user: { username: string; password: string },
+  organization: string = DEMO.org,
+): Promise<Session> {
   const session = await openSession(browser, viewport);
   await session.goto('/auth');
-  await signIn(session.page, DEMO.org, user.username, user.password);
+  await signIn(session.page, organization, user.username, user.password);
   await settle(session.page);
   return session;
 }

@@ -7,6 +7,7 @@ import { accessSync, constants } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
+import { OWN_ROBOTS, seedOwnRobots } from './own-robots.ts';
 import { CHROMIUM_PATH, REPO_ROOT, SCREENSHOTS_DIR } from './paths.ts';
 import { buildWeb, startConsoleServer, waitForHealth } from './server.ts';
 
@@ -34,7 +35,11 @@ export default async function setup(project: TestProject): Promise<() => Promise
   if (process.env.E2E_SKIP_BUILD === 'true') console.log('e2e: E2E_SKIP_BUILD=true, using the existing web build');
   else buildWeb();
 
-  const server = await startConsoleServer();
+  // The robots the tests play themselves (own-robots.ts) are seeded beside the demo's and left out of its fleet.
+  const server = await startConsoleServer({
+    prepare: seedOwnRobots,
+    demoFleet: { timeFactor: 30, skipRobots: OWN_ROBOTS.map((robot) => robot.name) },
+  });
   console.log(`e2e: server up at ${server.baseUrl} (log: ${path.relative(REPO_ROOT, server.logFile)})`);
   project.provide('baseUrl', server.baseUrl);
   return () => server.stop();

@@ -118,8 +118,9 @@ export interface ConsoleServerOptions {
   /**
    * The demo fleet beside the server: the seeded organizations' robots played at this time factor, with no demo
    * activity (the tests start the jobs they watch; no robot gets one behind their back). Default 30; false: none.
+   * `skipRobots`: names of robots it leaves alone, for a test to play itself (DEMO_SKIP_ROBOTS).
    */
-  demoFleet?: { timeFactor: number } | false;
+  demoFleet?: { timeFactor: number; skipRobots?: readonly string[] } | false;
 }
 
 /** Starts the server on the built SPA. */
@@ -175,7 +176,15 @@ export async function startConsoleServer(options: ConsoleServerOptions = {}): Pr
     if (demoFleet) {
       demo = spawn(process.execPath, ['--import', 'tsx', 'src/demo/cli.ts'], {
         cwd: path.join(REPO_ROOT, 'apps/robot-sim'),
-        env: { ...inherited, DEMO_SERVER_URL: baseUrl, DEMO_BROKER_URL: '', DEMO_LOGINS: '', SIM_TIME_FACTOR: String(demoFleet.timeFactor), DEMO_ACTIVITY: 'false' },
+        env: {
+          ...inherited,
+          DEMO_SERVER_URL: baseUrl,
+          DEMO_BROKER_URL: '',
+          DEMO_LOGINS: '',
+          SIM_TIME_FACTOR: String(demoFleet.timeFactor),
+          DEMO_ACTIVITY: 'false',
+          DEMO_SKIP_ROBOTS: (demoFleet.skipRobots ?? []).join(','),
+        },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       demo.stdout?.pipe(log, { end: false });

@@ -12,8 +12,8 @@ import { consoleLogger, startDemoActivity, type DemoActivity } from './demo-acti
 import { startDemoFleet, type DemoFleet } from './demo-fleet.ts';
 import { parseLogins } from './logins.ts';
 
-const USAGE = `Usage: npm run demo -- [--server URL] [--broker URL] [--time-factor F] [--activity true|false]
-Settings also read from the environment: DEMO_SERVER_URL, DEMO_BROKER_URL, SIM_TIME_FACTOR, DEMO_ACTIVITY, DEMO_LOGINS.`;
+const USAGE = `Usage: npm run demo -- [--server URL] [--broker URL] [--time-factor F] [--activity true|false] [--skip-robots NAME,…]
+Settings also read from the environment: DEMO_SERVER_URL, DEMO_BROKER_URL, SIM_TIME_FACTOR, DEMO_ACTIVITY, DEMO_LOGINS, DEMO_SKIP_ROBOTS.`;
 
 const Flag = z.enum(['true', 'false']).transform((value) => value === 'true');
 
@@ -23,6 +23,8 @@ export const DemoSettings = z.object({
   timeFactor: z.coerce.number().positive('SIM_TIME_FACTOR must be above 0'),
   activity: Flag,
   logins: z.string().optional(),
+  /** Robot names (in any organization) the demo does not play, e.g. robots a test drives itself. */
+  skipRobots: z.array(z.string()),
 });
 export type DemoSettings = z.infer<typeof DemoSettings>;
 
@@ -34,6 +36,7 @@ export function parseDemoSettings(argv: string[], env: NodeJS.ProcessEnv): DemoS
       broker: { type: 'string' },
       'time-factor': { type: 'string' },
       activity: { type: 'string' },
+      'skip-robots': { type: 'string' },
     },
   });
   const blank = (value: string | undefined) => (value === '' ? undefined : value);
@@ -43,6 +46,10 @@ export function parseDemoSettings(argv: string[], env: NodeJS.ProcessEnv): DemoS
     timeFactor: values['time-factor'] ?? blank(env.SIM_TIME_FACTOR) ?? '1',
     activity: values.activity ?? blank(env.DEMO_ACTIVITY) ?? 'true',
     logins: blank(env.DEMO_LOGINS),
+    skipRobots: (values['skip-robots'] ?? env.DEMO_SKIP_ROBOTS ?? '')
+      .split(',')
+      .map((name) => name.trim())
+      .filter((name) => name !== ''),
   });
 }
 
@@ -64,7 +71,11 @@ export async function startDemo(settings: DemoSettings): Promise<RunningDemo> {
     }
     let fleet: DemoFleet;
     try {
-      fleet = await startDemoFleet(api, { timeFactor: settings.timeFactor, ...(settings.broker ? { brokerUrl: settings.broker } : {}) });
+      fleet = await startDemoFleet(api, {
+        timeFactor: settings.timeFactor,
+        skipRobots: settings.skipRobots,
+        ...(settings.broker ? { brokerUrl: settings.broker } : {}),
+      });
     } catch (error) {
       console.warn(`[demo] ${login.organization}: not played (${error instanceof Error ? error.message : String(error)})`);
       continue;

@@ -52,4 +52,28 @@ describe('demo fleet (through the API)', () => {
       await fleet.stop();
     }
   });
+
+  it('leaves the robots named in skipRobots alone: not played, and their MQTT password untouched', async () => {
+    const { db } = server.context;
+    const orgId = await server.createOrg();
+    const admin = await server.createUser(orgId, ['done-admin']);
+    const floorId = await createFloor(db, orgId);
+    const played = await createRobotRow(db, orgId);
+    const skipped = await createRobotRow(db, orgId);
+    await db.update(robots).set({ floorId, home: { x: 1, y: 1, theta: 0 } }).where(eq(robots.id, played.id));
+    await db.update(robots).set({ floorId, home: { x: 3, y: 1, theta: 0 } }).where(eq(robots.id, skipped.id));
+    const [before] = await db.select({ hash: robots.mqttPasswordHash }).from(robots).where(eq(robots.id, skipped.id));
+
+    const api = new ApiClient(server.url, { organization: orgId, username: admin.username, password: admin.password });
+    const fleet = await startDemoFleet(api, { timeFactor: 10, skipRobots: [skipped.name] });
+    try {
+      expect(fleet.robots.map((r) => r.serialNumber)).toEqual([played.serialNumber]);
+      expect(fleet.robotIds).toEqual([played.id]);
+      // Whoever plays the skipped robot keeps the password it was given.
+      const [after] = await db.select({ hash: robots.mqttPasswordHash }).from(robots).where(eq(robots.id, skipped.id));
+      expect(after?.hash).toBe(before?.hash);
+    } finally {
+      await fleet.stop();
+    }
+  });
 });

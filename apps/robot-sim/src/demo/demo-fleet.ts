@@ -13,6 +13,11 @@ export interface DemoFleetOptions {
   faultRate?: number;
   /** The broker to connect to; by default the one the server names with the credentials. */
   brokerUrl?: string;
+  /**
+   * Names of robots the demo leaves alone: no simulated robot, no fresh MQTT password (which would lock out
+   * whoever plays them), no jobs from the activity. The browser tests play these themselves.
+   */
+  skipRobots?: readonly string[];
 }
 
 export interface DemoFleet extends SimFleet {
@@ -39,13 +44,20 @@ export async function listOrganizationRobots(api: ApiClient): Promise<Robot[]> {
   }
 }
 
-/** Fresh credentials for each robot on a floor; robots without a floor have nowhere to drive and are left out. */
-export async function demoRobots(api: ApiClient): Promise<{ robots: SimFleetRobot[]; ids: Map<string, string>; brokerUrl: string | null }> {
+/**
+ * Fresh credentials for each robot on a floor; robots without a floor have nowhere to drive and are left out, and
+ * so are the robots named in `skip`.
+ */
+export async function demoRobots(
+  api: ApiClient,
+  skip: readonly string[] = [],
+): Promise<{ robots: SimFleetRobot[]; ids: Map<string, string>; brokerUrl: string | null }> {
   const robots: SimFleetRobot[] = [];
   const ids = new Map<string, string>();
+  const skipped = new Set(skip);
   let brokerUrl: string | null = null;
   for (const robot of await listOrganizationRobots(api)) {
-    if (robot.floor_id === null) continue;
+    if (robot.floor_id === null || skipped.has(robot.name)) continue;
     const credentials = await api.call(createRobotMqttCredentials, RobotMqttCredentials, { params: { robotId: robot.robot_id } });
     if (credentials.floor_id === null) continue;
     brokerUrl ??= credentials.broker_url;
@@ -65,7 +77,7 @@ export async function demoRobots(api: ApiClient): Promise<{ robots: SimFleetRobo
 }
 
 export async function startDemoFleet(api: ApiClient, options: DemoFleetOptions): Promise<DemoFleet> {
-  const { robots, ids, brokerUrl } = await demoRobots(api);
+  const { robots, ids, brokerUrl } = await demoRobots(api, options.skipRobots);
   const url = options.brokerUrl ?? brokerUrl;
   if (robots.length > 0 && !url) throw new Error('the server named no MQTT broker; give the demo one (--broker)');
   const fleet = robots.length === 0 ? await startSimFleet({ brokerUrl: '', robots: [] }) : await startSimFleet({
