@@ -94,8 +94,7 @@ afterAll(async () => {
   await browser.close();
 });
 
-// enabled by the lead once the safety branches are merged
-describe.skip.each(VIEWPORTS)('safety at $width×$height', (viewport) => {
+describe.each(VIEWPORTS)('safety at $width×$height', (viewport) => {
   /** What beforeEach set up for the test: the robot it plays and the robot's nearest rooms. */
   interface Played {
     sim: SimRobot;
@@ -262,26 +261,24 @@ describe.skip.each(VIEWPORTS)('safety at $width×$height', (viewport) => {
 
       // The robot drops off the network (no goodbye: the broker publishes its last will).
       await sim.kill();
-      // lead: adapt to the merged key (the job's "connection lost: lamp state unknown since hh:mm" line)
-      await row.getByTestId('job-connection-lost').waitFor({ state: 'visible' });
+      // "Connection lost: lamp state unknown since hh:mm".
+      await details.getByTestId('job-connection-lost').waitFor({ state: 'visible' });
       // What the robot does now is unknown: the job no longer claims it disinfects.
       await expect.poll(() => textOf(status)).not.toBe(t('en', 'jobStatus.disinfecting'));
       await screenshot(session, 'safety-connection-lost');
       await expectAccessible(session, 'safety-connection-lost');
 
-      // The operator ends it: Stop, confirmed.
-      await details.getByRole('button', { name: t('en', 'jobControls.stop'), exact: true }).click();
-      await confirmIn(page, t('en', 'jobControls.confirmStop'), t('en', 'common.confirm'));
+      // The operator ends it: End job, confirmed knowing the robot cannot be reached.
+      await details.getByRole('button', { name: t('en', 'jobControls.endJob'), exact: true }).click();
+      await confirmIn(page, t('en', 'jobControls.confirmEndOffline'), t('en', 'common.confirm'));
       await row.waitFor({ state: 'detached', timeout: JOB_END_TIMEOUT_MS });
       const ended = await callApi(operator, getJob, { params: { id: job.job_id } });
       expect(ended.status).toBe('Completed');
-      // The gone branch adds 'interrupted' to JobCompletionStatus.
       expect(ended.completion_status).toBe('interrupted');
 
       // Its log, written at once from the robot's last report: interrupted.
       await session.goto('/logs');
       const logRow = page.getByTestId('log-row').filter({ hasText: name });
-      // lead: adapt to the merged key (completionStatus.interrupted)
       await expect.poll(() => textOf(logRow.locator('td').nth(2))).toBe(t('en', 'completionStatus.interrupted'));
       await screenshot(session, 'safety-interrupted-log');
 

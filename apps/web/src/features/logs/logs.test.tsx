@@ -230,6 +230,15 @@ describe('logs list states', () => {
     await userEvent.click(await screen.findByRole('button', { name: 'Näytä lokin tiedot: Morning round' }));
     expect(await screen.findByText('Ei valmis')).toBeInTheDocument();
   });
+
+  it('names every completion status in the language of the user, an interrupted and a missed job too', async () => {
+    const interrupted = logFixture({ job_id: LOG_A, job_name: 'Night round', completion_status: 'interrupted' });
+    const missed = logFixture({ job_id: LOG_B, job_name: 'Late round', completion_status: 'missed' });
+    await renderApp({ path: '/logs', network: signedIn([interrupted, missed]), language: 'fi' });
+    await screen.findByText('Night round');
+    expect(within(rowOf('Night round')).getByText('Katkennut')).toBeInTheDocument();
+    expect(within(rowOf('Late round')).getByText('Jäi aloittamatta')).toBeInTheDocument();
+  });
 });
 
 describe('log detail', () => {
@@ -251,11 +260,11 @@ describe('log detail', () => {
     expect(within(detail).getByText('20.11.2026 11:05 AM')).toBeInTheDocument();
     const rooms = within(detail).getAllByTestId('logged-room').map((row) => Array.from(row.querySelectorAll('td'), (cell) => cell.textContent));
     expect(rooms).toEqual([
-      ['1', 'Room 101', 'Disinfected', '20', '20'],
-      ['2', 'Room 102', 'Not ready', '30', '–'],
+      ['1', 'Room 101', 'Disinfected', '20 of 20'],
+      ['2', 'Room 102', 'Not ready', '30'],
       // Its lamp ran and was stopped: the dose it got stays in the record; the room after it was never begun.
-      ['3', 'Room 103', 'Not disinfected (Aborted)', '40', '12.5'],
-      ['4', 'Room 104', 'Not reached', '40', '–'],
+      ['3', 'Room 103', 'Not disinfected (Aborted)', '12.5 of 40'],
+      ['4', 'Room 104', 'Not reached', '40'],
     ]);
     // The path drawn on the floor's plan, in the row: where it starts first, the other floor a click away.
     const map = await within(detail).findByTestId('log-trajectory-map');

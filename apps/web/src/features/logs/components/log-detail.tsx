@@ -24,8 +24,12 @@ export const roomResult = (room: LoggedRoom): RoomResult => {
   return room.state;
 };
 
-/** J/m² as the log shows a received dose: one decimal, or a dash when the robot reported none. */
-const doseReceived = (room: LoggedRoom): string => (room.dose_received === null ? '–' : String(Math.round(room.dose_received * 10) / 10));
+/** J/m² received of the planned dose, as the robot reported it (one decimal); the planned dose alone when it did not. */
+const DoseCell = ({ room }: { room: LoggedRoom }) => {
+  const { t } = useTranslation();
+  if (room.dose_received === null) return <>{room.dose}</>;
+  return <>{t('logDetail.doseOf', { received: Math.round(room.dose_received * 10) / 10, planned: room.dose })}</>;
+};
 
 const NotesEditor = ({ entry }: { entry: LogEntry }) => {
   const { t } = useTranslation();
@@ -169,7 +173,6 @@ export const LogDetail = ({ id }: { id: string }) => {
                 <th scope="col">{t('logDetail.room')}</th>
                 <th scope="col">{t('logDetail.status')}</th>
                 <th scope="col">{t('logDetail.dose')}</th>
-                <th scope="col">{t('logDetail.doseReceived')}</th>
               </tr>
             </thead>
             <tbody>
@@ -178,8 +181,9 @@ export const LogDetail = ({ id }: { id: string }) => {
                   <td>{room.order + 1}</td>
                   <td>{room.room_name}</td>
                   <td>{t(`roomResult.${roomResult(room)}`)}</td>
-                  <td>{room.dose}</td>
-                  <td>{doseReceived(room)}</td>
+                  <td>
+                    <DoseCell room={room} />
+                  </td>
                 </tr>
               ))}
             </tbody>

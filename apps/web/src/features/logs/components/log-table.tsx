@@ -1,4 +1,4 @@
-import type { LogEntry } from '@uvd/contracts';
+import { JobCompletionStatus, type LogEntry } from '@uvd/contracts';
 import { Fragment } from 'react';
 import { Button, Table } from 'react-bootstrap';
 import { useTranslation } from 'react-i18next';
@@ -21,11 +21,8 @@ export const LogTable = ({ logs, loading, expandedId, onToggle }: LogTableProps)
   const { timezone } = useSessionUser();
   // Statuses the console knows are translated; any other text of the robot shows as sent.
   const statusLabel = (status: string): string => {
-    const known = status.toLowerCase();
-    if (known === 'completed') return t('completionStatus.completed');
-    if (known === 'aborted') return t('completionStatus.aborted');
-    if (known === 'failed') return t('completionStatus.failed');
-    return status;
+    const known = JobCompletionStatus.safeParse(status.toLowerCase());
+    return known.success ? t(`completionStatus.${known.data}`) : status;
   };
   return (
     <div className="table-responsive">
