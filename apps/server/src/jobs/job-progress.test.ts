@@ -4,10 +4,10 @@
  */
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SimRobot } from '@uvd/robot-sim';
+import type { SimRobot } from '@uvd/robot-sim';
 import { Job, RobotList, WaitingActionList } from '@uvd/contracts';
 import { events, rooms } from '../db/schema.ts';
-import { createJobFor, executionWorld, waitUntil, type ExecutionWorld } from '../testing/execution-fixtures.ts';
+import { createJobFor, executionWorld, playWorldRobot, waitUntil, type ExecutionWorld } from '../testing/execution-fixtures.ts';
 import { startTestServer, type TestServer } from '../testing/harness.ts';
 import { jobProgress, type ProgressRoom } from './job-progress.ts';
 
@@ -22,22 +22,7 @@ describe('job progress and waiting prompts (API, simulated robot)', () => {
     await server.close();
   });
 
-  const robotFor = async (w: ExecutionWorld) => {
-    const sim = new SimRobot({
-      brokerUrl: server.context.fleet.brokerUrl,
-      manufacturer: w.robot.manufacturer,
-      serialNumber: w.robot.serialNumber,
-      password: w.mqttPassword,
-      mapId: w.floorId,
-      home: { x: 0, y: -2, theta: 0 },
-      timeFactor: 60,
-      stateIntervalMs: 200,
-      tickMs: 20,
-    });
-    sims.push(sim);
-    await sim.start();
-    await waitUntil(async () => (server.context.fleet.link(w.robotId)?.mode === 2 ? true : undefined), 5000, 'Autonomous mode');
-  };
+  const robotFor = (w: ExecutionWorld) => playWorldRobot(server, w, sims);
   const getJob = async (w: ExecutionWorld, jobId: string, token = w.operator.token) =>
     Job.parse((await server.request('GET', `/api/jobs/job/${jobId}`, { token, query: { extra_room_data: true } })).body);
   const waiting = async (token: string) => {

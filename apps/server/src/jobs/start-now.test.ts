@@ -5,10 +5,10 @@
  */
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SimRobot } from '@uvd/robot-sim';
+import type { SimRobot } from '@uvd/robot-sim';
 import { ApiError, CommandRefusal, Job, type JobInput } from '@uvd/contracts';
 import { jobs } from '../db/schema.ts';
-import { createJobFor, executionWorld, waitUntil, type ExecutionWorld } from '../testing/execution-fixtures.ts';
+import { createJobFor, executionWorld, playWorldRobot, type ExecutionWorld } from '../testing/execution-fixtures.ts';
 import { startTestServer, type TestServer } from '../testing/harness.ts';
 
 describe('creating or editing a job with start_now (simulated robot)', () => {
@@ -22,24 +22,8 @@ describe('creating or editing a job with start_now (simulated robot)', () => {
     await server.close();
   });
 
-  const robotFor = async (w: ExecutionWorld) => {
-    const sim = new SimRobot({
-      brokerUrl: server.context.fleet.brokerUrl,
-      manufacturer: w.robot.manufacturer,
-      serialNumber: w.robot.serialNumber,
-      password: w.mqttPassword,
-      mapId: w.floorId,
-      home: { x: 0, y: -2, theta: 0 },
-      // Slow enough that the first job still runs when the second is asked to start.
-      timeFactor: 5,
-      stateIntervalMs: 200,
-      tickMs: 20,
-    });
-    sims.push(sim);
-    await sim.start();
-    await waitUntil(async () => (server.context.fleet.link(w.robotId)?.mode === 2 ? true : undefined), 5000, 'Autonomous mode');
-    return sim;
-  };
+  // Slow enough that the first job still runs when the second is asked to start.
+  const robotFor = (w: ExecutionWorld) => playWorldRobot(server, w, sims, { timeFactor: 5 });
   const startingNow = (w: ExecutionWorld): JobInput => ({
     name: 'Start now',
     notes: '',

@@ -4,10 +4,10 @@
  */
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SimRobot } from '@uvd/robot-sim';
+import type { SimRobot } from '@uvd/robot-sim';
 import { Action, Job, LogEntry, UVD_PROMPT_INFO_TYPE, type StateMessage } from '@uvd/contracts';
 import { jobs } from '../db/schema.ts';
-import { createJobFor, executionWorld, waitUntil, type ExecutionWorld } from '../testing/execution-fixtures.ts';
+import { createJobFor, executionWorld, playWorldRobot, waitUntil, type ExecutionWorld } from '../testing/execution-fixtures.ts';
 import { startTestServer, type TestServer } from '../testing/harness.ts';
 import { disinfectActionId, roomNodeId } from './order.ts';
 
@@ -24,23 +24,9 @@ describe('room readiness during a running job (simulated robot, embedded broker)
 
   /** A robot whose every published state is kept, so a lamp switched on even for one state is seen. */
   async function robotFor(w: ExecutionWorld, timeFactor: number, irradiance = 0.5): Promise<{ sim: SimRobot; states: StateMessage[] }> {
-    const sim = new SimRobot({
-      brokerUrl: server.context.fleet.brokerUrl,
-      manufacturer: w.robot.manufacturer,
-      serialNumber: w.robot.serialNumber,
-      password: w.mqttPassword,
-      mapId: w.floorId,
-      home: { x: 0, y: -2, theta: 0 },
-      timeFactor,
-      irradiance,
-      stateIntervalMs: 200,
-      tickMs: 20,
-    });
-    sims.push(sim);
     const states: StateMessage[] = [];
+    const sim = await playWorldRobot(server, w, sims, { timeFactor, irradiance });
     sim.onState((state) => states.push(state));
-    await sim.start();
-    await waitUntil(async () => (server.context.fleet.link(w.robotId)?.mode === 2 ? true : undefined), 5000, 'Autonomous mode');
     return { sim, states };
   }
 

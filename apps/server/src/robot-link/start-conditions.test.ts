@@ -5,10 +5,10 @@
  */
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SimRobot } from '@uvd/robot-sim';
+import type { SimRobot } from '@uvd/robot-sim';
 import { Job, LogEntry } from '@uvd/contracts';
 import { jobs, organizations, pushEvents } from '../db/schema.ts';
-import { createJobFor, executionWorld, waitUntil, type ExecutionWorld } from '../testing/execution-fixtures.ts';
+import { createJobFor, executionWorld, playWorldRobot, waitUntil, type ExecutionWorld } from '../testing/execution-fixtures.ts';
 import { connectTestRobot } from '../testing/fleet-fixtures.ts';
 import { startTestServer, type TestServer } from '../testing/harness.ts';
 
@@ -23,25 +23,8 @@ describe('start conditions and the start window', () => {
     await server.close();
   });
 
-  async function robotFor(w: ExecutionWorld, battery = 100): Promise<SimRobot> {
-    const sim = new SimRobot({
-      brokerUrl: server.context.fleet.brokerUrl,
-      manufacturer: w.robot.manufacturer,
-      serialNumber: w.robot.serialNumber,
-      password: w.mqttPassword,
-      mapId: w.floorId,
-      home: { x: 0, y: -2, theta: 0 },
-      timeFactor: 60,
-      stateIntervalMs: 200,
-      tickMs: 20,
-      battery,
-    });
-    sims.push(sim);
-    await sim.start();
-    // Autonomous comes with the robot's first state, which also reports its battery.
-    await waitUntil(async () => (server.context.fleet.link(w.robotId)?.mode === 2 ? true : undefined), 5000, 'the robot Autonomous');
-    return sim;
-  }
+  // Autonomous comes with the robot's first state, which also reports its battery.
+  const robotFor = (w: ExecutionWorld, battery = 100) => playWorldRobot(server, w, sims, { battery });
 
   const job = async (w: ExecutionWorld, jobId: string) =>
     Job.parse((await server.request('GET', `/api/jobs/job/${jobId}`, { token: w.operator.token })).body);

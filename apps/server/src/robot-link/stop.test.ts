@@ -6,10 +6,10 @@
  */
 import { and, eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { SimRobot } from '@uvd/robot-sim';
+import type { SimRobot } from '@uvd/robot-sim';
 import { ApiError, CommandRefusal, Job, StopAlert, type OperatingMode, type StateMessage } from '@uvd/contracts';
 import { events, pushEvents, robotCommands } from '../db/schema.ts';
-import { createJobFor, executionWorld, waitUntil, type ExecutionWorld } from '../testing/execution-fixtures.ts';
+import { createJobFor, executionWorld, playWorldRobot, waitUntil, type ExecutionWorld } from '../testing/execution-fixtures.ts';
 import { startTestServer, type TestServer } from '../testing/harness.ts';
 import { startStallProxy, type StallProxy } from '../testing/stall-proxy.ts';
 
@@ -38,24 +38,8 @@ afterAll(async () => {
   await server.close();
 });
 
-async function robotFor(w: ExecutionWorld, brokerUrl = server.context.fleet.brokerUrl): Promise<SimRobot> {
-  const sim = new SimRobot({
-    brokerUrl,
-    manufacturer: w.robot.manufacturer,
-    serialNumber: w.robot.serialNumber,
-    password: w.mqttPassword,
-    mapId: w.floorId,
-    home: { x: 0, y: -2, theta: 0 },
-    timeFactor: TIME_FACTOR,
-    stateIntervalMs: 200,
-    tickMs: 20,
-    irradiance: 0.2,
-  });
-  sims.push(sim);
-  await sim.start();
-  await waitUntil(async () => (server.context.fleet.link(w.robotId)?.mode === 2 ? true : undefined), 5000, 'the robot online in Autonomous mode');
-  return sim;
-}
+const robotFor = (w: ExecutionWorld, brokerUrl = server.context.fleet.brokerUrl) =>
+  playWorldRobot(server, w, sims, { brokerUrl, timeFactor: TIME_FACTOR, irradiance: 0.2 });
 
 const jobOf = async (w: ExecutionWorld, jobId: string) =>
   Job.parse((await server.request('GET', `/api/jobs/job/${jobId}`, { token: w.operator.token })).body);

@@ -5,10 +5,10 @@
  */
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SimRobot } from '@uvd/robot-sim';
+import type { SimRobot } from '@uvd/robot-sim';
 import { Job, LogEntry, RobotList } from '@uvd/contracts';
 import { events, jobRooms, robotCommands } from '../db/schema.ts';
-import { createJobFor, executionWorld, waitUntil, type ExecutionWorld } from '../testing/execution-fixtures.ts';
+import { createJobFor, executionWorld, playWorldRobot, waitUntil, type ExecutionWorld } from '../testing/execution-fixtures.ts';
 import { startTestServer, type TestServer } from '../testing/harness.ts';
 import { disinfectActionId } from './order.ts';
 
@@ -26,25 +26,8 @@ describe('a job whose robot dropped off', () => {
     await server.close();
   });
 
-  async function robotFor(w: ExecutionWorld): Promise<SimRobot> {
-    const sim = new SimRobot({
-      brokerUrl: server.context.fleet.brokerUrl,
-      manufacturer: w.robot.manufacturer,
-      serialNumber: w.robot.serialNumber,
-      password: w.mqttPassword,
-      mapId: w.floorId,
-      home: { x: 0, y: -2, theta: 0 },
-      timeFactor: 60,
-      stateIntervalMs: 200,
-      tickMs: 20,
-      // A room of dose 50 takes 250 s at 0.2 W/m²: about 4 s here, long enough to cut the link in it.
-      irradiance: 0.2,
-    });
-    sims.push(sim);
-    await sim.start();
-    await waitUntil(async () => (server.context.fleet.link(w.robotId)?.mode === 2 ? true : undefined), 5000, 'the robot Autonomous');
-    return sim;
-  }
+  // A room of dose 50 takes 250 s at 0.2 W/m²: about 4 s here, long enough to cut the link in it.
+  const robotFor = (w: ExecutionWorld) => playWorldRobot(server, w, sims, { irradiance: 0.2 });
 
   const job = async (w: ExecutionWorld, jobId: string) =>
     Job.parse((await server.request('GET', `/api/jobs/job/${jobId}`, { token: w.operator.token })).body);

@@ -11,11 +11,11 @@ import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import mqtt, { type MqttClient } from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { InstantActionsMessage, Job, OrderMessage } from '@uvd/contracts';
+import { Action, InstantActionsMessage, Job, OrderMessage } from '@uvd/contracts';
 import { SimRobot } from '@uvd/robot-sim';
 import { parseVdaTopic } from './broker.ts';
 import { until } from '../testing/assertions.ts';
-import { brokerAnswers, createJobFor, executionWorld } from '../testing/execution-fixtures.ts';
+import { brokerAnswers, createJobFor, executionWorld, type ExecutionWorld } from '../testing/execution-fixtures.ts';
 import { startTestServer, type TestServer } from '../testing/harness.ts';
 
 const SCHEMA_DIR = new URL('./vda5050-schemas/', import.meta.url);
@@ -73,6 +73,13 @@ const invalidOf = (messages: readonly Seen[]): string[] =>
     return validate(message) ? [] : [`${topic}: ${ajv.errorsText(validate.errors)}`];
   });
 
+/** Leaves no retained message of a test robot behind on the shared broker. */
+async function clearRetained(world: ExecutionWorld): Promise<void> {
+  const prefix = `uagv/v2/${world.robot.manufacturer}/${world.robot.serialNumber}`;
+  await observer.publishAsync(`${prefix}/connection`, '', { retain: true });
+  await observer.publishAsync(`${prefix}/factsheet`, '', { retain: true });
+}
+
 describe.skipIf(!available)('VDA 5050 2.0.0 JSON schemas', () => {
   it('hold for every message of a whole job with a pause and a resume, from the server and the simulator', async () => {
     const world = await executionWorld(server, 2);
@@ -107,10 +114,7 @@ describe.skipIf(!available)('VDA 5050 2.0.0 JSON schemas', () => {
       );
     } finally {
       await robot.stop();
-      // Leave no retained message of a test robot behind on the shared broker.
-      const prefix = `uagv/v2/${world.robot.manufacturer}/${world.robot.serialNumber}`;
-      await observer.publishAsync(`${prefix}/connection`, '', { retain: true });
-      await observer.publishAsync(`${prefix}/factsheet`, '', { retain: true });
+      await clearRetained(world);
     }
 
     const ours = seen.filter((entry) => entry.robot === `${world.robot.manufacturer}/${world.robot.serialNumber}`);
@@ -162,7 +166,7 @@ describe.skipIf(!available)('VDA 5050 2.0.0 JSON schemas', () => {
       );
       const confirm = await server.request('POST', '/api/action/action/confirm', {
         token: world.admin.token,
-        body: { action_id: (action.body as { action_id: string }).action_id, confirm: true },
+        body: { action_id: Action.parse(action.body).action_id, confirm: true },
       });
       expect(confirm.status).toBe(200);
       await until(
@@ -172,9 +176,7 @@ describe.skipIf(!available)('VDA 5050 2.0.0 JSON schemas', () => {
       );
     } finally {
       await robot.stop();
-      const prefix = `uagv/v2/${world.robot.manufacturer}/${world.robot.serialNumber}`;
-      await observer.publishAsync(`${prefix}/connection`, '', { retain: true });
-      await observer.publishAsync(`${prefix}/factsheet`, '', { retain: true });
+      await clearRetained(world);
     }
 
     const ours = seen.filter((entry) => entry.robot === `${world.robot.manufacturer}/${world.robot.serialNumber}`);

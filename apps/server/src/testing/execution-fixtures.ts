@@ -1,9 +1,10 @@
 /**
- * Execution test fixtures: an organization with a site, users and a job made through the API, and VDA 5050
- * state messages about a job (as a robot reports them).
+ * Execution test fixtures: an organization with a site, users and a job made through the API, the world's robot
+ * played by a SimRobot over real MQTT, and VDA 5050 state messages about a job (as a robot reports them).
  */
 import { randomBytes } from 'node:crypto';
 import { eq } from 'drizzle-orm';
+import { SimRobot, type SimRobotOptions } from '@uvd/robot-sim';
 import { Job, StateMessage, type ActionState, type VdaInformation } from '@uvd/contracts';
 import { robots } from '../db/schema.ts';
 import { disinfectActionId } from '../robot-link/order.ts';
@@ -134,4 +135,35 @@ export async function waitUntil<T>(check: () => Promise<T | undefined>, timeoutM
     if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}.`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+/** Where the world's robot is docked when a SimRobot plays it. */
+export const SIM_HOME = { x: 0, y: -2, theta: 0 };
+
+/**
+ * The world's robot played by a SimRobot over real MQTT (the test server's broker unless `brokerUrl` says
+ * otherwise), started and seen Autonomous by the gateway. It joins `sims`, which the caller stops after its tests.
+ */
+export async function playWorldRobot(
+  server: TestServer,
+  world: ExecutionWorld,
+  sims: SimRobot[],
+  options: Partial<Omit<SimRobotOptions, 'manufacturer' | 'serialNumber' | 'mapId'>> = {},
+): Promise<SimRobot> {
+  const sim = new SimRobot({
+    brokerUrl: server.context.fleet.brokerUrl,
+    password: world.mqttPassword,
+    home: SIM_HOME,
+    timeFactor: 60,
+    stateIntervalMs: 200,
+    tickMs: 20,
+    ...options,
+    manufacturer: world.robot.manufacturer,
+    serialNumber: world.robot.serialNumber,
+    mapId: world.floorId,
+  });
+  sims.push(sim);
+  await sim.start();
+  await waitUntil(async () => (server.context.fleet.link(world.robotId)?.mode === 2 ? true : undefined), 5000, 'the robot online in Autonomous mode');
+  return sim;
 }

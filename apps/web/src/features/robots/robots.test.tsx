@@ -180,10 +180,10 @@ describe('robot dialog (spec §2, §4)', () => {
     expect(network.callsTo(postRobotCommand)).toHaveLength(0);
   });
 
-  it('toasts robotControls.commandFail for a falsy data reply and for a refused command', async () => {
+  it('toasts robotControls.commandFail for a falsy data reply and for a refusal it has no words for', async () => {
     for (const reply of [
       { status: 200, body: { data: false } },
-      { status: 409, body: { error: 'robot_not_autonomous', message: 'Robot is not in Autonomous mode' } },
+      { status: 409, body: { error: 'idempotency_key_reused', message: 'The key was used for another command' } },
     ]) {
       const user = userEvent.setup();
       const network = signedIn().on(postRobotCommand, reply);
@@ -199,9 +199,11 @@ describe('robot dialog (spec §2, §4)', () => {
 });
 
 describe('refused robot commands', () => {
-  it('say why nothing was sent: no work to pause, nothing to stop, at home already', async () => {
+  it('say why nothing was sent and what to do: no work to pause, nothing to stop, at home already, offline, not Autonomous', async () => {
     for (const [control, code, text] of [
       ['Pause', 'robot_idle', 'The robot has no work to pause.'],
+      ['Stop', 'robot_offline', 'The robot is offline: the command was not sent. Check its network, or end the job.'],
+      ['Home', 'robot_not_autonomous', 'The robot is not in Autonomous mode: only Stop works now. Switch it to Autonomous at the robot.'],
       ['Stop', 'nothing_to_stop', 'The robot has nothing to stop.'],
       ['Home', 'robot_at_home', 'The robot is at home already.'],
     ] as const) {
