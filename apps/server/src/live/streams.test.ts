@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COMMAND_UNDELIVERED_EVENT, CommandUndelivered } from '@uvd/contracts';
 import { robotGroups } from '../db/schema.ts';
 import { executionWorld, waitUntil } from '../testing/execution-fixtures.ts';
-import { connectTestRobot, type TestRobot } from '../testing/fleet-fixtures.ts';
+import { connectTestRobot, orderUnderWay, type TestRobot } from '../testing/fleet-fixtures.ts';
 import { startTestServer, type TestServer } from '../testing/harness.ts';
 import { openSse, type SseClient } from '../testing/live-fixtures.ts';
 import { createSite } from '../testing/site-fixtures.ts';
@@ -147,7 +147,8 @@ describe('a command the robot never acknowledges', () => {
       username: `${w.robot.manufacturer}/${w.robot.serialNumber}`,
       password: w.mqttPassword,
     });
-    await robot.publishState({ operatingMode: 'AUTOMATIC' });
+    // At work, so a pause means something to it (an idle robot's pause is refused).
+    await robot.publishState({ operatingMode: 'AUTOMATIC', ...orderUnderWay });
     await waitUntil(async () => (slow.context.fleet.link(w.robotId)?.mode === 2 ? true : undefined), 5000, 'the robot online and Autonomous');
     const live = await openSse(slow.url, '/api/robot/stream', { token: w.operator.token, query: { robot_list: w.robotId } });
     clients.push(live);
