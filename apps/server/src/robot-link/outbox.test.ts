@@ -289,6 +289,41 @@ describe('a command the robot never acknowledges', () => {
     await pause(800);
     expect(robot.orders).toHaveLength(count);
   });
+
+  it("keeps sending a room's uvd_room_not_ready the robot has not taken, past the give-up time and a later command it took", async () => {
+    const w = await executionWorld(server);
+    const robot = await connect(server, w);
+    const job = await createJobFor(server, w);
+    expect((await jobCommand(server, w, job.job_id, 'start')).status).toBe(200);
+    await waitUntil(async () => (robot.orders.length > 0 ? true : undefined), 5000, 'the order');
+    await robot.publishState({ orderId: job.job_id, orderUpdateId: 0 });
+    const patched = await server.request('PATCH', '/api/rooms/room/ready', {
+      token: w.operator.token,
+      body: { rooms: [{ room_id: w.roomIds[0] ?? '', ready_for_disinfection: false }] },
+    });
+    expect(patched.status).toBe(200);
+    const lampOff = await robot.waitForInstantAction(UvdActionType.roomNotReady);
+    await waitUntil(async () => (robot.orders.some((order) => order.orderUpdateId === 1) ? true : undefined), 5000, 'the order update');
+    // The lamp first: the instant action was sent before the update.
+    const kinds = (await commandRows(server, w.robotId)).map((row) => row.kind);
+    expect(kinds.indexOf('room_not_ready')).toBeLessThan(kinds.lastIndexOf('order'));
+    // The robot takes the update but loses the lamp-off (a half-open moment): it must not be given up as
+    // superseded by the update, nor as unacknowledged after the give-up time; it goes out until taken.
+    await robot.publishState({ orderId: job.job_id, orderUpdateId: 1 });
+    await pause(2500);
+    const [row] = (await commandRows(server, w.robotId)).filter((candidate) => candidate.kind === 'room_not_ready');
+    expect(row?.state).toBe('sent');
+    const sends = () => robot.instantActions.filter((action) => action.actionId === lampOff.actionId).length;
+    // Resends are looked for at the dispatcher's polls (every second).
+    const before = sends();
+    await pause(1500);
+    expect(sends()).toBeGreaterThan(before);
+    await reportActions(robot, [lampOff]);
+    await waitUntil(async () => {
+      const [taken] = (await commandRows(server, w.robotId)).filter((candidate) => candidate.kind === 'room_not_ready');
+      return taken?.state === 'acknowledged' ? true : undefined;
+    }, 5000, 'the lamp-off acknowledged');
+  });
 });
 
 describe("a robot's acknowledgement that reaches a process before it knew of the command", () => {

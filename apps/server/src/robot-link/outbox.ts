@@ -17,15 +17,15 @@
  *   are given up as `superseded` instead of resent.
  * - Given up `commandGiveUpMs` after it was decided as `unacknowledged`. Every command given up publishes
  *   `command_undelivered` on the robots stream in the transaction that gives it up.
- * - But a stop (kind `stop`: a job's or a robot's cancelOrder) is never given up nor superseded: its lamp may be
- *   on. It is resent until the robot acknowledges it, at once when the robot is heard again after a silence, and
+ * - But a stop (kind `stop`: a job's or a robot's cancelOrder), like a room's `uvd_room_not_ready`, is never given
+ *   up nor superseded: its lamp may be on. It is resent until the robot acknowledges it, at once when the robot is heard again after a silence, and
  *   `commandStopAlertMs` after it was decided it raises `stop_unconfirmed` (once; `stop_confirmed` follows the
  *   acknowledgement), which the notifications service pushes.
  * - A job's command that is acknowledged or given up republishes the job (its `pending_command` changed).
  */
 import { wakeable } from '../lib/wakeable.ts';
 import { randomUUID } from 'node:crypto';
-import { and, asc, eq, inArray, isNull, lt, lte, max, ne, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNull, lt, lte, max, notInArray, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import {
   COMMAND_UNDELIVERED_EVENT,
@@ -77,8 +77,13 @@ export type CommandBody = z.infer<typeof CommandBody>;
 export type CommandRow = typeof robotCommands.$inferSelect;
 export type CommandState = 'pending' | 'sent' | 'acknowledged' | 'undelivered';
 const OPEN: CommandState[] = ['pending', 'sent'];
-/** Stops are never given up: the robot's lamp may be on until it takes one. */
 const isStop = (row: Pick<CommandRow, 'kind'>) => row.kind === 'stop';
+/**
+ * Commands that turn a lamp off (a stop; a room set not ready, readiness.ts) are never given up nor superseded:
+ * the lamp may be on until the robot takes one, whatever it took since.
+ */
+const LAMP_OFF_KINDS = ['stop', 'room_not_ready'];
+const turnsLampOff = (row: Pick<CommandRow, 'kind'>) => LAMP_OFF_KINDS.includes(row.kind);
 
 export interface NewCommand {
   orgId: string;
@@ -213,7 +218,7 @@ export async function acknowledgeState(ctx: Pick<AppContext, 'db' | 'bus'>, robo
       .set({ state: 'acknowledged', acknowledgedAt: now })
       .where(inArray(robotCommands.id, acked.map((row) => row.id)));
     const ackedIds = new Set(acked.map((row) => row.id));
-    const superseded = open.filter((row) => row.seq < last.seq && !ackedIds.has(row.id) && !isStop(row));
+    const superseded = open.filter((row) => row.seq < last.seq && !ackedIds.has(row.id) && !turnsLampOff(row));
     for (const row of acked) if (isStop(row) && row.stopAlertedAt !== null) await publishStopAlert(ctx, tx, row, STOP_CONFIRMED_EVENT, now);
     await republishJobs(ctx, tx, acked);
     await giveUp(ctx, tx, superseded, 'superseded', now);
@@ -282,7 +287,7 @@ async function dispatchDue(
       .where(
         and(
           inArray(robotCommands.state, OPEN),
-          ne(robotCommands.kind, 'stop'),
+          notInArray(robotCommands.kind, LAMP_OFF_KINDS),
           lte(robotCommands.createdAt, new Date(now.getTime() - commandGiveUpMs)),
         ),
       )

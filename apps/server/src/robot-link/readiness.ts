@@ -74,6 +74,17 @@ export async function sendReadinessToRunningJobs(ctx: Pick<AppContext, 'fleet'>,
     }
     const open = changed.filter((room) => !isFinal(room.state));
     if (open.length === 0) continue;
+    // The lamp first: the instant action goes out before the order update (the outbox sends in order).
+    const notReady = open.filter((room) => readyOf.get(room.roomId) === false);
+    if (notReady.length > 0) {
+      await recordCommand(tx, {
+        orgId: job.orgId,
+        robotId: job.robotId,
+        jobId: job.id,
+        kind: 'room_not_ready',
+        body: { actions: notReady.map((room) => roomNotReadyAction(job.id, room.orderNo, room.roomId)) },
+      });
+    }
     // A Running job's order is recorded at its start and kept while it runs (outbox.ts pruneRobotCommands); a
     // job without one (rows written by hand) gets no update, and its robot still gets the instant action below.
     const previous = await repository.lastOrderOf(tx, job.id);
@@ -85,16 +96,6 @@ export async function sendReadinessToRunningJobs(ctx: Pick<AppContext, 'fleet'>,
       const order = buildOrderUpdate(previous, orderUpdateId, reached, ready);
       await tx.update(jobs).set({ orderUpdateId, updatedAt: change.at }).where(eq(jobs.id, job.id));
       await recordCommand(tx, { orgId: job.orgId, robotId: job.robotId, jobId: job.id, kind: 'order', body: { order } });
-    }
-    const notReady = open.filter((room) => readyOf.get(room.roomId) === false);
-    if (notReady.length > 0) {
-      await recordCommand(tx, {
-        orgId: job.orgId,
-        robotId: job.robotId,
-        jobId: job.id,
-        kind: 'room_not_ready',
-        body: { actions: notReady.map((room) => roomNotReadyAction(job.id, room.orderNo, room.roomId)) },
-      });
     }
     recorded = true;
   }
