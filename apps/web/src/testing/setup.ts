@@ -1,5 +1,6 @@
 import '@testing-library/jest-dom/vitest';
 import { cleanup, configure } from '@testing-library/react';
+import { toast } from 'react-toastify';
 import { afterEach } from 'vitest';
 import { disposeAll } from './disposables.ts';
 
@@ -9,6 +10,10 @@ configure({ asyncUtilTimeout: 5000 });
 
 // Vitest runs without globals, so Testing Library cannot register its own cleanup.
 afterEach(() => {
+  // react-toastify keeps its toasts, and those waiting past the limit of 3, in its own module: a test's toasts
+  // must not take the next test's places (a job's failing stop waited behind the previous test's "Stop sent").
+  toast.dismiss();
+  toast.clearWaitingQueue();
   cleanup();
   disposeAll();
   window.localStorage.clear();
