@@ -18,6 +18,7 @@ describe('loadConfig', () => {
       mqttUrl: undefined,
       mqttPort: 1884,
       mqttHost: '127.0.0.1',
+      mqttShareGroup: 'uvd-gateway',
       clientId: 'uvd-console',
       variant: 'disinfection',
       accessTokenTtlSeconds: 900,
@@ -56,6 +57,8 @@ describe('loadConfig', () => {
       'Invalid environment: VAPID_SUBJECT: must start with mailto: or https://',
     );
     expect(() => loadConfig({ TRUST_PROXY: 'yes' })).toThrow(/TRUST_PROXY: /);
+    // A shared subscription's group is one topic level: a "/" would subscribe to something else.
+    expect(() => loadConfig({ MQTT_SHARE_GROUP: 'uvd/gateway' })).toThrow(/MQTT_SHARE_GROUP: letters, digits/);
     // The grace window of a just exchanged refresh token is capped as Amazon Cognito caps it.
     expect(() => loadConfig({ REFRESH_TOKEN_GRACE_SECONDS: '61' })).toThrow(/REFRESH_TOKEN_GRACE_SECONDS: /);
     // Every bad variable is listed, not only the first.

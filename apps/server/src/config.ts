@@ -89,8 +89,17 @@ const Mqtt = z
     /** The embedded broker (used when MQTT_URL is not set) listens here; 1883 is left to a system broker. */
     MQTT_PORT: port(1884),
     MQTT_HOST: z.string().default('127.0.0.1'),
+    /**
+     * The shared-subscription group of the server processes of one deployment on an external broker: each robot
+     * state goes to one process of the group. Deployments (or test servers) with their own databases on one broker
+     * need groups of their own, or a state lands in a process that does not know its robot.
+     */
+    MQTT_SHARE_GROUP: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, "-" and "_" only (an MQTT shared subscription group name)')
+      .default('uvd-gateway'),
   })
-  .transform((e) => ({ mqttUrl: e.MQTT_URL, mqttPort: e.MQTT_PORT, mqttHost: e.MQTT_HOST }));
+  .transform((e) => ({ mqttUrl: e.MQTT_URL, mqttPort: e.MQTT_PORT, mqttHost: e.MQTT_HOST, mqttShareGroup: e.MQTT_SHARE_GROUP }));
 
 /**
  * Fleet link timing: a robot silent this long is stale (shown, still online), this long offline (the broker's

@@ -482,7 +482,7 @@ export async function createFleet(deps: FleetDependencies): Promise<Fleet> {
   // them, so a state is applied, streamed and turned into job progress once, not once per process (the bus
   // carries the resulting robot_update events to the other processes' clients). Connection messages stay a
   // plain subscription: they are rare, and retained ones are not delivered to shared subscriptions.
-  const shared = (topic: string) => (broker ? topic : `$share/uvd-gateway/${topic}`);
+  const shared = (topic: string) => (broker ? topic : `$share/${config.mqttShareGroup}/${topic}`);
   const subscriptions = {
     [shared(`uagv/v2/+/+/state`)]: { qos: 0 as const },
     [`uagv/v2/+/+/connection`]: { qos: 1 as const },

@@ -50,6 +50,21 @@ export interface TestServer extends App {
 const unique = () => randomBytes(4).toString('hex');
 
 /**
+ * Test servers on one external broker (Mosquitto) are separate deployments unless they share a database: each
+ * database's servers get a shared-subscription group of their own, or a robot's states would go to a server of
+ * another test file that does not know the robot.
+ */
+const shareGroups = new WeakMap<TestDatabase, string>();
+const shareGroupOf = (database: TestDatabase): string => {
+  let group = shareGroups.get(database);
+  if (!group) {
+    group = `uvd-gateway-test-${unique()}`;
+    shareGroups.set(database, group);
+  }
+  return group;
+};
+
+/**
  * `shared`: run on that database instead of a new one (another server, a restart on the same data); it is left
  * open when this server closes.
  */
@@ -71,6 +86,7 @@ export async function startTestServer(overrides: Partial<Config> = {}, shared?: 
     // The embedded MQTT broker on a free port of its own, so test servers never clash.
     mqttPort: 0,
     mqttUrl: undefined,
+    mqttShareGroup: shareGroupOf(testDatabase),
     ...overrides,
   };
   const built = await buildApp({ config, database: testDatabase.database });
