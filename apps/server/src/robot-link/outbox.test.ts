@@ -400,9 +400,10 @@ describe.skipIf(testEngine() !== 'postgres' || !mosquittoUp)('two servers sharin
       const w = await executionWorld(one);
       const robot = await connectTestRobot({ brokerUrl: MOSQUITTO, manufacturer: w.robot.manufacturer, serialNumber: w.robot.serialNumber });
       robots.push(robot);
-      // A shared subscription hands each state to one of the servers: states until both know the robot Autonomous.
+      // A shared subscription hands each state to one of the servers: states until both know the robot Autonomous,
+      // and at work (a pause or stop of an idle robot is refused).
       await waitUntil(async () => {
-        await robot.publishState({ operatingMode: 'AUTOMATIC' });
+        await robot.publishState({ operatingMode: 'AUTOMATIC', ...orderUnderWay });
         await pause(50);
         return [one, two].every((server) => server.context.fleet.link(w.robotId)?.mode === 2) ? true : undefined;
       }, 5000, 'both servers see the robot Autonomous');
@@ -422,9 +423,10 @@ describe.skipIf(testEngine() !== 'postgres' || !mosquittoUp)('two servers sharin
       }, 10_000, 'every command acknowledged');
       await pause(500);
       const received = robot.instantActions.filter((action) => action.actionType !== UvdActionType.ping).map((action) => action.actionId);
-      const recorded = rows.map((row) => {
+      // Every action of every command (a stop is cancelOrder then stopPause), in the order decided.
+      const recorded = rows.flatMap((row) => {
         const body = CommandBody.parse(row.body);
-        return 'actions' in body ? body.actions[0]?.actionId : undefined;
+        return 'actions' in body ? body.actions.map((action) => action.actionId) : [];
       });
       expect(received).toEqual(recorded);
     } finally {
