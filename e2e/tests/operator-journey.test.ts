@@ -207,7 +207,10 @@ describe.each(VIEWPORTS)('the operator journey at $width×$height', (viewport) =
       await expectAccessible(session, 'jobs-prompt');
       const reads = countListReads(page);
       const readsBefore = reads.count;
-      await prompt.getByRole('button', { name: t('en', 'actions.confirm'), exact: true }).click();
+      // Confirm asks first, in a dialog naming the room (a stray tap cannot start UV-C): the room is empty.
+      await prompt.getByRole('button', { name: `${t('en', 'actions.confirm')}: ${t('en', 'actions.wait_to_enter')}`, exact: true }).click();
+      const empty = page.getByRole('dialog');
+      await empty.getByRole('button', { name: t('en', 'promptAnswer.roomIsEmpty'), exact: true }).click();
       const confirmedAt = Date.now();
       roomToRestore = null;
       // The decision is sent once: the prompt goes away when the robot takes it.
