@@ -396,6 +396,7 @@ describe.skipIf(testEngine() !== 'postgres' || !mosquittoUp)('two servers sharin
     const database = await createTestDatabase();
     const one = await startTestServer(config, database);
     const two = await startTestServer(config, database);
+    let reporting: NodeJS.Timeout | undefined;
     try {
       const w = await executionWorld(one);
       const robot = await connectTestRobot({ brokerUrl: MOSQUITTO, manufacturer: w.robot.manufacturer, serialNumber: w.robot.serialNumber });
@@ -407,6 +408,12 @@ describe.skipIf(testEngine() !== 'postgres' || !mosquittoUp)('two servers sharin
         await pause(50);
         return [one, two].every((server) => server.context.fleet.link(w.robotId)?.mode === 2) ? true : undefined;
       }, 5000, 'both servers see the robot Autonomous');
+      // A robot reports its state about once a second (VDA 5050 practice); each server hears every other state
+      // through the shared subscription. A server that heard nothing for a while takes the robot for one back from
+      // a silence and resends its open commands at once (outbox.ts HEARD_AGAIN_AFTER_MS).
+      reporting = setInterval(() => {
+        robot.publishState().catch(() => undefined);
+      }, 400);
       // The robot reports every instant action at once, as a VDA 5050 robot does in its next state.
       robot.client.on('message', (topic) => {
         if (!topic.endsWith('/instantActions')) return;
@@ -430,6 +437,7 @@ describe.skipIf(testEngine() !== 'postgres' || !mosquittoUp)('two servers sharin
       });
       expect(received).toEqual(recorded);
     } finally {
+      clearInterval(reporting);
       for (const robot of robots.splice(0)) await robot.close();
       await two.close();
       await one.close();
