@@ -69,7 +69,19 @@ export type RobotUpdateField = RobotUpdate['field'];
  * robot stream's clients that may see the robot; the console shows it as an error naming the robot.
  */
 export const COMMAND_UNDELIVERED_EVENT = 'command_undelivered';
-export const UndeliveredCommandKind = z.enum(['order', 'play', 'resume', 'pause', 'stop', 'home', 'decision', 'room_not_ready']);
+export const UndeliveredCommandKind = z.enum([
+  'order',
+  'play',
+  'resume',
+  'pause',
+  'stop',
+  'home',
+  'decision',
+  'room_not_ready',
+  'loading_confirmed',
+  'handoff_confirmed',
+  'handoff_refused',
+]);
 export type UndeliveredCommandKind = z.infer<typeof UndeliveredCommandKind>;
 export const CommandUndelivered = z.object({
   /** The outbox row's id. */

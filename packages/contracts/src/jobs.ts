@@ -197,7 +197,7 @@ export const FROM_AFTER_TO = 'must not be after to_date';
  * dates are days of one zone, so they compare as dates; beside a timestamp a day is out of order only when it is
  * so in every zone (the server then lists nothing for a zone where the range is empty).
  */
-const fromNotAfterTo = ({ from_date: from, to_date: to }: { from_date?: string | undefined; to_date?: string | undefined }) => {
+export const fromNotAfterTo = ({ from_date: from, to_date: to }: { from_date?: string | undefined; to_date?: string | undefined }) => {
   if (from === undefined || to === undefined) return true;
   if (BARE_DATE.test(from) && BARE_DATE.test(to)) return from <= to;
   return earliestStart(from) <= latestEnd(to);
@@ -208,7 +208,7 @@ const fromNotAfterTo = ({ from_date: from, to_date: to }: { from_date?: string |
  * Europe/Helsinki by default), from its local midnight to the next, DST-correct: `from_date` starts at its
  * midnight, `to_date` includes the whole day. A full timestamp is used as given (both ends inclusive).
  */
-const listFilterShape = {
+export const listFilterShape = {
   ...pagination(10),
   robot_id: idListQuery(Id),
   from_date: DateOrDateTime.optional(),

@@ -4,7 +4,7 @@ import { Id } from './common.ts';
 import { defineRoute } from './route.ts';
 
 /** Event names of the three streams of spec §7. */
-export const LiveEventType = z.enum(['job_change', 'action_change', 'robot_update']);
+export const LiveEventType = z.enum(['job_change', 'action_change', 'robot_update', 'delivery_change']);
 export type LiveEventType = z.infer<typeof LiveEventType>;
 
 /**

@@ -185,7 +185,54 @@ export const UvdActionType = {
    * keeping the dose still to give; a room not started yet is asked for first when the robot gets to it.
    */
   roomNotReady: 'uvd_room_not_ready',
+  /**
+   * Instant, to a delivery robot waiting in its `pick` (RUNNING at the pickup, drawer open): the sender confirmed
+   * loading in the console. Parameters: delivery_id, action_id (the pick's actionId). The robot closes its drawer and
+   * finishes the pick. Loading confirmed at the robot itself just finishes the pick.
+   */
+  loadingConfirmed: 'uvd_loading_confirmed',
+  /**
+   * Instant, to a delivery robot waiting in its `drop` (RUNNING at the drop-off, drawer locked): the PIN was right.
+   * Parameters: delivery_id, action_id (the drop's actionId), and pin_attempt_id when it answers a PIN entered at
+   * the robot. The robot unlocks its drawer, and finishes the drop once the drawer is closed again.
+   */
+  handoffConfirmed: 'uvd_handoff_confirmed',
+  /**
+   * Instant: a PIN entered at the robot was wrong. Parameters: delivery_id, pin_attempt_id, attempts_left, locked
+   * (boolean: no more attempts; the drawer stays locked until the delivery is cancelled).
+   */
+  handoffRefused: 'uvd_handoff_refused',
 } as const;
+
+/**
+ * VDA 5050 2.0's predefined load actions a delivery order carries (§6.8): `pick` on the pickup node, `drop` on the
+ * drop-off node, both HARD. Parameters: stationType 'room', stationName (the room id), loadType 'drawer', loadId
+ * (the delivery id). A delivery's orderId is the delivery id.
+ */
+export const VdaLoadAction = {
+  pick: 'pick',
+  drop: 'drop',
+} as const;
+
+/** Information entry of a delivery robot in every state: its drawer, reference `state` open or closed. */
+export const UVD_DRAWER_INFO_TYPE = 'uvd_drawer';
+
+/**
+ * Information entry of a delivery robot whose user entered a hand-off PIN on its screen, repeated in every state
+ * until the server answers with uvd_handoff_confirmed or uvd_handoff_refused: references pin_attempt_id (unique per
+ * entry), action_id (the drop's actionId) and pin.
+ */
+export const UVD_HANDOFF_PIN_INFO_TYPE = 'uvd_handoff_pin';
+
+/**
+ * Error a delivery robot reports (errorLevel WARNING) while it cannot go on along its path (a blocked corridor, a
+ * lift out of order); it clears the error when the way is free. A FATAL error means it cannot carry on at all.
+ */
+export const UVD_PATH_BLOCKED_ERROR = 'uvd_path_blocked';
+
+/** What a robot is for: a disinfection robot runs jobs, a delivery robot carries deliveries. Never both. */
+export const RobotKind = z.enum(['disinfection', 'delivery']);
+export type RobotKind = z.infer<typeof RobotKind>;
 
 /** VDA 5050 standard instant actions we use: pause, resume and stop (cancel the order). */
 export const VdaInstantAction = {

@@ -5,6 +5,13 @@
 import { sql } from 'drizzle-orm';
 import { DEFAULT_START_WINDOW_MINUTES } from '@uvd/contracts';
 import type {
+  CustodyStepKind,
+  DeliveryPlace,
+  DeliveryPriority,
+  DeliveryStatus,
+  DeliveryWaitingFor,
+  DrawerState,
+  ItemCategory,
   JobActiveState,
   JobStatus,
   LoggedJobEvent,
@@ -15,6 +22,7 @@ import type {
   MapPose,
   NotStartedReason,
   RobotError,
+  RobotKind,
   RobotMode,
   RobotStatus,
   TrajectoryPoint,
@@ -234,6 +242,8 @@ export const robots = pgTable(
     /** VDA 5050 identity: uagv/v2/{manufacturer}/{serialNumber}/... */
     manufacturer: text('manufacturer').notNull().default('uvd'),
     serialNumber: text('serial_number').notNull(),
+    /** disinfection robots run jobs, delivery robots carry deliveries (never both). */
+    kind: text('kind').$type<RobotKind>().notNull().default('disinfection'),
     status: text('status').$type<RobotStatus>().notNull().default('idle'),
     mode: integer('mode').$type<RobotMode>().notNull().default(0), // spec §3: 0 Offline … 4 Maintenance
     battery: real('battery').notNull().default(0),
@@ -480,6 +490,8 @@ export const robotCommands = pgTable(
       .notNull()
       .references(() => robots.id, { onDelete: 'cascade' }),
     jobId: uuid('job_id').references(() => jobs.id, { onDelete: 'set null' }),
+    /** The delivery a delivery robot's command is for (its order, pause, resume, cancel, hand-off answers). */
+    deliveryId: uuid('delivery_id').references(() => deliveries.id, { onDelete: 'set null' }),
     seq: integer('seq').notNull(),
     kind: text('kind').notNull(), // UndeliveredCommandKind of the contracts: order, play, resume, pause, stop, home, decision
     /** The VDA 5050 message without its header: `{ order }` or `{ actions }` (robot-link/outbox.ts CommandBody). */
@@ -501,6 +513,104 @@ export const robotCommands = pgTable(
     // A job's pending command is read with every job the lists and streams show.
     index('robot_commands_open_job').on(t.jobId).where(sql`state IN ('pending', 'sent')`),
   ],
+);
+
+// ---------------------------------------------------------------- deliveries (the logistics variant)
+
+/**
+ * A delivery from a pickup room to a drop-off room. Queued deliveries wait for the dispatcher (robot_id null); a
+ * dispatched one is a VDA 5050 order whose orderId is the delivery id. Status is spec §3's 0–6.
+ */
+export const deliveries = pgTable(
+  'deliveries',
+  {
+    id: id(),
+    orgId: orgId(),
+    status: integer('status').$type<DeliveryStatus>().notNull().default(0),
+    priority: text('priority').$type<DeliveryPriority>().notNull().default('routine'),
+    pickupRoomId: uuid('pickup_room_id')
+      .notNull()
+      .references(() => rooms.id, { onDelete: 'restrict' }),
+    dropoffRoomId: uuid('dropoff_room_id')
+      .notNull()
+      .references(() => rooms.id, { onDelete: 'restrict' }),
+    /** The robot carrying it; null while Queued (and after a hand-back). */
+    robotId: uuid('robot_id').references(() => robots.id, { onDelete: 'set null' }),
+    requestedById: uuid('requested_by_id').references(() => users.id, { onDelete: 'set null' }),
+    requestedByName: text('requested_by_name').notNull(),
+    recipientUserId: uuid('recipient_user_id').references(() => users.id, { onDelete: 'set null' }),
+    recipientName: text('recipient_name'),
+    deliverBy: timestamp('deliver_by', { withTimezone: true }),
+    notes: text('notes').notNull().default(''),
+    /** The hand-off PIN, hashed (argon2id); the PIN itself is only in the create reply and the recipient's push. */
+    pinHash: text('pin_hash').notNull(),
+    pinFailures: integer('pin_failures').notNull().default(0),
+    handoffLockedAt: timestamp('handoff_locked_at', { withTimezone: true }),
+    /** The PIN was verified (console or robot): the drop may finish, and its finishing makes the delivery Delivered. */
+    handoffVerifiedAt: timestamp('handoff_verified_at', { withTimezone: true }),
+    loadedAt: timestamp('loaded_at', { withTimezone: true }),
+    deliveredAt: timestamp('delivered_at', { withTimezone: true }),
+    waitingFor: text('waiting_for').$type<DeliveryWaitingFor>(),
+    waitingSince: timestamp('waiting_since', { withTimezone: true }),
+    /** Why it is Blocked, or why it was last handed back to the queue. */
+    reason: text('reason'),
+    dispatchAttempts: integer('dispatch_attempts').notNull().default(0),
+    dispatchedAt: timestamp('dispatched_at', { withTimezone: true }),
+    /** Since when the robot carrying it is blocked or gone (the hand-back clock). */
+    troubleSince: timestamp('trouble_since', { withTimezone: true }),
+    drawer: text('drawer').$type<DrawerState>(),
+    /** The robot's last reported place while carrying it (metres on its floor). */
+    lastPlace: jsonb('last_place').$type<DeliveryPlace>(),
+    /** How far escalation went: 0 none, 1 recipient, 2 sender, 3 admins (escalation.ts). */
+    escalationLevel: integer('escalation_level').notNull().default(0),
+    escalatedAt: timestamp('escalated_at', { withTimezone: true }),
+    orderUpdateId: integer('order_update_id').notNull().default(0),
+    createdAt: createdAt(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    index('deliveries_org_created').on(t.orgId, t.createdAt.desc(), t.id),
+    // The dispatcher's queue: Queued deliveries of an organization, priority first, then age.
+    index('deliveries_queue').on(t.orgId, t.createdAt).where(sql`status = 0`),
+    index('deliveries_robot').on(t.robotId).where(sql`robot_id IS NOT NULL`),
+  ],
+);
+
+export const deliveryItems = pgTable(
+  'delivery_items',
+  {
+    deliveryId: uuid('delivery_id')
+      .notNull()
+      .references(() => deliveries.id, { onDelete: 'cascade' }),
+    position: integer('position').notNull(),
+    description: text('description').notNull(),
+    category: text('category').$type<ItemCategory>().notNull(),
+    quantity: integer('quantity').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.deliveryId, t.position] })],
+);
+
+/** The chain of custody: append-only (a trigger refuses updates, and inserts once the delivery is Delivered). */
+export const deliveryCustody = pgTable(
+  'delivery_custody',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    orgId: orgId(),
+    deliveryId: uuid('delivery_id')
+      .notNull()
+      .references(() => deliveries.id, { onDelete: 'cascade' }),
+    step: text('step').$type<CustodyStepKind>().notNull(),
+    /** The robot's time for what the robot reported, else the server's. */
+    at: timestamp('at', { withTimezone: true }).notNull(),
+    recordedAt: timestamp('recorded_at', { withTimezone: true }).notNull().defaultNow(),
+    userId: uuid('user_id'),
+    userName: text('user_name'),
+    robotId: uuid('robot_id'),
+    robotName: text('robot_name'),
+    place: jsonb('place').$type<DeliveryPlace>(),
+    detail: text('detail'),
+  },
+  (t) => [index('delivery_custody_delivery').on(t.deliveryId, t.id)],
 );
 
 // ---------------------------------------------------------------- people

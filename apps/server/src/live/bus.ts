@@ -22,7 +22,7 @@ import { z } from 'zod';
 import type { Database, Executor } from '../db/client.ts';
 import { eventHorizon, events } from '../db/schema.ts';
 
-export const Stream = z.enum(['jobs', 'actions', 'robots']);
+export const Stream = z.enum(['jobs', 'actions', 'robots', 'deliveries']);
 export type Stream = z.infer<typeof Stream>;
 
 export interface LiveEvent {

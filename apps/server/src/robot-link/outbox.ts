@@ -89,6 +89,8 @@ export interface NewCommand {
   orgId: string;
   robotId: string;
   jobId: string | null;
+  /** The delivery a delivery robot's command is for. */
+  deliveryId?: string | null;
   kind: UndeliveredCommandKind;
   body: CommandBody;
 }
