@@ -210,6 +210,19 @@ export const DeliveryRefusal = {
 } as const;
 export type DeliveryRefusal = (typeof DeliveryRefusal)[keyof typeof DeliveryRefusal];
 
+/** On the deliveries stream: the third wrong PIN locked the hand-off (the sender and the admins are told by push). */
+export const DELIVERY_HANDOFF_LOCKED_EVENT = 'delivery_handoff_locked';
+export const DeliveryHandoffLocked = z.object({ delivery_id: Id, robot_id: Id.nullable(), requested_by_id: Id.nullable() });
+export type DeliveryHandoffLocked = z.infer<typeof DeliveryHandoffLocked>;
+
+/** Who an escalation of a delivery waiting too long (or late) told, level by level. */
+export const DeliveryEscalationTarget = z.enum(['recipient', 'sender', 'admins']);
+export type DeliveryEscalationTarget = z.infer<typeof DeliveryEscalationTarget>;
+/** On the deliveries stream: a delivery waited too long at a hand-off, or is late, and was escalated one level. */
+export const DELIVERY_ESCALATED_EVENT = 'delivery_escalated';
+export const DeliveryEscalated = z.object({ delivery_id: Id, level: z.number().int().min(1).max(3), told: DeliveryEscalationTarget });
+export type DeliveryEscalated = z.infer<typeof DeliveryEscalated>;
+
 const deliveryParams = z.object({ delivery_id: Id });
 
 export const createDelivery = defineRoute({

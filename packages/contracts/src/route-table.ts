@@ -5,6 +5,16 @@
  */
 import { confirmAction, getAction, listWaitingActions, streamActions } from './actions.ts';
 import { createContact, deleteContact, listAdminContacts, listContacts } from './contacts.ts';
+import {
+  cancelDelivery,
+  commandDelivery,
+  confirmLoading,
+  createDelivery,
+  getDelivery,
+  handoffDelivery,
+  listDeliveries,
+  streamDeliveries,
+} from './deliveries.ts';
 import { commandJob, startJobNow } from './execution.ts';
 import { postRobotCommand, streamRobots } from './fleet.ts';
 import { createGroup, deleteGroup, getGroup, listGroups, listGroupUsers } from './groups.ts';
@@ -120,6 +130,14 @@ export const ROUTE_TABLE: readonly RouteTableEntry[] = [
     subscribe,
     unsubscribe,
     removeDevice,
+    createDelivery,
+    listDeliveries,
+    streamDeliveries,
+    getDelivery,
+    cancelDelivery,
+    commandDelivery,
+    confirmLoading,
+    handoffDelivery,
   ]),
 ];
 

@@ -4,7 +4,7 @@
  * PIN locks the hand-off and alerts the sender and the admins (`delivery_handoff_locked` on the deliveries stream).
  */
 import { randomInt } from 'node:crypto';
-import { DeliveryRefusal, DeliveryStatus, HANDOFF_PIN_ATTEMPTS, HANDOFF_PIN_LENGTH, type DeliveryPlace } from '@uvd/contracts';
+import { DELIVERY_HANDOFF_LOCKED_EVENT, DeliveryRefusal, DeliveryStatus, HANDOFF_PIN_ATTEMPTS, HANDOFF_PIN_LENGTH, type DeliveryHandoffLocked, type DeliveryPlace } from '@uvd/contracts';
 import type { AppContext } from '../context.ts';
 import type { Tx } from '../db/client.ts';
 import { hashPassword, verifyPassword } from '../identity/passwords.ts';
@@ -12,7 +12,7 @@ import { conflict } from '../lib/http-error.ts';
 import { confirmHandoffOnRobot, refuseHandoffOnRobot } from '../robot-link/deliveries/commands.ts';
 import { recordCustody, updateDelivery, type Actor, type DeliveryRow } from './lifecycle.ts';
 
-export const DELIVERY_HANDOFF_LOCKED_EVENT = 'delivery_handoff_locked';
+export { DELIVERY_HANDOFF_LOCKED_EVENT };
 
 export const generatePin = (): string => randomInt(0, 10 ** HANDOFF_PIN_LENGTH).toString().padStart(HANDOFF_PIN_LENGTH, '0');
 export const hashPin = (pin: string): Promise<string> => hashPassword(pin);
@@ -74,7 +74,7 @@ export async function checkHandoffPin(
         stream: 'deliveries',
         key: delivery.id,
         type: DELIVERY_HANDOFF_LOCKED_EVENT,
-        payload: { delivery_id: delivery.id, robot_id: delivery.robotId, requested_by_id: delivery.requestedById },
+        payload: { delivery_id: delivery.id, robot_id: delivery.robotId, requested_by_id: delivery.requestedById } satisfies DeliveryHandoffLocked,
       },
       tx,
     );

@@ -9,10 +9,21 @@
 import { and, eq } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { COMMAND_UNDELIVERED_EVENT, STOP_CONFIRMED_EVENT, STOP_UNCONFIRMED_EVENT, streamActions, streamJobs, streamRobots, type RouteContract } from '@uvd/contracts';
+import {
+  COMMAND_UNDELIVERED_EVENT,
+  DELIVERY_ESCALATED_EVENT,
+  DELIVERY_HANDOFF_LOCKED_EVENT,
+  STOP_CONFIRMED_EVENT,
+  STOP_UNCONFIRMED_EVENT,
+  streamActions,
+  streamDeliveries,
+  streamJobs,
+  streamRobots,
+  type RouteContract,
+} from '@uvd/contracts';
 import type { AppContext } from '../context.ts';
 import type { Executor } from '../db/client.ts';
-import { jobs } from '../db/schema.ts';
+import { deliveries, jobs } from '../db/schema.ts';
 import type { LiveEvent, Stream } from './bus.ts';
 import { registerStream, type StreamOptions } from './sse.ts';
 import type { Viewer } from './viewer.ts';
@@ -32,6 +43,8 @@ interface StreamDeclaration<R extends RouteContract> {
    * stream's fast path stays synchronous), else a lookup.
    */
   robotOf(event: LiveEvent, orgId: string): string | undefined | Promise<string | undefined>;
+  /** Who may see the event, when it is not who may see its robot (a delivery's rooms and people count too). */
+  authorize?: (event: LiveEvent, viewer: Viewer) => boolean | Promise<boolean>;
 }
 
 /** A declared stream, ready to register; its route's types stay inside. */
@@ -50,7 +63,7 @@ const declare = <R extends RouteContract>(declaration: StreamDeclaration<R>): Li
     registerStream(app, context, declaration.contract, {
       stream: declaration.stream,
       keysFromQuery: (query) => declaration.keysFromQuery(query),
-      authorize: authorizer(declaration),
+      authorize: declaration.authorize ?? authorizer(declaration),
     });
   },
 });
@@ -70,6 +83,67 @@ const robotOfJobEvent =
       .where(and(eq(jobs.orgId, orgId), eq(jobs.id, event.key)))
       .then(([row]) => row?.robotId);
   };
+
+/** What decides who sees a delivery's event: its robot, its rooms and its people. */
+interface DeliveryParties {
+  robotId: string | null;
+  pickupRoomId: string;
+  dropoffRoomId: string;
+  requestedById: string | null;
+  recipientUserId: string | null;
+}
+
+/** A delivery_change carries the delivery as the list shows it. */
+const DeliveryPayload = z.object({
+  robot_id: z.string().nullable(),
+  pickup: z.object({ room_id: z.string() }),
+  dropoff: z.object({ room_id: z.string() }),
+  requested_by: z.object({ user_id: z.string().nullable() }),
+  recipient_user_id: z.string().nullable(),
+});
+
+/** The parties of a delivery's event: from its payload, else from the `deliveries` table (the key is the delivery id). */
+const partiesOfDeliveryEvent =
+  (db: Executor) =>
+  async (event: LiveEvent, orgId: string): Promise<DeliveryParties | undefined> => {
+    const payload = DeliveryPayload.safeParse(event.payload).data;
+    if (payload)
+      return {
+        robotId: payload.robot_id,
+        pickupRoomId: payload.pickup.room_id,
+        dropoffRoomId: payload.dropoff.room_id,
+        requestedById: payload.requested_by.user_id,
+        recipientUserId: payload.recipient_user_id,
+      };
+    const [row] = await db
+      .select({
+        robotId: deliveries.robotId,
+        pickupRoomId: deliveries.pickupRoomId,
+        dropoffRoomId: deliveries.dropoffRoomId,
+        requestedById: deliveries.requestedById,
+        recipientUserId: deliveries.recipientUserId,
+      })
+      .from(deliveries)
+      .where(and(eq(deliveries.orgId, orgId), eq(deliveries.id, event.key)));
+    return row;
+  };
+
+/** The deliveries' visibility (deliveries/README.md): the robot, the pickup or the drop-off room, or the requester or recipient. */
+function deliveryAuthorizer(db: Executor, types: readonly string[]): (event: LiveEvent, viewer: Viewer) => boolean | Promise<boolean> {
+  const parties = partiesOfDeliveryEvent(db);
+  return async (event, viewer) => {
+    if (!types.includes(event.type)) return false;
+    if (viewer.seesEverything) return true;
+    const of = await parties(event, viewer.principal.orgId);
+    if (!of) return false;
+    const me = viewer.principal.sub;
+    if (of.requestedById === me || of.recipientUserId === me) return true;
+    if (of.robotId !== null && (await viewer.canSeeRobot(of.robotId))) return true;
+    return (await viewer.canSeeRoom(of.pickupRoomId)) || viewer.canSeeRoom(of.dropoffRoomId);
+  };
+}
+
+const DELIVERY_STREAM_TYPES = ['delivery_change', DELIVERY_HANDOFF_LOCKED_EVENT, DELIVERY_ESCALATED_EVENT];
 
 /** The declarations, in spec §7's order. */
 export const liveStreams = (db: Executor): readonly LiveStream[] => [
@@ -105,6 +179,19 @@ export const liveStreams = (db: Executor): readonly LiveStream[] => [
       types: ['robot_update', COMMAND_UNDELIVERED_EVENT, STOP_UNCONFIRMED_EVENT, STOP_CONFIRMED_EVENT],
       keysFromQuery: (query) => query.robot_list,
       robotOf: (event) => event.key,
+    }),
+    /**
+     * `GET /deliveries/stream?delivery_list=…`: delivery_change (the delivery as the list shows it), and the alerts
+     * delivery_handoff_locked (three wrong PINs) and delivery_escalated (a hand-off waited too long), of the listed
+     * deliveries or of every one the caller may see.
+     */
+    declare({
+      contract: streamDeliveries,
+      stream: 'deliveries',
+      types: DELIVERY_STREAM_TYPES,
+      keysFromQuery: (query) => query.delivery_list,
+      robotOf: () => undefined,
+      authorize: deliveryAuthorizer(db, DELIVERY_STREAM_TYPES),
     }),
 ];
 

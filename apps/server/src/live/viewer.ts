@@ -6,7 +6,7 @@
  */
 import type { Executor } from '../db/client.ts';
 import type { Principal } from '../identity/principal.ts';
-import { seesEverything, visibleRobotIds } from '../lib/visibility.ts';
+import { seesEverything, visibleRobotIds, visibleRoomIds } from '../lib/visibility.ts';
 
 export interface Viewer {
   readonly principal: Principal;
@@ -14,28 +14,34 @@ export interface Viewer {
   readonly seesEverything: boolean;
   /** Whether the caller may see this robot of their organization (and the jobs, logs and actions of it). */
   canSeeRobot(robotId: string): Promise<boolean>;
+  /** Whether the caller may see this room of their organization (a delivery's pickup or drop-off). */
+  canSeeRoom(roomId: string): Promise<boolean>;
 }
 
-export function createViewer(db: Executor, principal: Principal, refreshMs: number, now: () => number = Date.now): Viewer {
-  const everything = seesEverything(principal);
-  let robots: ReadonlySet<string> | undefined;
+/** A set of ids read once and again when older than `refreshMs`; concurrent checks share one read. */
+function cachedIds(read: () => Promise<{ id: string }[]>, refreshMs: number, now: () => number): () => Promise<ReadonlySet<string>> {
+  let ids: ReadonlySet<string> | undefined;
   let loadedAt = 0;
   let loading: Promise<ReadonlySet<string>> | undefined;
-
-  const visibleRobots = async (): Promise<ReadonlySet<string>> => {
-    if (robots && now() - loadedAt < refreshMs) return robots;
-    // Concurrent checks share one read.
-    loading ??= visibleRobotIds(db, principal)
+  return async () => {
+    if (ids && now() - loadedAt < refreshMs) return ids;
+    loading ??= read()
       .then((rows) => {
-        robots = new Set(rows.map((row) => row.id));
+        ids = new Set(rows.map((row) => row.id));
         loadedAt = now();
-        return robots;
+        return ids;
       })
       .finally(() => {
         loading = undefined;
       });
     return loading;
   };
+}
+
+export function createViewer(db: Executor, principal: Principal, refreshMs: number, now: () => number = Date.now): Viewer {
+  const everything = seesEverything(principal);
+  const visibleRobots = cachedIds(() => visibleRobotIds(db, principal), refreshMs, now);
+  const visibleRooms = cachedIds(() => visibleRoomIds(db, principal), refreshMs, now);
 
   return {
     principal,
@@ -43,6 +49,10 @@ export function createViewer(db: Executor, principal: Principal, refreshMs: numb
     async canSeeRobot(robotId) {
       if (everything) return true;
       return (await visibleRobots()).has(robotId);
+    },
+    async canSeeRoom(roomId) {
+      if (everything) return true;
+      return (await visibleRooms()).has(roomId);
     },
   };
 }
