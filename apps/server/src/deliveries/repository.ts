@@ -9,7 +9,7 @@ import type { z } from 'zod';
 import type { Executor, Tx } from '../db/client.ts';
 import { deliveries, deliveryItems, rooms, users } from '../db/schema.ts';
 import type { Principal } from '../identity/principal.ts';
-import { badRequest, notFound } from '../lib/http-error.ts';
+import { badRequest, HttpError, notFound } from '../lib/http-error.ts';
 import { robotVisible, roomVisible, seesEverything } from '../lib/visibility.ts';
 import { cappedCount, dateConditions, filterTimeZone } from '../jobs/list-filter.ts';
 import { toDeliveries, type DeliveryRow } from './lifecycle.ts';
@@ -90,7 +90,8 @@ export async function insertDelivery(tx: Tx, principal: Principal, input: Parsed
     );
   const known = new Set(found.map((room) => room.id));
   for (const field of ['pickup_room_id', 'dropoff_room_id'] as const) {
-    if (!known.has(input[field])) throw notFound(`Room ${input[field]} (${field})`);
+    // The id is not echoed: a reply must not confirm what another organization holds.
+    if (!known.has(input[field])) throw new HttpError(404, ErrorCode.notFound, `Field "${field}": the room was not found.`, { field });
   }
   if (input.pickup_room_id === input.dropoff_room_id)
     throw badRequest('Field "dropoff_room_id": the drop-off room must differ from the pickup room.', { field: 'dropoff_room_id' });
@@ -103,7 +104,7 @@ export async function insertDelivery(tx: Tx, principal: Principal, input: Parsed
       .from(users)
       .where(and(eq(users.id, input.recipient_user_id), eq(users.orgId, principal.orgId), eq(users.enabled, true)));
     if (!recipient)
-      throw badRequest(`Field "recipient_user_id": no user ${input.recipient_user_id} in your organization.`, { field: 'recipient_user_id' }, ErrorCode.validation);
+      throw badRequest('Field "recipient_user_id": no such user in your organization.', { field: 'recipient_user_id' });
     recipientName ??= `${recipient.firstName} ${recipient.lastName}`.trim() || recipient.username;
   }
   const requester = `${principal.givenName} ${principal.familyName}`.trim() || principal.username;

@@ -7,7 +7,7 @@ import { z } from 'zod';
 
 type JsonSchema = Record<string, unknown>;
 
-export type Kind = 'robot' | 'room' | 'floor' | 'building' | 'group' | 'job' | 'user' | 'contact' | 'action';
+export type Kind = 'robot' | 'room' | 'floor' | 'building' | 'group' | 'job' | 'user' | 'contact' | 'action' | 'delivery';
 
 /** Ids the fuzzer may use where a schema asks for a uuid: real ones of the fuzzed organization reach the handlers. */
 export interface IdPool {
@@ -30,6 +30,8 @@ export function kindOf(path: string, field: string): Kind | undefined {
     case 'job_list':
       return 'job';
     case 'room_id':
+    case 'pickup_room_id':
+    case 'dropoff_room_id':
     case 'room_list':
       return 'room';
     case 'floor_id':
@@ -44,9 +46,13 @@ export function kindOf(path: string, field: string): Kind | undefined {
       return 'group';
     case 'user_id':
     case 'userId':
+    case 'recipient_user_id':
       return 'user';
     case 'action_id':
       return 'action';
+    case 'delivery_id':
+    case 'delivery_list':
+      return 'delivery';
     case 'id':
     case '':
       if (path.startsWith('/jobs/') || path.startsWith('/log/')) return 'job';

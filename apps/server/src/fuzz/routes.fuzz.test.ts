@@ -13,8 +13,8 @@ import fc from 'fast-check';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
-import { Contact, isStreamRoute, Job, ROUTE_TABLE, routeUrl, type RouteTableEntry } from '@uvd/contracts';
-import { actions, contacts, groups, jobs, logs, users } from '../db/schema.ts';
+import { Contact, CreatedDelivery, DeliveryStatus, isStreamRoute, Job, ROUTE_TABLE, routeUrl, type RouteTableEntry } from '@uvd/contracts';
+import { actions, contacts, deliveries, groups, jobs, logs, users } from '../db/schema.ts';
 import { startTestServer, type TestServer, type TestUser } from '../testing/harness.ts';
 import { addFloorMap } from '../testing/rooms-fixtures.ts';
 import { createSite } from '../testing/site-fixtures.ts';
@@ -94,6 +94,15 @@ beforeEach(async () => {
     const [action] = await db.insert(actions).values({ orgId, jobId, robotId, promptId: `p-${jobId}`, buttonText: 'continue' }).returning({ id: actions.id });
     pool.ids.job = [jobId];
     pool.ids.action = action ? [action.id] : [];
+  }
+  // A Queued delivery for the deliveries' routes (a fuzzed cancel ends it).
+  const [delivery] = await db.select({ status: deliveries.status }).from(deliveries).where(eq(deliveries.id, pool.ids.delivery?.[0] ?? crypto.randomUUID()));
+  if (delivery?.status !== DeliveryStatus.queued) {
+    const created = await server.request('POST', '/api/deliveries', {
+      token: admin.token,
+      body: { pickup_room_id: roomIds[0], dropoff_room_id: roomIds[1], items: [{ description: 'Fuzz', category: 'other', quantity: 1 }] },
+    });
+    pool.ids.delivery = [CreatedDelivery.parse(created.body).delivery_id];
   }
   if (!(await exists(contacts, pool.ids.contact?.[0]))) {
     const contact = await server.request('POST', '/api/contact/admin/profile/contacts', {

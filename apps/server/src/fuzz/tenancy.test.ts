@@ -8,8 +8,9 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isStreamRoute, Job, OAuthError, ROUTE_TABLE, routeUrl, type Role, type RouteTableEntry } from '@uvd/contracts';
+import { CreatedDelivery, isStreamRoute, Job, OAuthError, ROUTE_TABLE, routeUrl, type Role, type RouteTableEntry } from '@uvd/contracts';
 import { actions, logs } from '../db/schema.ts';
+import { lockDelivery, publishDeliveryChange } from '../deliveries/lifecycle.ts';
 import { startTestServer, type TestServer, type TestUser } from '../testing/harness.ts';
 import { openSse, type SseClient } from '../testing/live-fixtures.ts';
 import { addFloorMap } from '../testing/rooms-fixtures.ts';
@@ -35,6 +36,7 @@ let callers: Caller[];
 /** Jobs each caller may see, for the streams' markers. */
 let visibleJob: Record<string, string>;
 let visibleRobot: Record<string, string>;
+let visibleDelivery: Record<string, string>;
 let orgOf: Record<string, string>;
 
 const roomOf = (site: Site) => site.floors[0]?.roomIds ?? [];
@@ -46,6 +48,16 @@ async function createJob(user: TestUser, site: Site): Promise<string> {
   });
   if (response.status !== 200) throw new Error(`job not created: ${JSON.stringify(response.body)}`);
   return Job.parse(response.body).job_id;
+}
+
+async function createDelivery(user: TestUser, site: Site): Promise<string> {
+  const [pickup, dropoff] = roomOf(site);
+  const response = await server.request('POST', '/api/deliveries', {
+    token: user.token,
+    body: { pickup_room_id: pickup, dropoff_room_id: dropoff, items: [{ description: 'Tenancy', category: 'other', quantity: 1 }] },
+  });
+  if (response.status !== 201) throw new Error(`delivery not created: ${JSON.stringify(response.body)}`);
+  return CreatedDelivery.parse(response.body).delivery_id;
 }
 
 beforeAll(async () => {
@@ -76,6 +88,7 @@ beforeAll(async () => {
     user: operatorA.id,
     contact: contact.body.id,
     action: '',
+    delivery: await createDelivery(adminA, siteA),
   };
   // The job's log (logs are keyed by the job id), so the log routes have a row to guard.
   await server.context.db.insert(logs).values({
@@ -93,13 +106,18 @@ beforeAll(async () => {
     .values({ orgId: orgA, jobId: ids.job, robotId: ids.robot, promptId: 'tenancy', buttonText: 'continue' })
     .returning({ id: actions.id });
   ids.action = action?.id ?? '';
-  const groupHidden = [ids.robot, ...roomOf(siteA), ids.floor, ids.building, ids.group, ids.job, ids.action];
+  const groupHidden = [ids.robot, ...roomOf(siteA), ids.floor, ids.building, ids.group, ids.job, ids.action, ids.delivery];
   callers = [
     { name: "another organization's admin", user: adminB, hidden: [...Object.values(ids), ...roomOf(siteA), adminA.id, otherOperator.id, secondGroup] },
     { name: 'a teleoperator of another group', user: otherOperator, hidden: groupHidden },
   ];
   visibleJob = { [adminB.id]: await createJob(adminB, siteB), [otherOperator.id]: await createJob(adminA, siteA2), [adminA.id]: ids.job };
   visibleRobot = { [adminB.id]: siteB.robotIds[0] ?? '', [otherOperator.id]: siteA2.robotIds[0] ?? '', [adminA.id]: ids.robot };
+  visibleDelivery = {
+    [adminB.id]: await createDelivery(adminB, siteB),
+    [otherOperator.id]: await createDelivery(adminA, siteA2),
+    [adminA.id]: ids.delivery,
+  };
   orgOf = { [adminB.id]: orgB, [otherOperator.id]: orgA, [adminA.id]: orgA };
 });
 
@@ -239,8 +257,14 @@ describe('tenancy of the live streams', () => {
   const streams = ROUTE_TABLE.filter((entry) => isStreamRoute(entry.contract));
 
   /** Makes a change of `jobId`'s or `robotId`'s data appear on `stream` (the organization's own path for each). */
-  async function trigger(stream: string, orgId: string, jobId: string, robotId: string): Promise<void> {
-    if (stream === '/jobs/v2/jobs/stream') {
+  async function trigger(stream: string, orgId: string, jobId: string, robotId: string, deliveryId: string): Promise<void> {
+    if (stream === '/deliveries/stream') {
+      await server.context.db.transaction(async (tx) => {
+        const delivery = await lockDelivery(tx, orgId, deliveryId);
+        if (!delivery) throw new Error('delivery missing');
+        await publishDeliveryChange(server.context, tx, delivery);
+      });
+    } else if (stream === '/jobs/v2/jobs/stream') {
       const owner = orgId === orgA ? adminA : callers[0]?.user;
       const response = await server.request('PATCH', `/api/jobs/job/${jobId}/notes`, { token: owner?.token, body: { notes: `n${Date.now()}` } });
       expect(response.status).toBe(200);
@@ -254,7 +278,8 @@ describe('tenancy of the live streams', () => {
 
   for (const entry of streams) {
     const path = entry.contract.path;
-    const listField = path.startsWith('/robot/') ? 'robot_list' : 'job_list';
+    const listField = path.startsWith('/robot/') ? 'robot_list' : path.startsWith('/deliveries/') ? 'delivery_list' : 'job_list';
+    const keyOf = (robot: string, job: string, delivery: string) => (listField === 'robot_list' ? robot : listField === 'delivery_list' ? delivery : job);
     it(`${path}: a change of hidden data never arrives, a later visible one does`, async () => {
       const opened: SseClient[] = [];
       try {
@@ -262,8 +287,8 @@ describe('tenancy of the live streams', () => {
         opened.push(control);
         const watchers: { caller: Caller; client: SseClient; marker: string }[] = [];
         for (const caller of callers) {
-          const marker = listField === 'robot_list' ? (visibleRobot[caller.user.id] ?? '') : (visibleJob[caller.user.id] ?? '');
-          const hiddenKey = listField === 'robot_list' ? ids.robot : ids.job;
+          const marker = keyOf(visibleRobot[caller.user.id] ?? '', visibleJob[caller.user.id] ?? '', visibleDelivery[caller.user.id] ?? '');
+          const hiddenKey = keyOf(ids.robot, ids.job, ids.delivery);
           for (const query of [{}, { [listField]: [hiddenKey, marker] }]) {
             const client = await openSse(server.url, `/api${path}`, { token: caller.user.token, query });
             opened.push(client);
@@ -274,10 +299,11 @@ describe('tenancy of the live streams', () => {
             watchers.push({ caller, client, marker });
           }
         }
-        await trigger(path, orgA, ids.job, ids.robot);
-        await control.waitFor((frame) => frame.data.includes(listField === 'robot_list' ? ids.robot : ids.job), 15_000);
+        await trigger(path, orgA, ids.job, ids.robot, ids.delivery);
+        await control.waitFor((frame) => frame.data.includes(keyOf(ids.robot, ids.job, ids.delivery)), 15_000);
         for (const { caller, client, marker } of watchers) {
-          await trigger(path, orgOf[caller.user.id] ?? orgA, visibleJob[caller.user.id] ?? '', visibleRobot[caller.user.id] ?? '');
+          const id = caller.user.id;
+          await trigger(path, orgOf[id] ?? orgA, visibleJob[id] ?? '', visibleRobot[id] ?? '', visibleDelivery[id] ?? '');
           // Frames arrive in order: once the visible change is there, the hidden one would have been before it.
           await client.waitFor((frame) => frame.data.includes(marker), 15_000);
           const leaked = client.frames.filter((frame) => mentions(frame.data, caller.hidden).length > 0);
