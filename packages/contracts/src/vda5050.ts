@@ -230,9 +230,8 @@ export const UVD_HANDOFF_PIN_INFO_TYPE = 'uvd_handoff_pin';
  */
 export const UVD_PATH_BLOCKED_ERROR = 'uvd_path_blocked';
 
-/** What a robot is for: a disinfection robot runs jobs, a delivery robot carries deliveries. Never both. */
-export const RobotKind = z.enum(['disinfection', 'delivery']);
-export type RobotKind = z.infer<typeof RobotKind>;
+/** What a robot is for (defined beside the Robot in robots.ts, which this module imports). */
+export { RobotKind } from './robots.ts';
 
 /** VDA 5050 standard instant actions we use: pause, resume and stop (cancel the order). */
 export const VdaInstantAction = {

@@ -3,12 +3,12 @@
  * rooms listed once each, numbered 0..n-1, visible to the caller, on the robot's floor, with offered doses.
  */
 import { and, eq, inArray } from 'drizzle-orm';
-import { DUPLICATE_ROOM, ErrorCode, START_TIME_IN_PAST, startTimeInPast, type JobInput } from '@uvd/contracts';
+import { DeliveryRefusal, DUPLICATE_ROOM, ErrorCode, START_TIME_IN_PAST, startTimeInPast, type JobInput, type RobotKind } from '@uvd/contracts';
 import type { z } from 'zod';
 import type { Executor } from '../db/client.ts';
 import { robots, rooms } from '../db/schema.ts';
 import type { Principal } from '../identity/principal.ts';
-import { badRequest, notFound } from '../lib/http-error.ts';
+import { badRequest, conflict, notFound } from '../lib/http-error.ts';
 import { robotVisible, roomVisible, seesEverything } from '../lib/visibility.ts';
 import { organizationDoses, type JobValues } from './repository.ts';
 
@@ -18,12 +18,13 @@ export interface JobRobot {
   id: string;
   name: string;
   floorId: string | null;
+  kind: RobotKind;
 }
 
 /** The robot `robotId` if the caller sees it, else 404. */
 export async function findRobot(executor: Executor, principal: Principal, robotId: string): Promise<JobRobot> {
   const [robot] = await executor
-    .select({ id: robots.id, name: robots.name, floorId: robots.floorId })
+    .select({ id: robots.id, name: robots.name, floorId: robots.floorId, kind: robots.kind })
     .from(robots)
     .where(
       and(
@@ -43,6 +44,12 @@ export function startMinute(startTime: string): Date {
   return date;
 }
 
+/** 409 robot_kind: a delivery robot carries deliveries and runs no disinfection job. */
+export function refuseDeliveryRobot(robot: Pick<JobRobot, 'name' | 'kind'>): void {
+  if (robot.kind !== 'disinfection')
+    throw conflict(`Robot "${robot.name}" is a delivery robot: it runs no disinfection jobs.`, DeliveryRefusal.wrongRobotKind, { kind: robot.kind });
+}
+
 /** Checks `input` for a job of `robot` and returns what to store, or throws a 4xx naming the field. */
 export async function resolveJobInput(
   executor: Executor,
@@ -51,6 +58,7 @@ export async function resolveJobInput(
   input: ParsedJobInput,
   startNow: boolean,
 ): Promise<JobValues> {
+  refuseDeliveryRobot(robot);
   // A job that starts now is started at once (its start_time then becomes the real start), so only a schedule is checked.
   if (!startNow && startTimeInPast(input.start_time))
     throw badRequest(`Field "start_time": ${START_TIME_IN_PAST} (${input.start_time}); choose a later start or start the job now.`, {
