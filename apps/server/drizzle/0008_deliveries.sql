@@ -88,3 +88,8 @@ $$;
 --> statement-breakpoint
 CREATE TRIGGER delivery_custody_append_only BEFORE INSERT OR UPDATE ON delivery_custody
   FOR EACH ROW EXECUTE FUNCTION delivery_custody_append_only();
+--> statement-breakpoint
+ALTER TABLE "push_events" ALTER COLUMN "robot_id" DROP NOT NULL;--> statement-breakpoint
+ALTER TABLE "push_events" ADD COLUMN "delivery_id" uuid;--> statement-breakpoint
+ALTER TABLE "push_events" ADD COLUMN "audience" text;--> statement-breakpoint
+ALTER TABLE "push_events" ADD CONSTRAINT "push_events_delivery_id_deliveries_id_fk" FOREIGN KEY ("delivery_id") REFERENCES "public"."deliveries"("id") ON DELETE cascade ON UPDATE no action;

@@ -183,6 +183,11 @@ const Push = z
     FCM_SERVICE_ACCOUNT_FILE: optionalText,
     /** A prompt nobody answered this long is pushed again to the organization's admins. */
     PUSH_ESCALATION_SECONDS: z.coerce.number().positive().default(120),
+    /**
+     * A delivery waiting this long at a hand-off (or past its deliver_by) is pushed to its recipient, after as long
+     * again to its sender, then to the admins (deliveries/escalation.ts).
+     */
+    DELIVERY_ESCALATION_SECONDS: z.coerce.number().positive().default(300),
     /** A push not delivered this long after its event is given up (the push service keeps it this long too). */
     PUSH_GIVE_UP_SECONDS: z.coerce.number().positive().default(3600),
     /** The first retry's wait; each next one doubles, up to 5 minutes. */
@@ -200,6 +205,7 @@ const Push = z
     fcmServiceAccount:
       e.FCM_SERVICE_ACCOUNT ?? (e.FCM_SERVICE_ACCOUNT_FILE ? readFileSync(e.FCM_SERVICE_ACCOUNT_FILE, 'utf8') : undefined),
     escalationMs: e.PUSH_ESCALATION_SECONDS * 1000,
+    deliveryEscalationMs: e.DELIVERY_ESCALATION_SECONDS * 1000,
     giveUpMs: e.PUSH_GIVE_UP_SECONDS * 1000,
     retryBaseMs: e.PUSH_RETRY_BASE_MS,
     sendTimeoutMs: e.PUSH_SEND_TIMEOUT_SECONDS * 1000,

@@ -114,11 +114,28 @@ export const removeDevice = defineRoute({
 });
 
 /** Spec §3 push message types. */
-export const PushType = z.enum(['job', 'battery']);
+export const PushType = z.enum(['job', 'battery', 'delivery']);
 export type PushType = z.infer<typeof PushType>;
 
 /** What happened, for the service worker and the app to choose a screen and buttons. */
-export const PushEventKind = z.enum(['job_started', 'job_finished', 'job_failed', 'job_not_started', 'prompt', 'prompt_escalation', 'battery_low', 'stop_unconfirmed']);
+export const PushEventKind = z.enum([
+  'job_started',
+  'job_finished',
+  'job_failed',
+  'job_not_started',
+  'prompt',
+  'prompt_escalation',
+  'battery_low',
+  'stop_unconfirmed',
+  // Deliveries (type delivery, related_id the delivery, url /deliveries/{id}): to the recipient with the PIN, the
+  // hand-off locked and a delivery Blocked to the sender and the admins, Delivered to the sender, and the
+  // escalation of a delivery waiting too long (or late) to the recipient, then the sender, then the admins.
+  'delivery_requested',
+  'delivery_handoff_locked',
+  'delivery_blocked',
+  'delivery_delivered',
+  'delivery_escalation',
+]);
 export type PushEventKind = z.infer<typeof PushEventKind>;
 
 /** The answers a prompt push offers as notification buttons (spec §4: confirm or skip). */
@@ -135,12 +152,12 @@ export const PushMessage = z.object({
   body: z.string(),
   icon: z.string(),
   type: PushType,
-  /** The job id (type job) or the robot id (type battery). */
+  /** The job id (type job), the robot id (type battery) or the delivery id (type delivery). */
   related_id: Id,
   kind: PushEventKind,
   /** One per event: a device shows a repeated delivery of the same push once (notification tag). */
   push_id: z.string(),
-  /** The console path to open on a click: /job/{id} or /map?robot={id}. */
+  /** The console path to open on a click: /job/{id}, /map?robot={id} or /deliveries/{id}. */
   url: z.string(),
   /** The organization (realm) whose session may answer it. */
   realm: z.string(),

@@ -689,6 +689,9 @@ export const pushKeys = pgTable('push_keys', {
  * The outbox of pushes: one row per event that should reach people, written in the transaction that records
  * the event. The fan-out worker turns it into one delivery per device when it is due (escalations later).
  */
+/** Who a delivery's push goes to (notifications/delivery-pushes.ts). */
+export type DeliveryPushAudience = 'recipient' | 'sender' | 'admins' | 'sender_and_admins';
+
 export const pushEvents = pgTable(
   'push_events',
   {
@@ -697,9 +700,13 @@ export const pushEvents = pgTable(
     kind: text('kind').notNull(), // PushEventKind of the contracts
     /** Makes an event once: `prompt:{action}`, `job_started:{job}`, … */
     dedupeKey: text('dedupe_key').notNull(),
-    robotId: uuid('robot_id').notNull(),
+    /** The robot the push is about; null for a delivery's push before any robot took it. */
+    robotId: uuid('robot_id'),
     jobId: uuid('job_id'),
     actionId: uuid('action_id'),
+    /** A delivery's push: about this delivery, to `audience` (its recipient, sender, the admins) instead of who sees the robot. */
+    deliveryId: uuid('delivery_id').references(() => deliveries.id, { onDelete: 'cascade' }),
+    audience: text('audience').$type<DeliveryPushAudience>(),
     facts: jsonb('facts').notNull(),
     dueAt: timestamp('due_at', { withTimezone: true }).notNull().defaultNow(),
     fannedOutAt: timestamp('fanned_out_at', { withTimezone: true }),

@@ -19,6 +19,7 @@ import type { Principal } from '../identity/principal.ts';
 import { conflict } from '../lib/http-error.ts';
 import { idempotencyKey, idempotent } from '../lib/idempotency.ts';
 import { registerRoute } from '../lib/route.ts';
+import { recordDeliveryPush } from '../notifications/delivery-pushes.ts';
 import { cancelOnRobot, confirmLoadingOnRobot, pauseOrResumeOnRobot } from '../robot-link/deliveries/commands.ts';
 import { assertHandoffOpen, checkHandoffPin, generatePin, hashPin } from './handoff.ts';
 import { isFinalStatus, publishDeliveryChange, recordCustody, toDeliveries, toDeliveryDetail, updateDelivery, type Actor, type DeliveryRow } from './lifecycle.ts';
@@ -71,6 +72,9 @@ export const deliveriesRoutes: FastifyPluginAsync<AppContext> = async (app, ctx)
       const row = await repository.insertDelivery(tx, principal, body, await hashPin(pin));
       await recordCustody(tx, row, 'requested', { user: actorOf(principal), detail: 'console' });
       await publishDeliveryChange(ctx, tx, row);
+      // The recipient gets the PIN by push, sent once after the commit.
+      if (row.recipientUserId)
+        await recordDeliveryPush(tx, row.orgId, { kind: 'delivery_requested', deliveryId: row.id, robotId: null, audience: 'recipient', dedupeKey: `delivery_requested:${row.id}`, pin });
       return { ...(await toDeliveryDetail(tx, row)), pin };
     });
     void reply.code(201);

@@ -11,7 +11,8 @@ import { and, asc, eq, exists, isNull, lte, sql } from 'drizzle-orm';
 import { ActionButtonText, PushEventKind, RESTRICTED_ROLES, type PushMessage } from '@uvd/contracts';
 import type { Db, Tx } from '../db/client.ts';
 import { actions, deviceSubscriptions, jobs, pushDeliveries, pushEvents, robotGroups, robots, rooms, userGroups, users } from '../db/schema.ts';
-import { languageOf, pushTexts, type PushFacts } from './messages.ts';
+import { deliveryMessageFor, deliveryPushStale, deliveryRecipientsOf, deliverySubjectOf, isDeliveryPushKind } from './delivery-pushes.ts';
+import { languageOf, pushTexts, type PushFacts, type RobotPushKind } from './messages.ts';
 import { PUSH_CHANNEL, PushEventFacts } from './outbox.ts';
 
 /** The console's app icon (the web build's PWA icon), shown by the browser beside the text. */
@@ -31,7 +32,7 @@ const restrictedRole = sql`${users.roles} && ARRAY[${sql.join(
   sql`, `,
 )}]::text[]`;
 
-async function recipientsOf(tx: Tx, event: PushEventRow): Promise<Recipient[]> {
+async function recipientsOf(tx: Tx, event: PushEventRow & { robotId: string }): Promise<Recipient[]> {
   const seesRobot = exists(
     tx
       .select({ one: sql`1` })
@@ -61,7 +62,7 @@ interface Subject {
   open: boolean;
 }
 
-async function subjectOf(tx: Tx, event: PushEventRow, facts: PushEventFacts): Promise<Subject | undefined> {
+async function subjectOf(tx: Tx, event: PushEventRow & { robotId: string }, facts: PushEventFacts): Promise<Subject | undefined> {
   const [robot] = await tx.select({ name: robots.name }).from(robots).where(eq(robots.id, event.robotId));
   if (!robot) return undefined; // the robot was removed since: nothing to tell
   let jobName = facts.jobName;
@@ -83,9 +84,14 @@ async function subjectOf(tx: Tx, event: PushEventRow, facts: PushEventFacts): Pr
   };
 }
 
-function messageFor(event: PushEventRow, facts: PushEventFacts, subject: Subject, recipient: Recipient, escalationMs: number): PushMessage {
-  // Only outbox.ts writes the column, from the contracts' kinds.
-  const kind = PushEventKind.parse(event.kind);
+function messageFor(
+  event: PushEventRow & { robotId: string },
+  kind: RobotPushKind,
+  facts: PushEventFacts,
+  subject: Subject,
+  recipient: Recipient,
+  escalationMs: number,
+): PushMessage {
   const pushFacts: PushFacts = {
     kind,
     robotName: subject.robotName,
@@ -120,6 +126,36 @@ function messageFor(event: PushEventRow, facts: PushEventFacts, subject: Subject
   };
 }
 
+type NewDelivery = typeof pushDeliveries.$inferInsert;
+
+/** One push per device that may receive `event`; none when it is stale (answered, withdrawn, ended, removed). */
+async function deliveriesOf(tx: Tx, event: PushEventRow, escalationMs: number): Promise<NewDelivery[]> {
+  const facts = PushEventFacts.parse(event.facts);
+  const row = (recipient: { userId: string; token: string }, message: PushMessage): NewDelivery => ({
+    pushEventId: event.id,
+    orgId: event.orgId,
+    userId: recipient.userId,
+    token: recipient.token,
+    message,
+  });
+  // Only outbox.ts and delivery-pushes.ts write the column, from the contracts' kinds.
+  const kind = PushEventKind.parse(event.kind);
+  const { deliveryId, robotId } = event;
+  if (isDeliveryPushKind(kind)) {
+    if (deliveryId === null) return [];
+    const subject = await deliverySubjectOf(tx, deliveryId);
+    if (!subject || deliveryPushStale(kind, subject)) return [];
+    return (await deliveryRecipientsOf(tx, event)).map((recipient) =>
+      row(recipient, deliveryMessageFor({ ...event, deliveryId }, kind, facts, subject, recipient, PUSH_ICON)),
+    );
+  }
+  if (robotId === null) return [];
+  const robotEvent = { ...event, robotId };
+  const subject = await subjectOf(tx, robotEvent, facts);
+  if (subject === undefined || (event.actionId !== null && !subject.open)) return [];
+  return (await recipientsOf(tx, robotEvent)).map((recipient) => row(recipient, messageFor(robotEvent, kind, facts, subject, recipient, escalationMs)));
+}
+
 /**
  * Fans out up to `limit` due events; returns how many it handled (0: nothing due). A prompt answered before its
  * turn (or its escalation's) is dropped without deliveries.
@@ -135,21 +171,10 @@ export async function fanOutDue(db: Db, escalationMs: number, limit = 20): Promi
       .for('update', { skipLocked: true });
     let deliveries = 0;
     for (const event of due) {
-      const facts = PushEventFacts.parse(event.facts);
-      const subject = await subjectOf(tx, event, facts);
-      const stale = subject === undefined || (event.actionId !== null && !subject.open);
-      if (subject && !stale) {
-        const rows = (await recipientsOf(tx, event)).map((recipient) => ({
-          pushEventId: event.id,
-          orgId: event.orgId,
-          userId: recipient.userId,
-          token: recipient.token,
-          message: messageFor(event, facts, subject, recipient, escalationMs),
-        }));
-        if (rows.length > 0) {
-          await tx.insert(pushDeliveries).values(rows).onConflictDoNothing({ target: [pushDeliveries.pushEventId, pushDeliveries.token] });
-          deliveries += rows.length;
-        }
+      const rows = await deliveriesOf(tx, event, escalationMs);
+      if (rows.length > 0) {
+        await tx.insert(pushDeliveries).values(rows).onConflictDoNothing({ target: [pushDeliveries.pushEventId, pushDeliveries.token] });
+        deliveries += rows.length;
       }
       await tx.update(pushEvents).set({ fannedOutAt: new Date() }).where(eq(pushEvents.id, event.id));
     }

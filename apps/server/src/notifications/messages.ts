@@ -161,8 +161,11 @@ export const clockTime = (at: Date, language: Language, timeZone: string): strin
   }
 };
 
+/** The pushes about a job or a robot (a delivery's are delivery-pushes.ts'). */
+export type RobotPushKind = Exclude<PushEventKind, `delivery_${string}`>;
+
 export interface PushFacts {
-  kind: PushEventKind;
+  kind: RobotPushKind;
   robotName: string;
   jobName: string | null;
   completionStatus: string | null;

@@ -5,9 +5,18 @@
  */
 import { sql } from 'drizzle-orm';
 import { z } from 'zod';
-import { ActionChange, NotStartedReason, STOP_UNCONFIRMED_EVENT, StopAlert, type PushEventKind } from '@uvd/contracts';
+import {
+  ActionChange,
+  DELIVERY_HANDOFF_LOCKED_EVENT,
+  DeliveryHandoffLocked,
+  DeliveryStatus,
+  NotStartedReason,
+  STOP_UNCONFIRMED_EVENT,
+  StopAlert,
+  type PushEventKind,
+} from '@uvd/contracts';
 import type { Executor } from '../db/client.ts';
-import { pushEvents } from '../db/schema.ts';
+import { pushEvents, type DeliveryPushAudience } from '../db/schema.ts';
 import type { LiveEvent, RecordHook } from '../live/bus.ts';
 
 /** Workers LISTEN here: a NOTIFY at commit wakes them at once instead of at their next poll. */
@@ -32,6 +41,10 @@ export const PushEventFacts = z.object({
   battery: z.number().nullable(),
   /** Why a job did not start, or why it ended so (absent from rows written before it). */
   reason: NotStartedReason.nullable().default(null),
+  /** A requested delivery's hand-off PIN, for its recipient (delivery-pushes.ts). */
+  pin: z.string().nullable().default(null),
+  /** A delivery's escalation because it is past `deliver_by` (else it waited too long). */
+  late: z.boolean().default(false),
   occurredAt: z.iso.datetime({ offset: true }),
 });
 export type PushEventFacts = z.infer<typeof PushEventFacts>;
@@ -39,13 +52,54 @@ export type PushEventFacts = z.infer<typeof PushEventFacts>;
 interface Candidate {
   kind: PushEventKind;
   dedupeKey: string;
-  robotId: string;
+  robotId: string | null;
   jobId: string | null;
   actionId: string | null;
+  deliveryId?: string;
+  audience?: DeliveryPushAudience;
   facts: PushEventFacts;
 }
 
-const noFacts = { jobName: null, completionStatus: null, button: null, battery: null, reason: null };
+const noFacts = { jobName: null, completionStatus: null, button: null, battery: null, reason: null, pin: null, late: false };
+
+/** A delivery_change's delivery: what decides its push (Blocked, Delivered). */
+const DeliveryChangePayload = z.object({
+  delivery_id: z.uuid(),
+  status: z.number(),
+  robot_id: z.uuid().nullable(),
+  reason: z.string().nullable(),
+  dispatch_attempts: z.number(),
+});
+
+/** The push a delivery's event calls for: a locked hand-off, a Blocked or a Delivered delivery. */
+function deliveryCandidate(event: LiveEvent, occurredAt: string): Candidate | undefined {
+  const facts = { ...noFacts, occurredAt };
+  if (event.type === DELIVERY_HANDOFF_LOCKED_EVENT) {
+    const locked = DeliveryHandoffLocked.safeParse(event.payload).data;
+    if (!locked) return undefined;
+    const { delivery_id: deliveryId, robot_id: robotId } = locked;
+    return { kind: 'delivery_handoff_locked', dedupeKey: `delivery_handoff_locked:${deliveryId}`, robotId, jobId: null, actionId: null, deliveryId, audience: 'sender_and_admins', facts };
+  }
+  if (event.type !== 'delivery_change') return undefined;
+  const delivery = DeliveryChangePayload.safeParse(event.payload).data;
+  if (!delivery) return undefined;
+  const { delivery_id: deliveryId, robot_id: robotId } = delivery;
+  if (delivery.status === DeliveryStatus.blocked)
+    // Once per block: another change while it stays Blocked for the same reason and robot is not news.
+    return {
+      kind: 'delivery_blocked',
+      dedupeKey: `delivery_blocked:${deliveryId}:${delivery.dispatch_attempts}:${delivery.reason ?? ''}`,
+      robotId,
+      jobId: null,
+      actionId: null,
+      deliveryId,
+      audience: 'sender_and_admins',
+      facts,
+    };
+  if (delivery.status === DeliveryStatus.delivered)
+    return { kind: 'delivery_delivered', dedupeKey: `delivery_delivered:${deliveryId}`, robotId, jobId: null, actionId: null, deliveryId, audience: 'sender', facts };
+  return undefined;
+}
 
 /** The push an event calls for, if any. */
 export function candidateOf(event: LiveEvent, at: Date): Candidate | undefined {
@@ -87,6 +141,7 @@ export function candidateOf(event: LiveEvent, at: Date): Candidate | undefined {
       facts: { ...noFacts, button: action.button.text, occurredAt },
     };
   }
+  if (event.stream === 'deliveries') return deliveryCandidate(event, occurredAt);
   if (event.stream === 'robots' && event.type === 'battery_low') {
     const battery = BatteryLow.safeParse(event.payload).data;
     if (!battery) return undefined;

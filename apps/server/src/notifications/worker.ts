@@ -1,11 +1,13 @@
 /**
  * The notifications service of a server process: the outbox hook on the event bus, and one worker loop that
  * fans out due push events and sends due deliveries. Every process runs one; they share the work through the
- * database (SKIP LOCKED), wake at once on the push channel's NOTIFY, and poll for retries and escalations.
+ * database (SKIP LOCKED), wake at once on the push channel's NOTIFY, and poll for retries and escalations (a
+ * prompt's, and a delivery's: deliveries/escalation.ts).
  */
 import { wakeable, type Wakeable } from '../lib/wakeable.ts';
 import type { FastifyBaseLogger } from 'fastify';
 import type { AppContext } from '../context.ts';
+import { escalateDue } from '../deliveries/escalation.ts';
 import { deliverDue, nextDelivery } from './delivery.ts';
 import { fanOutDue, nextFanOut } from './fan-out.ts';
 import { PUSH_CHANNEL, pushOutbox } from './outbox.ts';
@@ -41,6 +43,8 @@ export async function startNotifications(ctx: Pick<AppContext, 'config' | 'datab
   const round = async (self: Wakeable) => {
     for (;;) {
       self.again();
+      // A delivery nobody came for becomes a push here, fanned out below in the same round.
+      const escalated = await escalateDue({ db, bus: ctx.bus }, push.deliveryEscalationMs);
       const fannedOut = await fanOutDue(db, push.escalationMs);
       const delivered = await deliverDue(db, {
         senders: options.senders,
@@ -53,7 +57,7 @@ export async function startNotifications(ctx: Pick<AppContext, 'config' | 'datab
         },
       });
       if (self.closed) return;
-      if (fannedOut === 0 && delivered === 0 && !self.again()) {
+      if (escalated === 0 && fannedOut === 0 && delivered === 0 && !self.again()) {
         wakeAt(await nextDue(db));
         return;
       }
