@@ -102,19 +102,18 @@ export async function toDeliveries(executor: Executor, rows: readonly DeliveryRo
   const ids = rows.map((row) => row.id);
   const roomIds = [...new Set(rows.flatMap((row) => [row.pickupRoomId, row.dropoffRoomId]))];
   const robotIds = [...new Set(rows.flatMap((row) => (row.robotId ? [row.robotId] : [])))];
-  const [roomRows, robotRows, itemRows, commandRows] = await Promise.all([
-    executor
-      .select({ id: rooms.id, name: rooms.name, floorId: rooms.floorId, buildingId: rooms.buildingId })
-      .from(rooms)
-      .where(inArray(rooms.id, roomIds)),
-    robotIds.length ? executor.select({ id: robots.id, name: robots.name }).from(robots).where(inArray(robots.id, robotIds)) : [],
-    executor.select().from(deliveryItems).where(inArray(deliveryItems.deliveryId, ids)).orderBy(asc(deliveryItems.position)),
-    executor
-      .select({ deliveryId: robotCommands.deliveryId, kind: robotCommands.kind, seq: robotCommands.seq })
-      .from(robotCommands)
-      .where(and(inArray(robotCommands.deliveryId, ids), inArray(robotCommands.state, ['pending', 'sent'])))
-      .orderBy(asc(robotCommands.seq)),
-  ]);
+  // One query after another: inside a transaction they share one connection, where queries cannot overlap.
+  const roomRows = await executor
+    .select({ id: rooms.id, name: rooms.name, floorId: rooms.floorId, buildingId: rooms.buildingId })
+    .from(rooms)
+    .where(inArray(rooms.id, roomIds));
+  const robotRows = robotIds.length ? await executor.select({ id: robots.id, name: robots.name }).from(robots).where(inArray(robots.id, robotIds)) : [];
+  const itemRows = await executor.select().from(deliveryItems).where(inArray(deliveryItems.deliveryId, ids)).orderBy(asc(deliveryItems.position));
+  const commandRows = await executor
+    .select({ deliveryId: robotCommands.deliveryId, kind: robotCommands.kind, seq: robotCommands.seq })
+    .from(robotCommands)
+    .where(and(inArray(robotCommands.deliveryId, ids), inArray(robotCommands.state, ['pending', 'sent'])))
+    .orderBy(asc(robotCommands.seq));
   const roomOf = new Map(
     roomRows.map((room): [string, DeliveryRoom] => [room.id, { room_id: room.id, name: room.name, floor_id: room.floorId, building_id: room.buildingId }]),
   );
@@ -171,14 +170,12 @@ export const toCustodyStep = (row: CustodyRow): CustodyStep => ({
 
 /** One delivery with its chain of custody (oldest step first) and its route: pickup, then drop-off. */
 export async function toDeliveryDetail(executor: Executor, row: DeliveryRow): Promise<DeliveryDetail> {
-  const [[delivery], custody, stops] = await Promise.all([
-    toDeliveries(executor, [row]),
-    executor.select().from(deliveryCustody).where(eq(deliveryCustody.deliveryId, row.id)).orderBy(asc(deliveryCustody.id)),
-    executor
-      .select({ id: rooms.id, floorId: rooms.floorId, entryPoint: rooms.entryPoint })
-      .from(rooms)
-      .where(inArray(rooms.id, [row.pickupRoomId, row.dropoffRoomId])),
-  ]);
+  const [delivery] = await toDeliveries(executor, [row]);
+  const custody = await executor.select().from(deliveryCustody).where(eq(deliveryCustody.deliveryId, row.id)).orderBy(asc(deliveryCustody.id));
+  const stops = await executor
+    .select({ id: rooms.id, floorId: rooms.floorId, entryPoint: rooms.entryPoint })
+    .from(rooms)
+    .where(inArray(rooms.id, [row.pickupRoomId, row.dropoffRoomId]));
   if (!delivery) throw new Error(`delivery ${row.id} could not be read`);
   const route = [row.pickupRoomId, row.dropoffRoomId].flatMap((roomId): DeliveryPlace[] => {
     const room = stops.find((stop) => stop.id === roomId);

@@ -130,10 +130,8 @@ export async function deliverySubjectOf(tx: Tx, deliveryId: string): Promise<Del
     .leftJoin(robots, eq(robots.id, deliveries.robotId))
     .where(eq(deliveries.id, deliveryId));
   if (!row) return undefined;
-  const [roomRows, itemRows] = await Promise.all([
-    tx.select({ id: rooms.id, name: rooms.name }).from(rooms).where(inArray(rooms.id, [row.pickupRoomId, row.dropoffRoomId])),
-    tx.select().from(deliveryItems).where(eq(deliveryItems.deliveryId, deliveryId)).orderBy(asc(deliveryItems.position)),
-  ]);
+  const roomRows = await tx.select({ id: rooms.id, name: rooms.name }).from(rooms).where(inArray(rooms.id, [row.pickupRoomId, row.dropoffRoomId]));
+  const itemRows = await tx.select().from(deliveryItems).where(eq(deliveryItems.deliveryId, deliveryId)).orderBy(asc(deliveryItems.position));
   const nameOf = (id: string) => roomRows.find((room) => room.id === id)?.name ?? '';
   return {
     status: row.status,
