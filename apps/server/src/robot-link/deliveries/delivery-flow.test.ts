@@ -142,7 +142,7 @@ describe('a delivery carried by a simulated delivery robot', () => {
 
     await withDelivery(world, delivery.id, (tx, row) => pauseOrResumeOnRobot(server.context, tx, row, 'pause'));
     // Until the robot reports it, the pause shows as pending, never as Paused.
-    const pending = await server.context.db.transaction(async (tx) => toDeliveries(tx, [await readDelivery(server, delivery.id)]));
+    const pending = await toDeliveries(server.context.db, [await readDelivery(server, delivery.id)]);
     expect(pending[0]?.status).toBe(DeliveryStatus.waiting);
     await waitForDelivery(server, delivery.id, (row) => row.status === DeliveryStatus.paused, 'Paused');
     await withDelivery(world, delivery.id, (tx, row) => pauseOrResumeOnRobot(server.context, tx, row, 'resume'));
@@ -181,7 +181,7 @@ describe('a delivery carried by a simulated delivery robot', () => {
     expect(cancelled.actionStates.find((action) => action.actionType === 'pick')).toMatchObject({ actionStatus: 'FAILED' });
     // The cancel was acknowledged: nothing is pending any more.
     await waitUntil(async () => {
-      const [shown] = await server.context.db.transaction(async (tx) => toDeliveries(tx, [await readDelivery(server, delivery.id)]));
+      const [shown] = await toDeliveries(server.context.db, [await readDelivery(server, delivery.id)]);
       return shown?.pending_command === null ? true : undefined;
     }, 10_000, 'the cancel acknowledged');
   });
