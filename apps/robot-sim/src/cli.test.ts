@@ -34,5 +34,8 @@ describe('npm run sim', () => {
       ['sim-1', 'floor-1', "it's", 0],
       ['sim-2', 'floor-1', "it's", 1],
     ]);
+    expect(robots.every((r) => r.kind === 'disinfection')).toBe(true);
+    expect(generatedRobots(parseCliArgs(['--broker', 'x', '--kind', 'delivery'])).map((r) => r.kind)).toEqual(['delivery', 'delivery', 'delivery']);
+    expect(() => parseCliArgs(['--broker', 'x', '--kind', 'forklift'])).toThrow(/kind/);
   });
 });

@@ -14,7 +14,7 @@ import type { SimFleet, SimFleetRobot } from './sim-fleet.ts';
 
 const USAGE = `Usage:
   npm run sim -- --broker URL [--robots N] [--password P] [--manufacturer M] [--map FLOOR_ID]
-                 [--time-factor F] [--fault-rate R]
+                 [--time-factor F] [--fault-rate R] [--kind disinfection|delivery]
   npm run sim -- --server URL --org ORG_ID --admin USER [--admin-password P] [--broker URL]
                  [--time-factor F] [--fault-rate R]
   (--admin-password may come from SIM_ADMIN_PASSWORD instead)`;
@@ -34,6 +34,7 @@ export const CliOptions = z
     password: z.string().default('sim'),
     manufacturer: z.string().default('uvd'),
     map: z.string().optional(),
+    kind: z.enum(['disinfection', 'delivery']).default('disinfection'),
     org: OrganizationId.optional(),
     timeFactor: z.coerce.number().positive().default(1),
     faultRate: z.coerce.number().min(0).max(1).default(0),
@@ -63,6 +64,7 @@ export function parseCliArgs(argv: string[], env: NodeJS.ProcessEnv = {}): CliOp
       password: { type: 'string' },
       manufacturer: { type: 'string' },
       map: { type: 'string' },
+      kind: { type: 'string' },
       org: { type: 'string' },
       'time-factor': { type: 'string' },
       'fault-rate': { type: 'string' },
@@ -77,6 +79,7 @@ export function parseCliArgs(argv: string[], env: NodeJS.ProcessEnv = {}): CliOp
     password: values.password,
     manufacturer: values.manufacturer,
     map: values.map,
+    kind: values.kind,
     org: values.org,
     timeFactor: values['time-factor'],
     faultRate: values['fault-rate'],
@@ -95,6 +98,7 @@ export function generatedRobots(options: CliOptions): SimFleetRobot[] {
     password: options.password,
     mapId,
     home: { x: i, y: 0, theta: 0 },
+    kind: options.kind,
   }));
 }
 

@@ -1,6 +1,9 @@
 /**
- * One simulated UV-C robot without any I/O: orders, instant actions and the passing of simulated time go in,
- * a VDA 5050 v2 state comes out. `SimRobot` wires it to MQTT and to the clock; tests may drive it directly.
+ * One simulated robot without any I/O: orders, instant actions and the passing of simulated time go in, a VDA 5050
+ * v2 state comes out. `SimRobot` wires it to MQTT and to the clock; tests may drive it directly. A robot is of a
+ * kind: a UV-C disinfection robot runs `uvd_disinfect` at its nodes; a delivery robot runs `pick` (drawer open until
+ * loading is confirmed) and `drop` (drawer locked until the hand-off is confirmed), reports its drawer, PINs entered
+ * on its screen, and a blocked way (deliveries/README.md of the server).
  */
 import { randomUUID } from 'node:crypto';
 import type {
@@ -15,7 +18,29 @@ import type {
   VdaAction,
   VdaInformation,
 } from '@uvd/contracts';
-import { UVD_DOSE_INFO_TYPE, UVD_PROMPT_INFO_TYPE, UvdActionType, VdaInstantAction } from '@uvd/contracts';
+import {
+  UVD_DOSE_INFO_TYPE,
+  UVD_DRAWER_INFO_TYPE,
+  UVD_HANDOFF_PIN_INFO_TYPE,
+  UVD_PATH_BLOCKED_ERROR,
+  UVD_PROMPT_INFO_TYPE,
+  UvdActionType,
+  VdaInstantAction,
+  VdaLoadAction,
+} from '@uvd/contracts';
+
+/** What a robot is for (RobotKind of the contracts). */
+export type SimRobotKind = 'disinfection' | 'delivery';
+export type DrawerState = 'open' | 'closed';
+
+/** A PIN entered on a delivery robot's screen, and the server's answer once it came. */
+export interface PinEntry {
+  pinAttemptId: string;
+  /** The drop's actionId. */
+  actionId: string;
+  pin: string;
+  answer: { accepted: true } | { accepted: false; attemptsLeft: number; locked: boolean } | null;
+}
 
 export interface Pose {
   x: number;
@@ -32,6 +57,10 @@ export interface BatteryRates {
 }
 
 export interface RobotModelOptions {
+  /** disinfection (default) or delivery. */
+  kind?: SimRobotKind;
+  /** A delivery robot's drawer stays open this many seconds after the hand-off before it closes and the drop finishes (default 5). */
+  drawerOpenSeconds?: number;
   /** The floor (VDA mapId) of the robot's home. */
   mapId: string;
   home: Pose;
@@ -69,7 +98,7 @@ interface RoomDose {
 }
 
 /** Why a uvd_disinfect action failed (DisinfectFailure in the contracts) or why an instant action was refused. */
-type FailureReason = 'not_ready' | 'not_reached' | 'aborted' | 'no_order' | 'unknown_prompt' | 'unknown_action' | 'unsupported';
+type FailureReason = 'not_ready' | 'not_reached' | 'aborted' | 'no_order' | 'unknown_prompt' | 'unknown_action' | 'unsupported' | 'not_waiting';
 
 interface ActiveOrder {
   orderId: string;
@@ -97,10 +126,15 @@ type Activity =
     }
   /** `remainingSeconds`: the dose still to give of a room whose lamp went off when it was set not ready. */
   | { kind: 'prompt'; promptId: string; action: VdaAction; roomId: string; remainingSeconds?: number }
-  | { kind: 'disinfecting'; action: VdaAction; remainingSeconds: number };
+  | { kind: 'disinfecting'; action: VdaAction; remainingSeconds: number }
+  /** A delivery robot in its `pick`: drawer open until the loading is confirmed. */
+  | { kind: 'loading'; action: VdaAction }
+  /** A delivery robot in its `drop`: drawer locked until the hand-off is confirmed, then open for `openSeconds` more. */
+  | { kind: 'handoff'; action: VdaAction; openSeconds: number | null };
 
 const DEFAULT_RATES: BatteryRates = { driving: 0.02, disinfecting: 0.03, idle: 0.002, charging: 0.05 };
 const INSTANT_STATES_KEPT = 20;
+const PINS_KEPT = 10;
 const AT_HOME_METRES = 0.05;
 /** Recharged this far above the threshold, the robot takes work again. */
 const LOW_BATTERY_HYSTERESIS = 10;
@@ -125,6 +159,7 @@ const paramNumber = (action: VdaAction, key: string): number | undefined => {
 export type RobotStateBody = Omit<StateMessage, 'headerId' | 'timestamp' | 'version' | 'manufacturer' | 'serialNumber'>;
 
 export class RobotModel {
+  readonly kind: SimRobotKind;
   readonly home: Pose;
   readonly homeMapId: string;
   operatingMode: OperatingMode;
@@ -142,6 +177,13 @@ export class RobotModel {
   private readonly elevatorSeconds: number;
   private readonly random: () => number;
   private readonly now: () => number;
+  private readonly drawerOpenSeconds: number;
+  /** A delivery robot's drawer (always closed on a disinfection robot, which reports none). */
+  private drawerState: DrawerState = 'closed';
+  /** PINs entered at the robot, the last few kept with their answers. */
+  private pins: PinEntry[] = [];
+  /** Simulated seconds the way ahead stays blocked (`blockPath`). */
+  private blockedSeconds = 0;
 
   private order: ActiveOrder | null = null;
   /** The last order's id and update id stay in the state after it ends, as VDA 5050 requires. */
@@ -166,6 +208,8 @@ export class RobotModel {
   private changed = true;
 
   constructor(options: RobotModelOptions) {
+    this.kind = options.kind ?? 'disinfection';
+    this.drawerOpenSeconds = options.drawerOpenSeconds ?? 5;
     this.home = { ...options.home };
     this.homeMapId = options.mapId;
     this.mapId = options.mapId;
@@ -192,7 +236,68 @@ export class RobotModel {
   }
 
   get driving(): boolean {
-    return this.activity.kind === 'driving' && !this.paused;
+    return this.activity.kind === 'driving' && !this.paused && this.blockedSeconds <= 0;
+  }
+
+  /** A delivery robot's drawer. */
+  get drawer(): DrawerState {
+    return this.drawerState;
+  }
+
+  /** Whether the way ahead is blocked now (`blockPath`). */
+  get pathBlocked(): boolean {
+    return this.blockedSeconds > 0;
+  }
+
+  /** The PINs entered at the robot (the latest last), each with the server's answer once it came. */
+  get pinEntries(): readonly PinEntry[] {
+    return this.pins;
+  }
+
+  /** What a delivery robot waits for now: its pick's loading or its drop's hand-off, with the action's id. */
+  get waitingFor(): { kind: 'loading' | 'handoff'; actionId: string } | null {
+    const a = this.activity;
+    if (a.kind === 'loading') return { kind: 'loading', actionId: a.action.actionId };
+    if (a.kind === 'handoff' && a.openSeconds === null) return { kind: 'handoff', actionId: a.action.actionId };
+    return null;
+  }
+
+  /**
+   * The button at the robot: the sender loaded the drawer. A robot waiting in its pick closes the drawer and
+   * finishes the pick; returns false when it was not waiting for loading.
+   */
+  confirmLoading(actionId?: string): boolean {
+    const a = this.activity;
+    if (a.kind !== 'loading' || (actionId !== undefined && a.action.actionId !== actionId)) return false;
+    this.drawerState = 'closed';
+    this.setOrderActionStatus(a.action.actionId, 'FINISHED');
+    this.activity = { kind: 'idle' };
+    return true;
+  }
+
+  /**
+   * Someone types a PIN on the robot's screen while it waits at the drop-off: it is reported (information
+   * uvd_handoff_pin) until the server answers. Returns the entry's pin_attempt_id, or null when the robot waits for
+   * no hand-off (or a PIN is already waiting for its answer, or the hand-off is locked).
+   */
+  enterPin(pin: string): string | null {
+    const waitingFor = this.waitingFor;
+    if (waitingFor?.kind !== 'handoff') return null;
+    const last = this.pins.at(-1);
+    if (last && (last.answer === null || (!last.answer.accepted && last.answer.locked))) return null;
+    const entry: PinEntry = { pinAttemptId: randomUUID(), actionId: waitingFor.actionId, pin, answer: null };
+    this.pins = [...this.pins.slice(-(PINS_KEPT - 1)), entry];
+    this.changed = true;
+    return entry.pinAttemptId;
+  }
+
+  /**
+   * Something blocks the way (a crowded corridor, a lift out of order) for `durationMs` of the robot's time: the
+   * robot stops driving and reports the WARNING error uvd_path_blocked until it passes.
+   */
+  blockPath(durationMs: number): void {
+    this.blockedSeconds = Math.max(this.blockedSeconds, durationMs / 1000);
+    this.changed = true;
   }
 
   get charging(): boolean {
@@ -398,6 +503,33 @@ export class RobotModel {
         record('FINISHED');
         return;
       }
+      case UvdActionType.loadingConfirmed: {
+        const confirmed = this.kind === 'delivery' && this.confirmLoading(paramString(action, 'action_id'));
+        if (confirmed) record('FINISHED');
+        else record('FAILED', 'not_waiting');
+        return;
+      }
+      case UvdActionType.handoffConfirmed: {
+        const a = this.activity;
+        if (this.kind !== 'delivery' || a.kind !== 'handoff' || a.openSeconds !== null || paramString(action, 'action_id') !== a.action.actionId) {
+          record('FAILED', 'not_waiting');
+          return;
+        }
+        this.answerPin(paramString(action, 'pin_attempt_id'), { accepted: true });
+        // Unlocked: the recipient opens the drawer, takes the items and closes it; then the drop is done.
+        this.drawerState = 'open';
+        a.openSeconds = this.drawerOpenSeconds;
+        record('FINISHED');
+        return;
+      }
+      case UvdActionType.handoffRefused: {
+        const attemptsLeft = paramNumber(action, 'attempts_left');
+        const locked = paramBoolean(action, 'locked');
+        const answered = attemptsLeft !== undefined && locked !== undefined && this.answerPin(paramString(action, 'pin_attempt_id'), { accepted: false, attemptsLeft, locked });
+        if (answered) record('FINISHED');
+        else record('FAILED', 'unknown_action');
+        return;
+      }
       case UvdActionType.operatorDecision: {
         const promptId = paramString(action, 'prompt_id');
         const confirm = paramBoolean(action, 'confirm');
@@ -441,12 +573,22 @@ export class RobotModel {
     }
   }
 
+  /** Records the server's answer to the PIN entry `pinAttemptId`; false when there is no such entry waiting. */
+  private answerPin(pinAttemptId: string | undefined, answer: NonNullable<PinEntry['answer']>): boolean {
+    const entry = this.pins.find((candidate) => candidate.pinAttemptId === pinAttemptId);
+    if (!entry || entry.answer !== null) return false;
+    entry.answer = answer;
+    this.changed = true;
+    return true;
+  }
+
   private setPaused(paused: boolean): void {
     if (this.paused === paused) return;
     this.paused = paused;
     // VDA 5050: a running action is PAUSED while the robot is paused.
-    if (this.activity.kind === 'disinfecting') {
-      this.setOrderActionStatus(this.activity.action.actionId, paused ? 'PAUSED' : 'RUNNING');
+    const a = this.activity;
+    if (a.kind === 'disinfecting' || a.kind === 'loading' || a.kind === 'handoff') {
+      this.setOrderActionStatus(a.action.actionId, paused ? 'PAUSED' : 'RUNNING');
     }
   }
 
@@ -457,6 +599,8 @@ export class RobotModel {
     }
     this.order = null;
     this.activity = { kind: 'idle' };
+    // A delivery robot closes its drawer when its order ends (what is inside stays locked in).
+    this.drawerState = 'closed';
     this.changed = true;
   }
 
@@ -475,6 +619,11 @@ export class RobotModel {
    */
   advance(seconds: number, onStep: () => void = () => undefined): void {
     this.updateBattery(seconds);
+    if (this.blockedSeconds > 0) {
+      this.blockedSeconds = Math.max(0, this.blockedSeconds - seconds);
+      if (this.blockedSeconds === 0) this.changed = true;
+      else if (this.activity.kind === 'driving') return;
+    }
     if (this.paused) return;
     let left: number | null = seconds;
     // Every pass consumes time or changes what the robot does; the bound only guards against a bug looping forever.
@@ -512,7 +661,20 @@ export class RobotModel {
       case 'idle':
         return this.decide() ? seconds : null;
       case 'prompt':
+      case 'loading':
         return null;
+      case 'handoff': {
+        if (activity.openSeconds === null) return null;
+        if (seconds < activity.openSeconds) {
+          activity.openSeconds -= seconds;
+          return null;
+        }
+        const left = seconds - activity.openSeconds;
+        this.drawerState = 'closed';
+        this.setOrderActionStatus(activity.action.actionId, 'FINISHED');
+        this.activity = { kind: 'idle' };
+        return left;
+      }
       case 'disinfecting': {
         this.irradiate(activity.action.actionId, Math.min(seconds, activity.remainingSeconds));
         if (seconds < activity.remainingSeconds) {
@@ -611,7 +773,17 @@ export class RobotModel {
   }
 
   private startNodeAction(action: VdaAction): void {
-    if (action.actionType !== UvdActionType.disinfect) {
+    if (this.kind === 'delivery' && (action.actionType === VdaLoadAction.pick || action.actionType === VdaLoadAction.drop)) {
+      if (action.actionType === VdaLoadAction.pick) {
+        this.drawerState = 'open';
+        this.activity = { kind: 'loading', action };
+      } else {
+        this.activity = { kind: 'handoff', action, openSeconds: null };
+      }
+      this.setOrderActionStatus(action.actionId, this.paused ? 'PAUSED' : 'RUNNING');
+      return;
+    }
+    if (this.kind !== 'disinfection' || action.actionType !== UvdActionType.disinfect) {
       this.setOrderActionStatus(action.actionId, 'FAILED', 'unsupported');
       return;
     }
@@ -657,7 +829,7 @@ export class RobotModel {
     }
     const unreachable =
       this.unreachable.has(node.nodeId) ||
-      node.actions.some((a) => this.unreachable.has(paramString(a, 'room_id') ?? '')) ||
+      node.actions.some((a) => this.unreachable.has(paramString(a, 'room_id') ?? paramString(a, 'stationName') ?? '')) ||
       (isRoomNode(node) && this.faultRate > 0 && this.random() < this.faultRate);
     const elevatorSeconds = position.mapId === this.mapId ? 0 : this.elevatorSeconds;
     if (unreachable) {
@@ -775,6 +947,9 @@ export class RobotModel {
         errorDescription: 'The link to the controller was lost: lamp off, paused until resumed or cancelled',
       });
     }
+    if (this.blockedSeconds > 0) {
+      errors.push({ errorType: UVD_PATH_BLOCKED_ERROR, errorLevel: 'WARNING', errorDescription: 'The way ahead is blocked: waiting for it to clear' });
+    }
     if (this.orderRefusal) errors.push({ errorType: 'orderError', errorLevel: 'WARNING', errorDescription: this.orderRefusal });
     const refused = this.orderUpdateRefusal;
     if (refused) {
@@ -802,10 +977,28 @@ export class RobotModel {
         ...(record.endedAt === undefined ? [] : [{ referenceKey: 'ended_at', referenceValue: record.endedAt }]),
       ],
     }));
+    const delivery: VdaInformation[] =
+      this.kind === 'delivery'
+        ? [
+            { infoType: UVD_DRAWER_INFO_TYPE, infoLevel: 'INFO', infoReferences: [{ referenceKey: 'state', referenceValue: this.drawerState }] },
+            ...this.pins
+              .filter((entry) => entry.answer === null)
+              .map((entry): VdaInformation => ({
+                infoType: UVD_HANDOFF_PIN_INFO_TYPE,
+                infoLevel: 'INFO',
+                infoReferences: [
+                  { referenceKey: 'pin_attempt_id', referenceValue: entry.pinAttemptId },
+                  { referenceKey: 'action_id', referenceValue: entry.actionId },
+                  { referenceKey: 'pin', referenceValue: entry.pin },
+                ],
+              })),
+          ]
+        : [];
     const a = this.activity;
-    if (a.kind !== 'prompt') return doses;
+    if (a.kind !== 'prompt') return [...doses, ...delivery];
     return [
       ...doses,
+      ...delivery,
       {
         infoType: UVD_PROMPT_INFO_TYPE,
         infoLevel: 'INFO',

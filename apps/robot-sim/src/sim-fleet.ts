@@ -1,7 +1,7 @@
 /** Many simulated robots at once: the demo fleet of `npm start`, `npm run sim` and the telemetry bench. */
 import { SimRobot } from './sim-robot.ts';
 import type { SimRobotOptions } from './sim-robot.ts';
-import type { Pose } from './robot-model.ts';
+import type { Pose, SimRobotKind } from './robot-model.ts';
 
 export interface SimFleetRobot {
   manufacturer: string;
@@ -11,6 +11,8 @@ export interface SimFleetRobot {
   mapId: string;
   home: Pose;
   battery?: number;
+  /** disinfection (default) or delivery. */
+  kind?: SimRobotKind;
 }
 
 export interface SimFleetOptions {

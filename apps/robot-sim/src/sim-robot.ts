@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import mqtt from 'mqtt';
 import type { MqttClient } from 'mqtt';
-import { InstantActionsMessage, OrderMessage, UvdActionType, VDA_VERSION, VdaInstantAction, vdaTopic } from '@uvd/contracts';
+import { InstantActionsMessage, OrderMessage, UvdActionType, VDA_VERSION, VdaInstantAction, VdaLoadAction, vdaTopic } from '@uvd/contracts';
 import type {
   ConnectionMessage,
   ConnectionState,
@@ -16,7 +16,7 @@ import type {
   VdaTopicName,
 } from '@uvd/contracts';
 import { RobotModel } from './robot-model.ts';
-import type { RobotModelOptions } from './robot-model.ts';
+import type { DrawerState, PinEntry, RobotModelOptions, SimRobotKind } from './robot-model.ts';
 
 export interface SimRobotOptions extends RobotModelOptions {
   brokerUrl: string;
@@ -159,6 +159,40 @@ export class SimRobot {
     this.flush();
   }
 
+  get kind(): SimRobotKind {
+    return this.model.kind;
+  }
+
+  /** A delivery robot's drawer now. */
+  get drawer(): DrawerState {
+    return this.model.drawer;
+  }
+
+  /** The PINs entered at the robot, each with the server's answer once it came (attempts_left, locked). */
+  get pinEntries(): readonly PinEntry[] {
+    return this.model.pinEntries;
+  }
+
+  /** The button at a delivery robot waiting in its pick: loaded. Returns false when it was not waiting for loading. */
+  confirmLoading(): boolean {
+    const confirmed = this.model.confirmLoading();
+    this.flush();
+    return confirmed;
+  }
+
+  /** A PIN typed on the robot's screen at the drop-off; returns its pin_attempt_id, or null when no hand-off waits for one. */
+  enterPin(pin: string): string | null {
+    const attempt = this.model.enterPin(pin);
+    this.flush();
+    return attempt;
+  }
+
+  /** The way ahead is blocked for `durationMs` (real time): the robot stops and reports uvd_path_blocked until it passes. */
+  blockPath(durationMs: number): void {
+    this.model.blockPath(durationMs * this.timeFactor);
+    this.flush();
+  }
+
   /** Whether the UV-C lamp is on now (RobotModel.lampOn). */
   get lampOn(): boolean {
     return this.model.lampOn;
@@ -296,11 +330,26 @@ export class SimRobot {
 
   private factsheet(): FactsheetMessage {
     const speed = this.options.speed ?? 0.5;
+    const delivery = this.model.kind === 'delivery';
+    const workActions = delivery
+      ? [
+          { actionType: VdaLoadAction.pick, actionScopes: ['NODE' as const] },
+          { actionType: VdaLoadAction.drop, actionScopes: ['NODE' as const] },
+          { actionType: UvdActionType.loadingConfirmed, actionScopes: ['INSTANT' as const] },
+          { actionType: UvdActionType.handoffConfirmed, actionScopes: ['INSTANT' as const] },
+          { actionType: UvdActionType.handoffRefused, actionScopes: ['INSTANT' as const] },
+        ]
+      : [
+          { actionType: UvdActionType.disinfect, actionScopes: ['NODE' as const] },
+          { actionType: UvdActionType.operatorDecision, actionScopes: ['INSTANT' as const] },
+        ];
     return {
       ...this.header('factsheet'),
       typeSpecification: {
-        seriesName: 'UVD simulated robot',
-        seriesDescription: 'Simulated UV-C disinfection robot (apps/robot-sim)',
+        seriesName: delivery ? 'UVD simulated delivery robot' : 'UVD simulated robot',
+        seriesDescription: delivery
+          ? 'Simulated hospital delivery robot with a lockable drawer (apps/robot-sim)'
+          : 'Simulated UV-C disinfection robot (apps/robot-sim)',
         agvKinematic: 'DIFF',
         agvClass: 'CARRIER',
         maxLoadMass: 0,
@@ -318,13 +367,12 @@ export class SimRobot {
       protocolFeatures: {
         optionalParameters: [],
         agvActions: [
-          { actionType: UvdActionType.disinfect, actionScopes: ['NODE'] },
+          ...workActions,
           { actionType: VdaInstantAction.pause, actionScopes: ['INSTANT'] },
           { actionType: VdaInstantAction.resume, actionScopes: ['INSTANT'] },
           { actionType: VdaInstantAction.cancel, actionScopes: ['INSTANT'] },
           { actionType: UvdActionType.goHome, actionScopes: ['INSTANT'] },
           { actionType: UvdActionType.ping, actionScopes: ['INSTANT'] },
-          { actionType: UvdActionType.operatorDecision, actionScopes: ['INSTANT'] },
         ],
       },
       agvGeometry: {},

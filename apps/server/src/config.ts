@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { DEFAULT_STOP_ALERT_MS } from '@uvd/contracts';
+import { DEFAULT_STOP_ALERT_MS, LOW_BATTERY_PERCENT } from '@uvd/contracts';
 
 const list = (text: string | undefined): string[] =>
   (text ?? '')
@@ -65,6 +65,14 @@ const Server = z
     /** A stop (never given up) still unacknowledged this long after it was decided raises `stop_unconfirmed`. */
     COMMAND_STOP_ALERT_MS: z.coerce.number().int().min(100).default(DEFAULT_STOP_ALERT_MS),
     SEED_DEMO: flag('true'),
+    /** How often the delivery dispatcher looks at the queue besides being woken (a request, a robot freed or back online). */
+    DELIVERY_DISPATCH_POLL_MS: z.coerce.number().int().min(10).default(5000),
+    /** A delivery not yet loaded whose robot is blocked, failed or offline this long goes back to the queue. */
+    DELIVERY_HANDBACK_MS: z.coerce.number().int().min(100).default(120_000),
+    /** A delivery handed back after this many robots took it is Blocked instead (a person must look at it). */
+    DELIVERY_MAX_DISPATCHES: z.coerce.number().int().min(1).default(3),
+    /** A delivery robot is given a delivery only with at least this much battery (percent; LOW_BATTERY_PERCENT by default). */
+    DELIVERY_MIN_BATTERY: z.coerce.number().min(0).max(100).default(LOW_BATTERY_PERCENT),
   })
   .transform((e) => ({
     port: e.PORT,
@@ -81,6 +89,10 @@ const Server = z
     commandGiveUpMs: e.COMMAND_GIVE_UP_MS,
     commandStopAlertMs: e.COMMAND_STOP_ALERT_MS,
     seedDemo: e.SEED_DEMO,
+    deliveryDispatchPollMs: e.DELIVERY_DISPATCH_POLL_MS,
+    deliveryHandbackMs: e.DELIVERY_HANDBACK_MS,
+    deliveryMaxDispatches: e.DELIVERY_MAX_DISPATCHES,
+    deliveryMinBattery: e.DELIVERY_MIN_BATTERY,
   }));
 
 const Mqtt = z

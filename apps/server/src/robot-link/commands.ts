@@ -5,7 +5,7 @@
  * (outbox.ts) by the transaction that decides them, and sent after it commits.
  */
 import { randomUUID } from 'node:crypto';
-import { CommandRefusal, LOW_BATTERY_PERCENT, RobotMode, UvdActionType, VdaInstantAction, type RobotCommand, type VdaAction } from '@uvd/contracts';
+import { CommandRefusal, DeliveryRefusal, LOW_BATTERY_PERCENT, RobotMode, UvdActionType, VdaInstantAction, type RobotCommand, type VdaAction } from '@uvd/contracts';
 import { conflict } from '../lib/http-error.ts';
 import type { Fleet } from './fleet.ts';
 import { cancelActionPrefix } from './order.ts';
@@ -15,6 +15,8 @@ export interface CommandedRobot {
   name: string;
   /** The robot row's mode, used while the gateway has not heard of the robot since start. */
   mode?: number;
+  /** disinfection or delivery; a robot of unknown kind is taken as a disinfection robot. */
+  kind?: string;
 }
 
 /**
@@ -44,6 +46,9 @@ export function checkControllable(fleet: Pick<Fleet, 'isOnline' | 'link'>, robot
  * give up the rooms and go home to charge at once). A robot that never reported a battery is not refused here.
  */
 export function checkCanRunJob(fleet: Pick<Fleet, 'link'>, robot: CommandedRobot): void {
+  if (robot.kind !== undefined && robot.kind !== 'disinfection') {
+    throw conflict(`Robot "${robot.name}" is a ${robot.kind} robot: it does not run disinfection jobs.`, DeliveryRefusal.wrongRobotKind, { kind: robot.kind });
+  }
   const link = fleet.link(robot.id);
   if (!link) return;
   const fatal = link.errors.find((error) => error.errorLevel === 'FATAL');

@@ -10,14 +10,20 @@ import {
   Id,
   modeFromOperatingMode,
   UVD_DOSE_INFO_TYPE,
+  UVD_DRAWER_INFO_TYPE,
+  UVD_HANDOFF_PIN_INFO_TYPE,
+  UVD_PATH_BLOCKED_ERROR,
   UVD_PROMPT_INFO_TYPE,
   UvdActionType,
+  DrawerState,
   type ActionState,
+  type ActionStatus,
   type RobotMode,
   type RobotStatus,
   type StateMessage,
 } from '@uvd/contracts';
 import type { FleetRobot } from './fleet.ts';
+import { parseLoadActionId } from './deliveries/commands.ts';
 import { isCancelActionOf, parseDisinfectActionId } from './order.ts';
 import type { RobotError } from './robot-fields.ts';
 import type { Pose } from '../db/schema.ts';
@@ -86,6 +92,40 @@ export interface RobotWork {
   charging: boolean;
 }
 
+/** A delivery robot's `pick` or `drop` of the reported order, as the state reports it. */
+export interface LoadActionReport {
+  /** The dispatch its actionId names (deliveries.dispatch_attempts). */
+  attempt: number;
+  status: ActionStatus;
+  resultDescription: string | undefined;
+}
+
+/** A PIN typed on a delivery robot's screen, reported until the server answers it. */
+export interface PinReport {
+  pinAttemptId: string;
+  /** The drop's actionId the PIN is for. */
+  actionId: string;
+  pin: string;
+}
+
+/**
+ * What a delivery robot's state says of its delivery (deliveries/README.md): the order's pick and drop, the
+ * drawer, a blocked way, a FATAL error, PINs entered at the robot, and the node it reached last.
+ */
+export interface DeliveryReport {
+  /** The delivery the order is, when orderId is one of ours (an id); the same as `order.jobId`. */
+  deliveryId: string | undefined;
+  pick: LoadActionReport | undefined;
+  drop: LoadActionReport | undefined;
+  drawer: DrawerState | undefined;
+  /** The robot reports uvd_path_blocked. */
+  pathBlocked: boolean;
+  /** The errorType of a FATAL error, if any. */
+  fatal: string | undefined;
+  pins: PinReport[];
+  lastNodeId: string;
+}
+
 /** One accepted state, read. */
 export interface StateEvent {
   robot: FleetRobot;
@@ -103,6 +143,7 @@ export interface StateEvent {
   order: OrderReport;
   work: RobotWork;
   prompts: Prompt[];
+  delivery: DeliveryReport;
 }
 
 /** A disinfection is running when one of our uvd_disinfect actions runs (actionType is optional in actionStates). */
@@ -234,6 +275,41 @@ export function promptsOf(state: StateMessage): Prompt[] {
   return prompts;
 }
 
+/** What a delivery robot's state says of its delivery; malformed entries are skipped. */
+export function deliveryOf(state: StateMessage): DeliveryReport {
+  const deliveryId = Id.safeParse(state.orderId).success ? state.orderId : undefined;
+  const load = (kind: 'pick' | 'drop'): LoadActionReport | undefined => {
+    let found: LoadActionReport | undefined;
+    for (const action of state.actionStates) {
+      const parsed = parseLoadActionId(action.actionId);
+      if (parsed?.kind !== kind || parsed.deliveryId !== deliveryId || (found && found.attempt > parsed.attempt)) continue;
+      found = { attempt: parsed.attempt, status: action.actionStatus, resultDescription: action.resultDescription };
+    }
+    return found;
+  };
+  let drawer: DrawerState | undefined;
+  const pins: PinReport[] = [];
+  for (const info of state.information ?? []) {
+    const ref = (key: string) => info.infoReferences?.find((reference) => reference.referenceKey === key)?.referenceValue;
+    if (info.infoType === UVD_DRAWER_INFO_TYPE) drawer = DrawerState.safeParse(ref('state')).data ?? drawer;
+    if (info.infoType !== UVD_HANDOFF_PIN_INFO_TYPE) continue;
+    const pinAttemptId = ref('pin_attempt_id');
+    const actionId = ref('action_id');
+    const pin = ref('pin');
+    if (pinAttemptId && actionId && pin !== undefined) pins.push({ pinAttemptId, actionId, pin });
+  }
+  return {
+    deliveryId,
+    pick: deliveryId === undefined ? undefined : load('pick'),
+    drop: deliveryId === undefined ? undefined : load('drop'),
+    drawer,
+    pathBlocked: state.errors.some((error) => error.errorType === UVD_PATH_BLOCKED_ERROR),
+    fatal: state.errors.find((error) => error.errorLevel === 'FATAL')?.errorType,
+    pins,
+    lastNodeId: state.lastNodeId,
+  };
+}
+
 /** Reads one accepted state of `robot`. */
 export function readState(robot: FleetRobot, state: StateMessage, receivedAt = Date.now()): StateEvent {
   return {
@@ -247,6 +323,7 @@ export function readState(robot: FleetRobot, state: StateMessage, receivedAt = D
     order: orderOf(state),
     work: workOf(state),
     prompts: promptsOf(state),
+    delivery: deliveryOf(state),
   };
 }
 

@@ -4,6 +4,8 @@
  */
 import type { AppContext } from '../context.ts';
 import { COMMAND_REPLY_RETENTION_MS, pruneCommandReplies } from '../lib/idempotency.ts';
+import { startDispatcher, type DeliveryDispatcher } from './deliveries/dispatcher.ts';
+import { createDeliveryProgress, type DeliveryProgress } from './deliveries/progress.ts';
 import { createExecutor, type Executor } from './executor.ts';
 import { publishJobChange } from './lifecycle.ts';
 import * as repository from './repository.ts';
@@ -15,6 +17,8 @@ const PRUNE_MS = 10 * 60_000;
 export interface Execution {
   executor: Executor;
   scheduler: Scheduler;
+  /** Deliveries: the dispatcher, and the robots' states moving their deliveries (robot-link/deliveries/). */
+  deliveries: { dispatcher: DeliveryDispatcher; progress: DeliveryProgress };
   close(): Promise<void>;
 }
 
@@ -35,6 +39,20 @@ export async function startExecution(context: AppContext): Promise<Execution> {
       onError(error, `the jobs of robot ${robot.robotId} could not be published after its connection changed`);
     });
   });
+  const progress = createDeliveryProgress(context, onError);
+  const unsubscribeDeliveries = context.fleet.onStateEvent((event) => {
+    void progress.handleEvent(event);
+  });
+  const unsubscribeDeliveryConnection = context.fleet.onConnection((robot) => {
+    progress.forget(robot.robotId);
+  });
+  const dispatcher = startDispatcher(context, onError);
+  const handBacks = setInterval(() => {
+    progress.sweepHandBacks().catch((error: unknown) => {
+      onError(error, 'the delivery hand-back sweep failed');
+    });
+  }, Math.min(SWEEP_MS, Math.max(100, Math.floor(context.config.deliveryHandbackMs / 4))));
+  handBacks.unref();
   const scheduler = startScheduler(context, context.config.schedulerPollMs, onError, (jobId) => {
     executor.forget(jobId);
   });
@@ -53,7 +71,13 @@ export async function startExecution(context: AppContext): Promise<Execution> {
   return {
     executor,
     scheduler,
+    deliveries: { dispatcher, progress },
     async close() {
+      clearInterval(handBacks);
+      unsubscribeDeliveries();
+      unsubscribeDeliveryConnection();
+      await dispatcher.close();
+      await progress.idle();
       clearInterval(sweeper);
       clearInterval(pruner);
       unsubscribe();

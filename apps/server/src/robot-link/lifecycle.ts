@@ -98,6 +98,8 @@ export async function startJob(ctx: Context, tx: Tx, job: JobRow): Promise<JobRo
     throw refuse(CommandRefusal.jobState, job.status === 'Running' ? 'The job is already running.' : 'The job has ended.');
   }
   const robot = await robotOf(tx, job);
+  // A delivery robot never runs a disinfection job (409 robot_kind), whatever its state.
+  if (robot.kind !== 'disinfection') checkCanRunJob(ctx.fleet, robot);
   checkControllable(ctx.fleet, robot);
   checkCanRunJob(ctx.fleet, robot);
   const other = await repository.otherRunningJob(tx, robot.id, job.id);

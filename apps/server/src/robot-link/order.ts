@@ -42,7 +42,7 @@ export const cancelActionPrefix = (jobId: string) => `cancel-${jobId}-`;
 /** Whether `actionId` is one of the job's cancel actions. */
 export const isCancelActionOf = (jobId: string, actionId: string): boolean => actionId.startsWith(cancelActionPrefix(jobId));
 
-const position = (pose: Pose | null, floorId: string | null): OrderNode['nodePosition'] =>
+export const position = (pose: Pose | null, floorId: string | null): OrderNode['nodePosition'] =>
   pose && floorId ? { x: pose.x, y: pose.y, theta: pose.theta, mapId: floorId } : undefined;
 
 /**
@@ -90,7 +90,12 @@ export function buildOrder(
     ...(homePosition ? { nodePosition: homePosition } : {}),
     actions: [],
   });
-  const edges: OrderEdge[] = nodes.slice(1).map((node, index) => ({
+  return { orderId: jobId, orderUpdateId, nodes, edges: edgesBetween(nodes) };
+}
+
+/** The released edges `edge-{i}` joining consecutive nodes (sequence ids between theirs). */
+export const edgesBetween = (nodes: readonly OrderNode[]): OrderEdge[] =>
+  nodes.slice(1).map((node, index) => ({
     edgeId: `edge-${index}`,
     sequenceId: index * 2 + 1,
     released: true,
@@ -98,8 +103,6 @@ export function buildOrder(
     endNodeId: node.nodeId,
     actions: [],
   }));
-  return { orderId: jobId, orderUpdateId, nodes, edges };
-}
 
 /** The node a robot reached last (VDA 5050 state lastNodeId, lastNodeSequenceId). */
 export interface ReachedNode {

@@ -40,7 +40,8 @@ import {
 } from '@uvd/contracts';
 import type { AppContext } from '../context.ts';
 import type { Db, Executor, Tx } from '../db/client.ts';
-import { jobs, robotCommands } from '../db/schema.ts';
+import { deliveries, jobs, robotCommands } from '../db/schema.ts';
+import { publishDeliveryChange } from '../deliveries/lifecycle.ts';
 import type { FleetLogger } from './fleet.ts';
 import { publishJobChange } from './lifecycle.ts';
 
@@ -150,6 +151,7 @@ async function giveUp(ctx: Pick<AppContext, 'bus'>, tx: Tx, rows: readonly Comma
     await ctx.bus.publish({ orgId: row.orgId, stream: 'robots', key: row.robotId, type: COMMAND_UNDELIVERED_EVENT, payload }, tx);
   }
   await republishJobs(ctx, tx, given);
+  await republishDeliveries(ctx, tx, given);
 }
 
 /** job_change for each job of `rows` (its pending command changed), once per job. */
@@ -160,6 +162,13 @@ async function republishJobs(ctx: Pick<AppContext, 'bus'>, tx: Tx, rows: readonl
     seen.add(row.jobId);
     await publishJobChange(ctx, tx, { id: row.jobId, orgId: row.orgId });
   }
+}
+
+/** delivery_change for each delivery of `rows` (its pending command changed), once per delivery. */
+async function republishDeliveries(ctx: Pick<AppContext, 'bus'>, tx: Tx, rows: readonly CommandRow[]): Promise<void> {
+  const ids = [...new Set(rows.flatMap((row) => (row.deliveryId === null ? [] : [row.deliveryId])))];
+  if (ids.length === 0) return;
+  for (const delivery of await tx.select().from(deliveries).where(inArray(deliveries.id, ids))) await publishDeliveryChange(ctx, tx, delivery);
 }
 
 /** Publishes a stop alert on the robots stream, and on the jobs stream for a job's stop, in `tx`. */
@@ -223,6 +232,7 @@ export async function acknowledgeState(ctx: Pick<AppContext, 'db' | 'bus'>, robo
     const superseded = open.filter((row) => row.seq < last.seq && !ackedIds.has(row.id) && !turnsLampOff(row));
     for (const row of acked) if (isStop(row) && row.stopAlertedAt !== null) await publishStopAlert(ctx, tx, row, STOP_CONFIRMED_EVENT, now);
     await republishJobs(ctx, tx, acked);
+    await republishDeliveries(ctx, tx, acked);
     await giveUp(ctx, tx, superseded, 'superseded', now);
     return open.length - acked.length - superseded.length;
   });

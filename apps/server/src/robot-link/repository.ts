@@ -28,6 +28,8 @@ export interface ExecutionRobot {
   id: string;
   name: string;
   mode: number;
+  /** disinfection robots run jobs, delivery robots deliveries. */
+  kind: (typeof robots.$inferSelect)['kind'];
   floorId: string | null;
   home: (typeof robots.$inferSelect)['home'];
   /** Where the robot last reported itself (on `floorId`). */
@@ -40,7 +42,7 @@ export interface ExecutionRobot {
  */
 export async function lockRobot(executor: Executor, orgId: string, robotId: string): Promise<ExecutionRobot | undefined> {
   const [row] = await executor
-    .select({ id: robots.id, name: robots.name, mode: robots.mode, floorId: robots.floorId, home: robots.home, pose: robots.pose })
+    .select({ id: robots.id, name: robots.name, mode: robots.mode, kind: robots.kind, floorId: robots.floorId, home: robots.home, pose: robots.pose })
     .from(robots)
     .where(and(eq(robots.orgId, orgId), eq(robots.id, robotId)))
     .for('update');
