@@ -28,6 +28,10 @@ export const LOW_BATTERY_PERCENT = 20;
 export const RobotStatus = z.enum(['idle', 'driving', 'disinfecting', 'waiting', 'on_order', 'paused', 'charging', 'error', 'offline']);
 export type RobotStatus = z.infer<typeof RobotStatus>;
 
+/** What a robot is for: a disinfection robot runs jobs, a delivery robot carries deliveries. Never both. */
+export const RobotKind = z.enum(['disinfection', 'delivery']);
+export type RobotKind = z.infer<typeof RobotKind>;
+
 /** 1 means charging, 0 not. */
 export const ChargingStatus = z.union([z.literal(0), z.literal(1)]);
 export type ChargingStatus = z.infer<typeof ChargingStatus>;
@@ -45,6 +49,7 @@ export type ChargingStatus = z.infer<typeof ChargingStatus>;
 export const Robot = z.object({
   robot_id: Id,
   name: z.string(),
+  kind: RobotKind,
   /** The last reported activity; 'idle' if it never reported. */
   status: RobotStatus,
   /** 0 Offline (also: never heard from, or not since the server started), 1 Manual, 2 Autonomous, 3 Semi-autonomous, 4 Maintenance. */

@@ -230,9 +230,7 @@ export const UVD_HANDOFF_PIN_INFO_TYPE = 'uvd_handoff_pin';
  */
 export const UVD_PATH_BLOCKED_ERROR = 'uvd_path_blocked';
 
-/** What a robot is for: a disinfection robot runs jobs, a delivery robot carries deliveries. Never both. */
-export const RobotKind = z.enum(['disinfection', 'delivery']);
-export type RobotKind = z.infer<typeof RobotKind>;
+/** RobotKind (what a robot is for) is defined with the robot contract, robots.ts. */
 
 /** VDA 5050 standard instant actions we use: pause, resume and stop (cancel the order). */
 export const VdaInstantAction = {

@@ -3,7 +3,7 @@
  * only the robots of their groups (lib/visibility.ts).
  */
 import { and, asc, count, eq, inArray, isNotNull, lt, sql, type SQL } from 'drizzle-orm';
-import { LOW_BATTERY_PERCENT, RobotMode, type Robot, RobotStatus, type RobotSummary } from '@uvd/contracts';
+import { LOW_BATTERY_PERCENT, RobotMode, type Robot, type RobotKind, RobotStatus, type RobotSummary } from '@uvd/contracts';
 import type { Executor } from '../db/client.ts';
 import { floors, robotGroups, robots, type Pose } from '../db/schema.ts';
 import type { Principal } from '../identity/principal.ts';
@@ -19,6 +19,7 @@ export interface Page {
 const robotColumns = {
   id: robots.id,
   name: robots.name,
+  kind: robots.kind,
   status: robots.status,
   mode: robots.mode,
   battery: robots.battery,
@@ -34,6 +35,7 @@ const robotColumns = {
 interface RobotRow {
   id: string;
   name: string;
+  kind: RobotKind;
   status: RobotStatus;
   mode: RobotMode;
   battery: number;
@@ -59,6 +61,7 @@ const isOnline = (row: { connectionState: string }) => row.connectionState === '
 const toRobot = (row: RobotRow): StoredRobot => ({
   robot_id: row.id,
   name: row.name,
+  kind: row.kind,
   // What a robot does while not connected is unknown: its last status is never shown as live.
   status: isOnline(row) ? row.status : 'offline',
   mode: isOnline(row) ? row.mode : RobotMode.offline,

@@ -3,6 +3,7 @@ import { Robot } from '@uvd/contracts';
 /** A robot as GET /robot/robot/robots sends it, parsed with the contract. */
 export const robotFixture = (overrides: Partial<Robot> & Pick<Robot, 'robot_id' | 'name'>): Robot =>
   Robot.parse({
+    kind: 'disinfection',
     status: 'idle',
     mode: 2,
     battery: 80,
