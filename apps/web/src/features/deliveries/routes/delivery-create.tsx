@@ -4,7 +4,7 @@
  * #delivery-add-item, #delivery-priority, #delivery-recipient-user (admins), #delivery-recipient-name,
  * #delivery-deliver-by, #delivery-notes, #delivery-submit; the PIN dialog's PIN is data-testid="delivery-created-pin".
  */
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import type { SyntheticEvent } from 'react';
 import { Button, Form } from 'react-bootstrap';
 import { useTranslation } from 'react-i18next';
@@ -55,6 +55,15 @@ export const DeliveryCreateRoute = () => {
   const [serverErrors, setServerErrors] = useState<DeliveryFormErrors>({});
   const [created, setCreated] = useState<CreatedDelivery | null>(null);
   const busy = create.isPending || created !== null;
+  // The first refused field takes the focus once the form is enabled again (a disabled field cannot take it).
+  // An object per request, so asking for the same field again focuses it again.
+  const [focusRequest, setFocusRequest] = useState<{ field: string } | null>(null);
+  useEffect(() => {
+    if (focusRequest && !busy) document.getElementById(fieldElementId(focusRequest.field))?.focus();
+  }, [focusRequest, busy]);
+  const setFocusField = (field: string) => {
+    setFocusRequest({ field });
+  };
 
   const errors: DeliveryFormErrors = { ...serverErrors, ...(submitted ? validateDelivery(values, timezone) : {}) };
   const message = (field: string) => {
@@ -87,9 +96,10 @@ export const DeliveryCreateRoute = () => {
     const found = validateDelivery(values, timezone);
     const first = firstError(found, values);
     if (first) {
-      document.getElementById(fieldElementId(first))?.focus();
+      setFocusField(first);
       return;
     }
+    setFocusRequest(null);
     create.mutate(toDeliveryInput(values, timezone), {
       onSuccess: (delivery) => {
         setCreated(delivery);
@@ -100,7 +110,7 @@ export const DeliveryCreateRoute = () => {
           setServerErrors(refused);
           const field = firstError(refused, values);
           if (field) {
-            document.getElementById(fieldElementId(field))?.focus();
+            setFocusField(field);
             return;
           }
         }
