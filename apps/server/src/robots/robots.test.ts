@@ -95,6 +95,7 @@ describe('GET /robot/robot/robots', () => {
     expect(charlie).toEqual({
       robot_id: w.charlie,
       name: 'Charlie',
+      kind: 'disinfection',
       status: 'disinfecting',
       mode: 2,
       battery: 15,
