@@ -1,4 +1,4 @@
-import { tz } from '@date-fns/tz';
+import { TZDate, tz } from '@date-fns/tz';
 import { format } from 'date-fns';
 
 /** Spec §9: dates show as dd.MM.yyyy hh:mm AM/PM in the user's chosen timezone. */
@@ -19,4 +19,12 @@ export const formatDateTime = (iso: string, timeZone: string = DEFAULT_TIME_ZONE
     // An unknown zone name (a stale setting) falls back to the default rather than hiding the date.
     return format(date, pattern, { in: tz(DEFAULT_TIME_ZONE) });
   }
+};
+
+/** The instant of a wall-clock date and time in `timeZone` (an unknown zone falls back to the default). */
+export const zonedInstant = (date: string, hours: number, minutes: number, timeZone: string): Date => {
+  const [year = 0, month = 1, day = 1] = date.split('-').map(Number);
+  const at = (zone: string) => new Date(new TZDate(year, month - 1, day, hours, minutes, 0, 0, zone).getTime());
+  const instant = at(timeZone);
+  return Number.isNaN(instant.getTime()) ? at(DEFAULT_TIME_ZONE) : instant;
 };

@@ -1,5 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
-import { getBuildings, getFloorMap, getFloorMapMetadata, getFloors } from '@uvd/contracts';
+import { getBuildings, getFloorMap, getFloorMapMetadata, getFloors, getRooms } from '@uvd/contracts';
 import { useApi } from './api-context.tsx';
 
 /** Spec §9: robots, rooms, floors and buildings are listed 50 at a time from offset 0. */
@@ -42,5 +42,15 @@ export const useFloorMapMetadata = (floorId: string | null) => {
     queryKey: ['map', 'floor-metadata', floorId] as const,
     queryFn: ({ signal }) => api.request(getFloorMapMetadata, { query: { floor_id: floorId ?? '' }, signal }),
     enabled: floorId !== null,
+  });
+};
+
+/** The rooms of one floor ('' = none chosen: not read); shared by the job editor and the delivery form. */
+export const useFloorRooms = (floorId: string) => {
+  const api = useApi();
+  return useQuery({
+    queryKey: ['site', 'rooms', floorId] as const,
+    queryFn: async ({ signal }) => (await api.request(getRooms, { query: { ...LIST_PAGE, floor_id_list: [floorId] }, signal })).data,
+    enabled: floorId !== '',
   });
 };

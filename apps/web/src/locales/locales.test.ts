@@ -132,6 +132,9 @@ const SAME_AS_ENGLISH = new Set([
   'se:adminView.title',
   'se:filter.statuses',
   'se:map.zoomLevel',
+  // Only placeholders: the pickup and drop-off rooms' names.
+  'deliveries.fromTo',
+  'se:deliveries.robot',
 ]);
 
 const placeholders = (text: string) => [...text.matchAll(/\{\{\s*(\w+)\s*\}\}/g)].map((match) => match[1]).sort();

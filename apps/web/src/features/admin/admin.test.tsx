@@ -42,7 +42,10 @@ const admin = () => {
   return fakeIdentity(new FakeNetwork(), ['done-admin'])
     .on(listUsers, { status: 200, body: { data: USERS } })
     .on(listGroups, { status: 200, body: GROUPS })
-    .on(getAdminRobots, { status: 200, body: { count: 1, payload: [robotFixture({ robot_id: id(31), name: 'UVD-1' })] } })
+    .on(getAdminRobots, {
+      status: 200,
+      body: { count: 2, payload: [robotFixture({ robot_id: id(31), name: 'UVD-1' }), robotFixture({ robot_id: id(32), name: 'Courier-1', kind: 'delivery' })] },
+    })
     .on(listAdminContacts, { status: 200, body: { data: { payload: CONTACTS } } });
 };
 
@@ -84,7 +87,10 @@ describe('admin dashboard tabs (spec §2)', () => {
 
   it('lists robots read-only, without an add button', async () => {
     await renderApp({ path: '/admin#robots', network: admin() });
-    expect(await screen.findByTestId('robot-row')).toHaveTextContent('UVD-1');
+    const rows = await screen.findAllByTestId('robot-row');
+    // Each robot's kind: a disinfection robot runs jobs, a delivery robot carries deliveries.
+    expect(rows.map((row) => row.textContent)).toEqual(['UVD-1Disinfection', 'Courier-1Delivery']);
+    expect(screen.getByRole('columnheader', { name: 'Kind' })).toBeInTheDocument();
     expect(screen.queryByRole('button', { name: 'Add' })).toBeNull();
     expect(screen.queryByRole('button', { name: /Delete/ })).toBeNull();
   });

@@ -247,6 +247,22 @@ describe('job editor: building → floor → robot (spec §4)', () => {
     });
   });
 
+  it('offers only disinfection robots: a delivery robot on the floor carries deliveries, not jobs', async () => {
+    const robots = [...ROBOTS, robotFixture({ robot_id: fixtureId(407), name: 'Courier-1', kind: 'delivery', floor_id: fixtureId(201) })];
+    const network = editorNetwork()
+      .on(getRobots, { status: 200, body: { count: robots.length, payload: robots } })
+      .on(getFloorRobots, (request) => ({
+        status: 200,
+        body: { robot_list: robots.filter((robot) => robot.floor_id === request.url.searchParams.get('floor_id')).map((robot) => robot.robot_id) },
+      }));
+    await openEditor(network);
+    await choose('Building', 'North wing');
+    await choose('Floor', 'Ground floor');
+    await waitFor(() => {
+      expect(within(select('Robot')).getAllByRole('option').map((option) => option.textContent)).toEqual(['Choose…', 'Alpha', 'Bravo']);
+    });
+  });
+
   it('chooses a sole building for the user', async () => {
     await openEditor(editorNetwork({ buildings: [NORTH] }));
     await waitFor(() => {

@@ -9,11 +9,11 @@ import {
   getAdminRobots,
   listAdminContacts,
   listGroups,
-  listUsers,
 } from '@uvd/contracts';
 import type { CreateContactInput, CreateGroupInput, CreateUserInput, DeletedIds } from '@uvd/contracts';
 import type { ApiClient } from '../../../lib/api-client.ts';
 import { useApi } from '../../../lib/api-context.tsx';
+import { usersKey, usersQueryOptions } from '../../../lib/users-query.ts';
 
 /** One row of a dashboard list: what the search box matches and the confirmation names. */
 export interface AdminItem {
@@ -24,19 +24,13 @@ export interface AdminItem {
 export const ADMIN_ROBOTS_PAGE = { offset: 0, limit: 50 } as const;
 
 export const adminKeys = {
-  users: ['admin', 'users'] as const,
+  users: usersKey,
   groups: ['admin', 'groups'] as const,
   robots: ['admin', 'robots'] as const,
   contacts: ['admin', 'contacts'] as const,
 };
 
 const byName = (a: { name: string }, b: { name: string }) => a.name.localeCompare(b.name, undefined, { sensitivity: 'base' });
-
-export const usersQueryOptions = (api: ApiClient) =>
-  queryOptions({
-    queryKey: adminKeys.users,
-    queryFn: async ({ signal }) => (await api.request(listUsers, { signal })).data,
-  });
 
 export const groupsQueryOptions = (api: ApiClient) =>
   queryOptions({

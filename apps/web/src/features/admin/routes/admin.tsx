@@ -214,7 +214,10 @@ const RobotsTab = () => {
       items={robots.data}
       loading={robots.isPending}
       failed={robots.isError}
-      columns={[{ header: t('adminView.robotName'), cell: (robot) => robot.name, text: (robot) => robot.name }]}
+      columns={[
+        { header: t('adminView.robotName'), cell: (robot) => robot.name, text: (robot) => robot.name },
+        { header: t('adminView.robotKind'), cell: (robot) => t(`robotKinds.${robot.kind}`), text: (robot) => t(`robotKinds.${robot.kind}`) },
+      ]}
       idOf={(robot) => robot.robot_id}
       labelOf={(robot) => robot.name}
     />

@@ -1,9 +1,8 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { getDoses, getFloorRobots, getJob, getRooms } from '@uvd/contracts';
+import { getDoses, getFloorRobots, getJob } from '@uvd/contracts';
 import { useApi } from '../../../lib/api-context.tsx';
 import { robotListQueryOptions } from '../../../lib/robot-list.ts';
 import { robotOffline } from '../../../lib/robot-presence.ts';
-import { LIST_PAGE } from '../../../lib/site-queries.ts';
 
 export const editorJobKey = (jobId: string) => ['jobs', 'editor', 'job', jobId] as const;
 
@@ -39,20 +38,13 @@ export const useEditorFloorRobots = (floorId: string) => {
         queryClient.query({ ...robotListQueryOptions(api), staleTime: 'static' }),
       ]);
       const known = new Map(robots.payload.map((robot) => [robot.robot_id, robot]));
-      return onFloor.robot_list.map((robotId) => {
+      // Disinfection jobs go only to disinfection robots; a robot beyond the list's first page is not known to be either.
+      return onFloor.robot_list.flatMap((robotId) => {
         const robot = known.get(robotId);
-        return { robot_id: robotId, name: robot?.name ?? robotId, offline: robot !== undefined && robotOffline(robot) };
+        if (robot?.kind === 'delivery') return [];
+        return [{ robot_id: robotId, name: robot?.name ?? robotId, offline: robot !== undefined && robotOffline(robot) }];
       });
     },
-    enabled: floorId !== '',
-  });
-};
-
-export const useEditorRooms = (floorId: string) => {
-  const api = useApi();
-  return useQuery({
-    queryKey: ['jobs', 'editor', 'rooms', floorId] as const,
-    queryFn: async ({ signal }) => (await api.request(getRooms, { query: { ...LIST_PAGE, floor_id_list: [floorId] }, signal })).data,
     enabled: floorId !== '',
   });
 };

@@ -1,9 +1,8 @@
-import { TZDate } from '@date-fns/tz';
 import { JobInput, defaultJobName, startTimeInPast } from '@uvd/contracts';
 import type { Job } from '@uvd/contracts';
 import type { ParseKeys } from 'i18next';
 import { z } from 'zod';
-import { DEFAULT_TIME_ZONE, formatDateTime } from '../../../lib/format-date.ts';
+import { DEFAULT_TIME_ZONE, formatDateTime, zonedInstant } from '../../../lib/format-date.ts';
 
 /** Spec §9: "Start now" schedules the job five minutes ahead, then starts it. */
 export const START_DELAY_MS = 5 * 60 * 1000;
@@ -82,13 +81,6 @@ export const validateJobEditor = (values: JobEditorValues, timeZone: string = DE
   return errors;
 };
 
-/** The instant of a wall-clock date and time in `timeZone` (an unknown zone falls back to the default). */
-const zonedInstant = (date: string, hours: number, minutes: number, timeZone: string): Date => {
-  const [year = 0, month = 1, day = 1] = date.split('-').map(Number);
-  const at = (zone: string) => new Date(new TZDate(year, month - 1, day, hours, minutes, 0, 0, zone).getTime());
-  const instant = at(timeZone);
-  return Number.isNaN(instant.getTime()) ? at(DEFAULT_TIME_ZONE) : instant;
-};
 
 /** The job input of valid values (spec §3): start_time with seconds 0, rooms numbered from 0 in list order. */
 export const toJobInput = (values: JobEditorValues, timeZone: string, now: Date = new Date()): JobInput => {

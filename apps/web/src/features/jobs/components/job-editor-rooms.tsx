@@ -3,9 +3,10 @@ import { flushSync } from 'react-dom';
 import { Button, Form } from 'react-bootstrap';
 import { useTranslation } from 'react-i18next';
 import { toast } from '../../../lib/toast.ts';
-import { useEditorDoses, useEditorRooms } from '../api/job-editor-queries.ts';
+import { useEditorDoses } from '../api/job-editor-queries.ts';
+import { useFloorRooms } from '../../../lib/site-queries.ts';
 import type { EditorChange, EditorRoom } from './job-editor-form.ts';
-import { EditorSelect } from './job-editor-select.tsx';
+import { EditorSelect } from '../../../components/select-field.tsx';
 
 export const ROOM_SELECT_ID = 'job-room';
 
@@ -29,7 +30,7 @@ export interface JobEditorRoomsProps {
 export const JobEditorRooms = ({ floorId, rooms, error, disabled, onChange }: JobEditorRoomsProps) => {
   const { t } = useTranslation();
   const doses = useEditorDoses();
-  const floorRooms = useEditorRooms(floorId);
+  const floorRooms = useFloorRooms(floorId);
   const [chosenDose, setChosenDose] = useState('');
   // The room select resets after each choice, so screen readers hear what was added.
   const [announcement, setAnnouncement] = useState('');

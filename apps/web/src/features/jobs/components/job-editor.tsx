@@ -24,9 +24,9 @@ import { FIELD_ORDER, applyEditorChange, toJobInput, validateJobEditor } from '.
 import type { EditorChange, EditorField, JobEditorValues } from './job-editor-form.ts';
 import { JobEditorRooms, ROOM_SELECT_ID } from './job-editor-rooms.tsx';
 import { useScrollLock } from './job-editor-scroll-lock.ts';
-import { EditorSelect } from './job-editor-select.tsx';
+import { EditorSelect } from '../../../components/select-field.tsx';
 import './job-editor.css';
-import type { Choice } from './job-editor-select.tsx';
+import type { Choice } from '../../../components/select-field.tsx';
 
 const FIELD_IDS: Record<EditorField, string> = {
   name: 'job-name',

@@ -26,7 +26,7 @@ export interface EditorSelectProps {
   onFocusChange?: (focused: boolean) => void;
 }
 
-/** A labelled select of the job editor with its loading, failed, empty, hint and error texts tied to it. */
+/** A labelled select (the job editor's, the delivery form's) with its loading, failed, empty, hint and error texts tied to it. */
 export const EditorSelect = ({
   id,
   label,

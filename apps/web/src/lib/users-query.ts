@@ -1,0 +1,15 @@
+import { queryOptions, useQuery } from '@tanstack/react-query';
+import { listUsers } from '@uvd/contracts';
+import type { ApiClient } from './api-client.ts';
+import { useApi } from './api-context.tsx';
+
+/** GET /user/users (restricted roles only): the organization's users, for the admin screens and a delivery's recipient. */
+export const usersKey = ['admin', 'users'] as const;
+
+export const usersQueryOptions = (api: ApiClient) =>
+  queryOptions({
+    queryKey: usersKey,
+    queryFn: async ({ signal }) => (await api.request(listUsers, { signal })).data,
+  });
+
+export const useUsers = (enabled = true) => useQuery({ ...usersQueryOptions(useApi()), enabled });
