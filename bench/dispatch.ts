@@ -146,9 +146,9 @@ async function main(): Promise<void> {
           const ending = actions.some((action) => action.actionType === VdaInstantAction.cancel);
           const finished = actions.map((action): ActionState => ({ actionId: action.actionId, actionType: action.actionType, actionStatus: 'FINISHED' }));
           const failed = ending ? sim.state.actionStates.filter((state) => state.actionStatus === 'WAITING').map((state): ActionState => ({ ...state, actionStatus: 'FAILED' })) : [];
-          void sim.publishState({ ...(ending ? { nodeStates: [], edgeStates: [] } : {}), actionStates: [...failed, ...finished] }).then(() => {
-            if (ending) robot.freeSince = performance.now();
-          });
+          // Free from the state that says so on: the next order may arrive before its publish has resolved.
+          if (ending) robot.freeSince = performance.now();
+          void sim.publishState({ ...(ending ? { nodeStates: [], edgeStates: [] } : {}), actionStates: [...failed, ...finished] });
         }
       });
       await sim.publishState();
