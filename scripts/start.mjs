@@ -7,6 +7,9 @@
 // that says how to build it. SKIP_WEB_BUILD=true starts the server on the last build (or none).
 // SIM_FLEET=true|false runs the demo or not (default: only with the embedded broker, i.e. MQTT_URL unset);
 // SIM_TIME_FACTOR and DEMO_ACTIVITY are read by the demo process (apps/robot-sim/README.md "Demo").
+// VARIANT=logistics (default disinfection) goes to both: the server seeds the delivery robots and the logistics
+// users and shows deliveries only; the demo plays the delivery robots and runs the delivery activity
+// (README.md "The logistics variant").
 // SIGINT/SIGTERM stop the demo first (it sets the rooms it made not ready ready again), then the server.
 import { spawn, spawnSync } from 'node:child_process';
 import { createInterface } from 'node:readline';
@@ -15,6 +18,15 @@ import { fileURLToPath } from 'node:url';
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 const STARTUP_TIMEOUT_MS = 120_000;
 const STOP_TIMEOUT_MS = 15_000;
+
+const VARIANTS = ['disinfection', 'logistics'];
+const variant = process.env.VARIANT === undefined || process.env.VARIANT === '' ? 'disinfection' : process.env.VARIANT;
+if (!VARIANTS.includes(variant)) {
+  console.error(`VARIANT must be ${VARIANTS.join(' or ')}, not "${variant}".`);
+  process.exit(2);
+}
+console.log(`Variant: ${variant}${variant === 'logistics' ? ' (deliveries; VARIANT unset or disinfection for the UV-C console)' : ''}.`);
+const childEnv = { ...process.env, VARIANT: variant };
 
 if (process.env.SKIP_WEB_BUILD === 'true') {
   console.log('SKIP_WEB_BUILD=true: starting the server on the existing web build.');
@@ -33,7 +45,7 @@ const simFleet = process.env.SIM_FLEET === undefined || process.env.SIM_FLEET ==
 
 // Both children in their own process groups: a Ctrl-C reaches this script only, which stops them in order.
 const serverDir = fileURLToPath(new URL('../apps/server/', import.meta.url));
-const server = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], { cwd: serverDir, stdio: ['ignore', 'pipe', 'inherit'], detached: true });
+const server = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], { cwd: serverDir, env: childEnv, stdio: ['ignore', 'pipe', 'inherit'], detached: true });
 /** @type {import('node:child_process').ChildProcess | undefined} */
 let demo;
 let stopping = false;
@@ -112,7 +124,7 @@ if (!simFleet) {
       const robotSimDir = fileURLToPath(new URL('../apps/robot-sim/', import.meta.url));
       demo = spawn(process.execPath, ['--import', 'tsx', 'src/demo/cli.ts'], {
         cwd: robotSimDir,
-        env: { ...process.env, DEMO_SERVER_URL: baseUrl },
+        env: { ...childEnv, DEMO_SERVER_URL: baseUrl },
         stdio: 'inherit',
         detached: true,
       });

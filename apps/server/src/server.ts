@@ -24,9 +24,9 @@ async function main(): Promise<void> {
   }
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   // Seeded before the app is built, so whatever starts with it (the scheduler) finds the demo robots.
-  const seeded = config.seedDemo ? await seedDemoIfEmpty(database) : null;
+  const seeded = config.seedDemo ? await seedDemoIfEmpty(database, { variant: config.variant }) : null;
   const { app } = await buildApp({ config, database });
-  if (seeded) app.log.info({ seeded }, 'seeded the demo organizations into the empty database');
+  if (seeded) app.log.info({ seeded }, 'seeded the demo organizations');
 
   let closing = false;
   const shutdown = async (signal: string) => {

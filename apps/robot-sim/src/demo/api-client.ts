@@ -5,7 +5,7 @@
  * is tried again after its Retry-After, a few times.
  */
 import type { z } from 'zod';
-import { buildPath, getRuntimeConfig, postToken, ROUTE_MOUNTS, TokenResponse, type RouteContract, type RouteMount } from '@uvd/contracts';
+import { buildPath, getRuntimeConfig, postToken, ROUTE_MOUNTS, TokenResponse, type RouteContract, type RouteMount, type RuntimeConfig } from '@uvd/contracts';
 
 export interface ApiLogin {
   /** The organization's id: its realm name, such as `demo`. */
@@ -50,7 +50,7 @@ async function fetchPolitely(url: string, init: RequestInit): Promise<Response> 
 
 export class ApiClient {
   private token: string | undefined;
-  private clientId: string | undefined;
+  private config: RuntimeConfig | undefined;
   readonly baseUrl: string;
 
   constructor(
@@ -74,14 +74,20 @@ export class ApiClient {
     return url.toString();
   }
 
-  /** Signs in with the password grant (the console's form). */
-  async signIn(): Promise<void> {
-    if (!this.clientId) {
+  /** The server's /config.json (its variant, its client id), read once. */
+  async runtimeConfig(): Promise<RuntimeConfig> {
+    if (!this.config) {
       const response = await fetchPolitely(this.url(getRuntimeConfig, 'system', {}), {});
       if (!response.ok) throw new ApiCallError(response.status, getRuntimeConfig.path, await response.text());
-      this.clientId = getRuntimeConfig.response[200].parse(await response.json()).clientId;
+      this.config = getRuntimeConfig.response[200].parse(await response.json());
     }
-    const form = new URLSearchParams({ grant_type: 'password', client_id: this.clientId, username: this.login.username, password: this.login.password, scope: 'openid' });
+    return this.config;
+  }
+
+  /** Signs in with the password grant (the console's form). */
+  async signIn(): Promise<void> {
+    const { clientId } = await this.runtimeConfig();
+    const form = new URLSearchParams({ grant_type: 'password', client_id: clientId, username: this.login.username, password: this.login.password, scope: 'openid' });
     const response = await fetchPolitely(this.url(postToken, 'identity', { params: { organization: this.login.organization } }), {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },

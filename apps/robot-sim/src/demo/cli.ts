@@ -1,8 +1,10 @@
 /**
  * `npm run demo -- --server URL`: the demo beside a running server. For each organization it
- * signs in as the admin, plays the robots that stand on a floor with simulated robots (fresh MQTT passwords from
- * the admin API) and, unless switched off, gives idle robots jobs (demo-activity.ts). SIGINT or SIGTERM stops
- * the activity (rooms it made not ready are set ready again), then the robots. See ../../README.md "Demo".
+ * signs in as the admin, plays the robots that stand on a floor with simulated robots of their kind (fresh MQTT
+ * passwords from the admin API) and, unless switched off, keeps them busy as the server's variant (its
+ * /config.json) shows: idle UV robots get jobs (demo-activity.ts), or, with `VARIANT=logistics`, the logistics
+ * people request deliveries and answer the delivery robots (delivery-activity.ts). SIGINT or SIGTERM stops the
+ * activity (rooms it made not ready are set ready again), then the robots. See ../../README.md "Demo".
  */
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -10,10 +12,11 @@ import { z } from 'zod';
 import { ApiClient } from './api-client.ts';
 import { consoleLogger, startDemoActivity, type DemoActivity } from './demo-activity.ts';
 import { startDemoFleet, type DemoFleet } from './demo-fleet.ts';
-import { parseLogins } from './logins.ts';
+import { startDeliveryActivity, type DeliveryActivity } from './delivery-activity.ts';
+import { DEFAULT_DEMO_PEOPLE, parseLogins } from './logins.ts';
 
 const USAGE = `Usage: npm run demo -- [--server URL] [--broker URL] [--time-factor F] [--activity true|false] [--skip-robots NAME,…]
-Settings also read from the environment: DEMO_SERVER_URL, DEMO_BROKER_URL, SIM_TIME_FACTOR, DEMO_ACTIVITY, DEMO_LOGINS, DEMO_SKIP_ROBOTS.`;
+Settings also read from the environment: DEMO_SERVER_URL, DEMO_BROKER_URL, SIM_TIME_FACTOR, DEMO_ACTIVITY, DEMO_LOGINS, DEMO_PEOPLE, DEMO_SKIP_ROBOTS.`;
 
 const Flag = z.enum(['true', 'false']).transform((value) => value === 'true');
 
@@ -23,6 +26,8 @@ export const DemoSettings = z.object({
   timeFactor: z.coerce.number().positive('SIM_TIME_FACTOR must be above 0'),
   activity: Flag,
   logins: z.string().optional(),
+  /** The logistics people's logins (DEMO_PEOPLE), for the delivery activity. */
+  people: z.string().optional(),
   /** Robot names (in any organization) the demo does not play, e.g. robots a test drives itself. */
   skipRobots: z.array(z.string()),
 });
@@ -46,6 +51,7 @@ export function parseDemoSettings(argv: string[], env: NodeJS.ProcessEnv): DemoS
     timeFactor: values['time-factor'] ?? blank(env.SIM_TIME_FACTOR) ?? '1',
     activity: values.activity ?? blank(env.DEMO_ACTIVITY) ?? 'true',
     logins: blank(env.DEMO_LOGINS),
+    people: blank(env.DEMO_PEOPLE),
     skipRobots: (values['skip-robots'] ?? env.DEMO_SKIP_ROBOTS ?? '')
       .split(',')
       .map((name) => name.trim())
@@ -54,7 +60,7 @@ export function parseDemoSettings(argv: string[], env: NodeJS.ProcessEnv): DemoS
 }
 
 export interface RunningDemo {
-  organizations: { organization: string; fleet: DemoFleet; activity?: DemoActivity }[];
+  organizations: { organization: string; fleet: DemoFleet; activity?: DemoActivity; deliveries?: DeliveryActivity }[];
   stop(): Promise<void>;
 }
 
@@ -81,15 +87,25 @@ export async function startDemo(settings: DemoSettings): Promise<RunningDemo> {
       continue;
     }
     for (const failure of fleet.failed) console.warn(`[demo] ${login.organization}: robot ${failure.serialNumber} could not connect: ${failure.error.message}`);
-    const activity = settings.activity ? startDemoActivity(api, { robotIds: fleet.robotIds, logger: consoleLogger }) : undefined;
-    organizations.push({ organization: login.organization, fleet, ...(activity ? { activity } : {}) });
-    console.log(`[demo] ${login.organization}: ${fleet.robots.length} simulated robots (time factor ${settings.timeFactor}), activity ${activity ? 'on' : 'off'}`);
+    // The activity the console of this server shows: jobs, or (VARIANT=logistics) deliveries.
+    const logistics = (await api.runtimeConfig()).variant === 'logistics';
+    const activity = settings.activity && !logistics ? startDemoActivity(api, { robotIds: fleet.robotIds, logger: consoleLogger }) : undefined;
+    const people = parseLogins(settings.people, DEFAULT_DEMO_PEOPLE)
+      .filter((person) => person.organization === login.organization)
+      .map((person) => new ApiClient(settings.server, person));
+    const deliveries =
+      settings.activity && logistics && fleet.deliveryRobots.length > 0
+        ? startDeliveryActivity({ admin: api, people, robots: fleet.deliveryRobots, logger: consoleLogger })
+        : undefined;
+    organizations.push({ organization: login.organization, fleet, ...(activity ? { activity } : {}), ...(deliveries ? { deliveries } : {}) });
+    const what = logistics ? `delivery activity ${deliveries ? `on (${people.length} people)` : 'off'}` : `activity ${activity ? 'on' : 'off'}`;
+    console.log(`[demo] ${login.organization}: ${fleet.robots.length} simulated robots (${fleet.deliveryRobots.length} delivery robots, time factor ${settings.timeFactor}), ${what}`);
   }
   return {
     organizations,
     async stop() {
       // The activity first: it sets the rooms it made not ready ready again, and must not give stopped robots jobs.
-      await Promise.all(organizations.map((entry) => entry.activity?.stop() ?? Promise.resolve()));
+      await Promise.all(organizations.flatMap((entry) => [entry.activity?.stop() ?? Promise.resolve(), entry.deliveries?.stop() ?? Promise.resolve()]));
       await Promise.all(organizations.map((entry) => entry.fleet.stop()));
     },
   };

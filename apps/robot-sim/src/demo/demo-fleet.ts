@@ -1,12 +1,25 @@
 /**
- * The demo fleet: every robot of the organization that stands on a floor, played by a simulated robot. The
- * robots come from the admin robot list and each gets a fresh MQTT password from the admin call
- * `POST /admin/robot/robots/{robotId}/mqtt_credentials`, so no demo secret lives in the repository and the
- * simulator never touches the server's database.
+ * The demo fleet: every robot of the organization that stands on a floor, played by a simulated robot of its
+ * kind (a UV-C robot, or a delivery robot with a drawer). The robots come from the admin robot list and each gets
+ * a fresh MQTT password from the admin call `POST /admin/robot/robots/{robotId}/mqtt_credentials`, so no demo
+ * secret lives in the repository and the simulator never touches the server's database.
  */
-import { createRobotMqttCredentials, getAdminRobots, RobotList, RobotMqttCredentials, type Robot } from '@uvd/contracts';
+import { z } from 'zod';
+import { createRobotMqttCredentials, getAdminRobots, Robot, RobotKind, RobotList, RobotMqttCredentials } from '@uvd/contracts';
 import { startSimFleet, type SimFleet, type SimFleetRobot } from '../sim-fleet.ts';
+import type { SimRobot } from '../sim-robot.ts';
 import type { ApiClient } from './api-client.ts';
+import type { DeliveryPanel, DeliveryRobot } from './delivery-activity.ts';
+
+/** A robot of the admin list with its kind; a reply without one (a server from before robot kinds) is a UV robot. */
+export const KindedRobot = Robot.extend({ kind: RobotKind.default('disinfection') });
+export type KindedRobot = z.infer<typeof KindedRobot>;
+const KindedRobotList = RobotList.extend({ payload: z.array(KindedRobot) });
+
+/** A robot the demo fleet plays, as the simulator of its kind. */
+export interface DemoFleetRobot extends SimFleetRobot {
+  kind: RobotKind;
+}
 
 export interface DemoFleetOptions {
   timeFactor: number;
@@ -21,8 +34,10 @@ export interface DemoFleetOptions {
 }
 
 export interface DemoFleet extends SimFleet {
-  /** Ids of the robots that connected (what the demo activity gives jobs to). */
+  /** Ids of the disinfection robots that connected (what the demo activity gives jobs to). */
   robotIds: string[];
+  /** The delivery robots that connected, each with its panel (what the delivery activity requests deliveries for). */
+  deliveryRobots: DeliveryRobot[];
 }
 
 const PAGE = 200;
@@ -35,10 +50,10 @@ export function startingBattery(serialNumber: string): number {
 }
 
 /** Every robot of the signed-in admin's organization, page by page. */
-export async function listOrganizationRobots(api: ApiClient): Promise<Robot[]> {
-  const all: Robot[] = [];
+export async function listOrganizationRobots(api: ApiClient): Promise<KindedRobot[]> {
+  const all: KindedRobot[] = [];
   for (let offset = 0; ; offset += PAGE) {
-    const page = await api.call(getAdminRobots, RobotList, { query: { offset, limit: PAGE } });
+    const page = await api.call(getAdminRobots, KindedRobotList, { query: { offset, limit: PAGE } });
     all.push(...page.payload);
     if (page.payload.length < PAGE || all.length >= page.count) return all;
   }
@@ -51,8 +66,8 @@ export async function listOrganizationRobots(api: ApiClient): Promise<Robot[]> {
 export async function demoRobots(
   api: ApiClient,
   skip: readonly string[] = [],
-): Promise<{ robots: SimFleetRobot[]; ids: Map<string, string>; brokerUrl: string | null }> {
-  const robots: SimFleetRobot[] = [];
+): Promise<{ robots: DemoFleetRobot[]; ids: Map<string, string>; brokerUrl: string | null }> {
+  const robots: DemoFleetRobot[] = [];
   const ids = new Map<string, string>();
   const skipped = new Set(skip);
   let brokerUrl: string | null = null;
@@ -67,6 +82,7 @@ export async function demoRobots(
       serialNumber: credentials.serial_number,
       password: credentials.password,
       mapId: credentials.floor_id,
+      kind: robot.kind,
       home: credentials.home ?? robot.pose ?? { x: 0, y: 0, theta: 0 },
       // As last reported; a robot never heard from starts somewhere between 55 and 100 % (the same for its serial
       // number on every run), so the fleet does not look cloned. One nearly empty would only ever go charging.
@@ -86,6 +102,31 @@ export async function startDemoFleet(api: ApiClient, options: DemoFleetOptions):
     timeFactor: options.timeFactor,
     faultRate: options.faultRate ?? 0,
   });
-  const robotIds = fleet.robots.flatMap((robot) => ids.get(`${robot.manufacturer}/${robot.serialNumber}`) ?? []);
-  return { ...fleet, robotIds };
+  const idOf = (robot: SimRobot) => ids.get(`${robot.manufacturer}/${robot.serialNumber}`);
+  const kindOf = (robot: SimRobot) => robots.find((candidate) => candidate.manufacturer === robot.manufacturer && candidate.serialNumber === robot.serialNumber)?.kind;
+  const robotIds = fleet.robots.flatMap((robot) => (kindOf(robot) === 'disinfection' ? (idOf(robot) ?? []) : []));
+  const deliveryRobots = fleet.robots.flatMap((robot): DeliveryRobot[] => {
+    const robotId = idOf(robot);
+    if (kindOf(robot) !== 'delivery' || !robotId) return [];
+    const panel = deliveryPanel(robot);
+    return [{ robotId, ...(panel ? { panel } : {}) }];
+  });
+  return { ...fleet, robotIds, deliveryRobots };
 }
+
+/**
+ * The buttons and screen of a simulated delivery robot (SimRobot's confirmLoading, enterPin and blockPath), when
+ * this simulator has them; without them the delivery activity does everything in the console.
+ */
+export function deliveryPanel(robot: SimRobot): DeliveryPanel | undefined {
+  const candidate: object = robot;
+  return isDeliveryPanel(candidate) ? candidate : undefined;
+}
+
+const isDeliveryPanel = (value: object): value is DeliveryPanel =>
+  'confirmLoading' in value &&
+  typeof value.confirmLoading === 'function' &&
+  'enterPin' in value &&
+  typeof value.enterPin === 'function' &&
+  'blockPath' in value &&
+  typeof value.blockPath === 'function';

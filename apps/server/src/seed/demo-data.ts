@@ -3,7 +3,7 @@
  * `demo` is the hospital a new install opens with; `northwind` exists to show that one realm never sees another
  * (it reuses the usernames `admin` and `operator` on purpose: the realm decides who signs in).
  */
-import type { Role } from '@uvd/contracts';
+import type { Role, RobotKind } from '@uvd/contracts';
 import { generateClinic, generateHospital, type Hospital } from './hospital.ts';
 
 export interface DemoUser {
@@ -23,6 +23,10 @@ export interface DemoRobot {
   /** The floor's level in its building. */
   level: number;
   groups: string[];
+  /** 'disinfection' when left out. */
+  kind?: RobotKind;
+  /** Metres along the corridor from the floor's parking spot by the lifts, so robots of one floor do not stand on each other. */
+  homeOffsetX?: number;
 }
 
 export interface DemoGroup {
@@ -52,6 +56,11 @@ export interface DemoOrganization {
   historyDays: number;
   scheduledDays: number;
   seed: number;
+  /**
+   * What `VARIANT=logistics` adds (demo-seed.ts `seedLogistics`): delivery robots and the people who send and
+   * receive deliveries. Added once, to a new database or to one first seeded without it.
+   */
+  logistics?: { users: DemoUser[]; robots: DemoRobot[] };
 }
 
 const hospital = generateHospital();
@@ -89,6 +98,20 @@ export const DEMO: DemoOrganization = {
   historyDays: 14,
   scheduledDays: 3,
   seed: 7,
+  logistics: {
+    users: [
+      { username: 'nurse-a', password: 'nurse-a-demo-1', roles: ['done-teleoperator'], firstName: 'Elina', lastName: 'Laine', email: 'elina.laine@demo-hospital.example', groups: ['Ward A'] },
+      { username: 'nurse-b', password: 'nurse-b-demo-1', roles: ['done-teleoperator'], firstName: 'Tuomas', lastName: 'Salo', email: 'tuomas.salo@demo-hospital.example', groups: ['Ward B'] },
+      { username: 'lab', password: 'lab-demo-1', roles: ['done-teleoperator'], firstName: 'Riikka', lastName: 'Koskinen', email: 'riikka.koskinen@demo-hospital.example', groups: ['Ward A', 'Ward B'] },
+      { username: 'pharmacy', password: 'pharmacy-demo-1', roles: ['done-teleoperator'], firstName: 'Ville', lastName: 'Heinonen', email: 'ville.heinonen@demo-hospital.example', groups: ['Ward A', 'Ward B'] },
+    ],
+    robots: [
+      { name: 'DLV-1', serialNumber: 'UVDL-26-0201', building: buildingA, level: 1, groups: ['Ward A'], kind: 'delivery', homeOffsetX: 1.5 },
+      { name: 'DLV-2', serialNumber: 'UVDL-26-0202', building: buildingA, level: 2, groups: ['Ward A'], kind: 'delivery', homeOffsetX: 1.5 },
+      { name: 'DLV-3', serialNumber: 'UVDL-26-0203', building: buildingA, level: 3, groups: ['Ward A'], kind: 'delivery', homeOffsetX: 1.5 },
+      { name: 'DLV-4', serialNumber: 'UVDL-26-0204', building: buildingB, level: 1, groups: ['Ward B'], kind: 'delivery', homeOffsetX: 1.5 },
+    ],
+  },
 };
 
 const clinic = generateClinic();

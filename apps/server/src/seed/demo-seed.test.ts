@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { and, count, eq, inArray } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
-import { buildings, contacts, floors, groups, jobRooms, jobs, logs, organizations, robotGroups, robots, roomGroups, rooms, users } from '../db/schema.ts';
+import { buildings, contacts, floors, groups, jobRooms, jobs, logs, organizations, robotGroups, robots, roomGroups, rooms, userGroups, users } from '../db/schema.ts';
 import { verifyPassword } from '../identity/passwords.ts';
 import { createTestDatabase, type TestDatabase } from '../testing/test-database.ts';
 import { descendants, distanceToPolygon, insidePolygon, parseXml } from '../testing/seed-fixtures.ts';
@@ -60,7 +60,7 @@ describe('demo seed', () => {
     expect(site.robots.map((robot) => robot.name).sort()).toEqual(['UVD-1', 'UVD-2', 'UVD-3', 'UVD-4']);
     for (const robot of site.robots) {
       // Registered, not heard from: what it reports (mode, battery) comes from the robot once it connects.
-      expect(robot).toMatchObject({ manufacturer: 'uvd', mode: 0, connectionState: 'OFFLINE', lastSeenAt: null });
+      expect(robot).toMatchObject({ manufacturer: 'uvd', kind: 'disinfection', mode: 0, connectionState: 'OFFLINE', lastSeenAt: null });
       expect(site.floors.map((floor) => floor.id)).toContain(robot.floorId);
       expect(robot.home).not.toBeNull();
     }
@@ -190,6 +190,101 @@ describe('demo seed', () => {
     expect(after.jobs).toHaveLength(before.jobs.length);
     const [organizationCount] = await db.select({ n: count() }).from(organizations);
     expect(organizationCount?.n).toBe(2);
+  });
+});
+
+describe('logistics seed (VARIANT=logistics)', () => {
+  const logistics = DEMO.logistics;
+  if (!logistics) throw new Error('the demo organization has a logistics part');
+
+  /** The logistics part as the database holds it: demo's delivery robots (with their groups) and logistics users. */
+  const logisticsRows = async (database: Db) => {
+    const deliveryRobots = await database.select().from(robots).where(and(eq(robots.orgId, 'demo'), eq(robots.kind, 'delivery')));
+    const robotGroupNames = await database
+      .select({ robotId: robotGroups.robotId, group: groups.name })
+      .from(robotGroups)
+      .innerJoin(groups, eq(groups.id, robotGroups.groupId));
+    const people = await database
+      .select()
+      .from(users)
+      .where(and(eq(users.orgId, 'demo'), inArray(users.username, logistics.users.map((user) => user.username))));
+    const userGroupNames = await database
+      .select({ userId: userGroups.userId, group: groups.name })
+      .from(userGroups)
+      .innerJoin(groups, eq(groups.id, userGroups.groupId));
+    return { deliveryRobots, robotGroupNames, people, userGroupNames };
+  };
+
+  const expectLogistics = async (database: Db) => {
+    const rows = await logisticsRows(database);
+    const floorRows = await database.select().from(floors).where(eq(floors.orgId, 'demo'));
+    const uvRobots = await database.select().from(robots).where(and(eq(robots.orgId, 'demo'), eq(robots.kind, 'disinfection')));
+    expect(rows.deliveryRobots.map((robot) => robot.name).sort()).toEqual(['DLV-1', 'DLV-2', 'DLV-3', 'DLV-4']);
+    for (const robot of rows.deliveryRobots) {
+      const planned = logistics.robots.find((candidate) => candidate.name === robot.name);
+      // Registered like the UV robots: on a floor, with a home, not heard from, no MQTT login until the demo fleet asks for one.
+      expect(robot).toMatchObject({ manufacturer: 'uvd', serialNumber: planned?.serialNumber, mode: 0, connectionState: 'OFFLINE', mqttPasswordHash: null });
+      const floor = floorRows.find((candidate) => candidate.id === robot.floorId);
+      expect(floor?.level).toBe(planned?.level);
+      expect(robot.home).not.toBeNull();
+      expect(robot.pose).toEqual(robot.home);
+      // Not parked on the UV robot of its floor.
+      for (const uv of uvRobots.filter((candidate) => candidate.floorId === robot.floorId)) expect(uv.home).not.toEqual(robot.home);
+      expect(rows.robotGroupNames.filter((row) => row.robotId === robot.id).map((row) => row.group)).toEqual(planned?.groups);
+    }
+    expect(rows.people.map((user) => user.username).sort()).toEqual(logistics.users.map((user) => user.username).sort());
+    for (const user of logistics.users) {
+      const row = rows.people.find((candidate) => candidate.username === user.username);
+      expect(row?.roles).toEqual(user.roles);
+      expect(await verifyPassword(row?.passwordHash ?? '', user.password)).toBe(true);
+      expect(rows.userGroupNames.filter((membership) => membership.userId === row?.id).map((membership) => membership.group).sort()).toEqual([...user.groups].sort());
+    }
+    // The delivery robots have no disinfection history.
+    const deliveryJobs = await database.select({ n: count() }).from(jobs).where(inArray(jobs.robotId, rows.deliveryRobots.map((robot) => robot.id)));
+    expect(deliveryJobs[0]?.n).toBe(0);
+    // northwind has no logistics part.
+    const northwindKinds = await database.select({ kind: robots.kind }).from(robots).where(eq(robots.orgId, 'northwind'));
+    expect(northwindKinds.map((row) => row.kind)).toEqual(['disinfection']);
+  };
+
+  it('seeds a new database with the delivery robots and the logistics users besides the rest', async () => {
+    const fresh = await createTestDatabase();
+    try {
+      const seeded = await seedDemoIfEmpty(fresh.database, { now, variant: 'logistics' });
+      expect(seeded?.find((summary) => summary.organization === 'demo')).toMatchObject({
+        robots: DEMO.robots.length + logistics.robots.length,
+        users: DEMO.users.length + logistics.users.length,
+      });
+      await expectLogistics(fresh.database.db);
+      // Starting again changes nothing.
+      expect(await seedDemoIfEmpty(fresh.database, { variant: 'logistics' })).toBeNull();
+      expect((await logisticsRows(fresh.database.db)).deliveryRobots).toHaveLength(logistics.robots.length);
+    } finally {
+      await fresh.drop();
+    }
+  });
+
+  it('leaves a database seeded for disinfection without delivery robots, and adds them once when started with VARIANT=logistics', async () => {
+    expect((await logisticsRows(db)).deliveryRobots).toEqual([]);
+    expect((await logisticsRows(db)).people).toEqual([]);
+    expect(await seedDemoIfEmpty(testDatabase.database, { variant: 'disinfection' })).toBeNull();
+    expect((await logisticsRows(db)).deliveryRobots).toEqual([]);
+    const jobsBefore = await rowsOf('demo');
+
+    // Two server processes starting together add it once.
+    const [first, second] = await Promise.all([
+      seedDemoIfEmpty(testDatabase.database, { variant: 'logistics' }),
+      seedDemoIfEmpty(testDatabase.database, { variant: 'logistics' }),
+    ]);
+    const added = [first, second].flatMap((summaries) => summaries ?? []);
+    expect(added).toEqual([{ organization: 'demo', buildings: 0, floors: 0, rooms: 0, robots: 4, users: 4, jobs: 0, logs: 0 }]);
+    await expectLogistics(db);
+    expect(await seedDemoIfEmpty(testDatabase.database, { variant: 'logistics' })).toBeNull();
+    const after = await rowsOf('demo');
+    expect(after.robots).toHaveLength(DEMO.robots.length + logistics.robots.length);
+    expect(after.users).toHaveLength(DEMO.users.length + logistics.users.length);
+    expect(after.jobs).toHaveLength(jobsBefore.jobs.length);
+    expect(after.rooms).toHaveLength(jobsBefore.rooms.length);
   });
 });
 

@@ -6,6 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { dirname, extname, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
+import { RobotKind } from '@uvd/contracts';
 import { boundsOf, metadataForBounds, roomLayer, svgDocument } from './plan-svg.ts';
 import { parsePgm, PgmError, RosMapYaml, rosMapPlan } from './ros-map.ts';
 import type { Site, SiteFloor, SitePlan } from './site.ts';
@@ -81,6 +82,20 @@ const Building = z.strictObject({
   floors: z.array(Floor).min(1, 'needs at least one floor'),
 });
 
+/**
+ * A robot of the site. `kind` is read as text and checked in SiteFile's refinement, so that a wrong one is reported
+ * with the robot's name.
+ */
+const SiteFileRobot = z.strictObject({
+  name: Name,
+  serial_number: Name,
+  manufacturer: Name.default('uvd'),
+  kind: z.string().optional(),
+  building: Name,
+  floor: Name,
+  home: Pose.optional(),
+});
+
 const uniqueNames = (items: readonly { name: string }[], path: PropertyKey[], ctx: z.RefinementCtx) => {
   const seen = new Set<string>();
   items.forEach((item, index) => {
@@ -100,6 +115,7 @@ export const SiteFile = z
       })
       .default({}),
     buildings: z.array(Building).min(1, 'needs at least one building'),
+    robots: z.array(SiteFileRobot).default([]),
   })
   .superRefine((file, ctx) => {
     const doses = file.organization.uvc_doses;
@@ -112,6 +128,24 @@ export const SiteFile = z
       building.floors.forEach((floor, f) => {
         uniqueNames(floor.rooms, ['buildings', b, 'floors', f, 'rooms'], ctx);
       });
+    });
+    uniqueNames(file.robots, ['robots'], ctx);
+    const identities = new Set<string>();
+    file.robots.forEach((robot, r) => {
+      if (robot.kind !== undefined && !RobotKind.safeParse(robot.kind).success)
+        ctx.addIssue({
+          code: 'custom',
+          message: `robot "${robot.name}" has the unknown kind "${robot.kind}"; a robot is ${RobotKind.options.join(' or ')}`,
+          path: ['robots', r, 'kind'],
+        });
+      const identity = `${robot.manufacturer}/${robot.serial_number}`;
+      if (identities.has(identity))
+        ctx.addIssue({ code: 'custom', message: `robot "${robot.name}": ${identity} appears twice; the serial number identifies the robot`, path: ['robots', r, 'serial_number'] });
+      identities.add(identity);
+      const building = file.buildings.find((candidate) => candidate.name === robot.building);
+      if (!building) ctx.addIssue({ code: 'custom', message: `robot "${robot.name}": no building "${robot.building}" in this file`, path: ['robots', r, 'building'] });
+      else if (!building.floors.some((floor) => floor.name === robot.floor))
+        ctx.addIssue({ code: 'custom', message: `robot "${robot.name}": no floor "${robot.floor}" in building "${robot.building}"`, path: ['robots', r, 'floor'] });
     });
   });
 export type SiteFile = z.output<typeof SiteFile>;
@@ -221,7 +255,18 @@ export async function loadSiteDocument(document: unknown, baseDir: string, sourc
       uvcDoses: file.organization.uvc_doses,
       defaultDose: file.organization.default_dose,
     },
-    site: { buildings },
+    site: {
+      buildings,
+      robots: file.robots.map((robot) => ({
+        name: robot.name,
+        manufacturer: robot.manufacturer,
+        serialNumber: robot.serial_number,
+        kind: RobotKind.parse(robot.kind ?? 'disinfection'),
+        building: robot.building,
+        floor: robot.floor,
+        home: robot.home ?? null,
+      })),
+    },
     roomDosePaths,
   };
 }

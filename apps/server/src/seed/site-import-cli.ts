@@ -44,6 +44,7 @@ async function main(): Promise<number> {
           counts('buildings', summary.buildings),
           counts('floors', summary.floors),
           counts('rooms', summary.rooms),
+          counts('robots', summary.robots),
         ].join('\n  '),
       );
       return 0;

@@ -9,7 +9,7 @@ import { promisify } from 'node:util';
 import { asc, eq } from 'drizzle-orm';
 import { stringify as toYaml } from 'yaml';
 import type { Db } from '../db/client.ts';
-import { buildings, floors, organizations, rooms } from '../db/schema.ts';
+import { buildings, floors, jobs, organizations, robots, rooms } from '../db/schema.ts';
 import { createTestDatabase, type TestDatabase } from '../testing/test-database.ts';
 import { descendants, parseXml } from '../testing/seed-fixtures.ts';
 import { SiteImportError } from './site-file.ts';
@@ -39,7 +39,11 @@ const siteOf = async (orgId: string) => ({
   buildings: await db.select().from(buildings).where(eq(buildings.orgId, orgId)),
   floors: await db.select().from(floors).where(eq(floors.orgId, orgId)).orderBy(asc(floors.level)),
   rooms: await db.select().from(rooms).where(eq(rooms.orgId, orgId)).orderBy(asc(rooms.name)),
+  robots: await db.select().from(robots).where(eq(robots.orgId, orgId)).orderBy(asc(robots.serialNumber)),
 });
+
+/** A serial number no other test (or run on a shared PostgreSQL) uses. */
+const uniqueSerial = () => `SIM-${randomBytes(4).toString('hex')}`;
 
 /** A small valid site as a JSON document; tests break one field of it at a time. */
 const jsonSite = (orgId: string) => ({
@@ -98,6 +102,39 @@ describe('site import', () => {
     const shower = site.rooms.find((room) => room.name === 'W-103 Shower room');
     expect(shower).toMatchObject({ dose: 50, entryPoint: { x: 8.5, y: 0.9, theta: 1.5708 }, floorId: ground?.id, orderNo: 2 });
     expect(shower?.polygon).toEqual([{ x: 7.1, y: 1.9 }, { x: 9.9, y: 1.9 }, { x: 9.9, y: 4.9 }, { x: 7.1, y: 4.9 }]);
+    // Its robots: a UV robot by default, and a delivery robot.
+    expect(summary.robots).toEqual({ created: 2, updated: 0 });
+    expect(site.robots.map((robot) => [robot.name, robot.kind, robot.manufacturer, robot.floorId])).toEqual([
+      ['DLV-7', 'delivery', 'uvd', first?.id],
+      ['UVD-7', 'disinfection', 'uvd', ground?.id],
+    ]);
+    expect(site.robots[0]).toMatchObject({ home: { x: 11, y: 1.2, theta: 3.1416 }, pose: { x: 11, y: 1.2, theta: 3.1416 }, mqttPasswordHash: null });
+  });
+
+  it('registers robots of either kind and updates them by serial number on a new import', async () => {
+    const orgId = uniqueOrg();
+    const [uvSerial, deliverySerial] = [uniqueSerial(), uniqueSerial()];
+    const site = {
+      ...jsonSite(orgId),
+      robots: [
+        { name: 'UV 1', serial_number: uvSerial, building: 'House 1', floor: 'Ground', home: { x: 1, y: -1 } },
+        { name: 'Courier 1', serial_number: deliverySerial, kind: 'delivery', building: 'House 1', floor: 'Ground' },
+      ],
+    };
+    const first = await importSiteFile(db, await writeSite('robots-1', site));
+    expect(first.robots).toEqual({ created: 2, updated: 0 });
+    const before = await siteOf(orgId);
+    const courier = before.robots.find((robot) => robot.serialNumber === deliverySerial);
+    expect(courier).toMatchObject({ name: 'Courier 1', kind: 'delivery', home: null, floorId: before.floors[0]?.id });
+    expect(before.robots.find((robot) => robot.serialNumber === uvSerial)).toMatchObject({ kind: 'disinfection', home: { x: 1, y: -1, theta: 0 } });
+
+    // Renamed, made a UV robot, given a home: the same robot (same id), matched by its serial number.
+    const again = { ...site, robots: [{ name: 'UV 2', serial_number: deliverySerial, kind: 'disinfection', building: 'House 1', floor: 'Ground', home: [2, -1, 0] }] };
+    const second = await importSiteFile(db, await writeSite('robots-2', again, 'yaml'));
+    expect(second.robots).toEqual({ created: 0, updated: 1 });
+    const after = await siteOf(orgId);
+    expect(after.robots).toHaveLength(2);
+    expect(after.robots.find((robot) => robot.id === courier?.id)).toMatchObject({ name: 'UV 2', kind: 'disinfection', home: { x: 2, y: -1, theta: 0 } });
   });
 
   it('imports JSON, drawing a plan of the rooms for a floor given none', async () => {
@@ -174,6 +211,14 @@ describe('bad site files', () => {
       }), 'buildings[0].floors[0].plan.svg', /ENOENT/],
       ['ros-missing', broken((site) => { Object.assign(site.buildings[0]?.floors[0] ?? {}, { plan: { ros_map: 'nope.yaml' } }); }), 'buildings[0].floors[0].plan.ros_map'],
       ['dose', broken((site) => { room(site).dose = 35; }), 'buildings[0].floors[0].rooms[0].dose', /not one of the organization's doses/],
+      ['robot-kind', { ...jsonSite(orgId), robots: [{ name: 'Forklift 9', serial_number: 'K-1', kind: 'forklift', building: 'House 1', floor: 'Ground' }] }, 'robots[0].kind', /robot "Forklift 9" has the unknown kind "forklift"; a robot is disinfection or delivery/],
+      ['robot-floor', { ...jsonSite(orgId), robots: [{ name: 'R1', serial_number: 'K-2', building: 'House 1', floor: 'Attic' }] }, 'robots[0].floor', /robot "R1": no floor "Attic" in building "House 1"/],
+      ['robot-building', { ...jsonSite(orgId), robots: [{ name: 'R1', serial_number: 'K-2', building: 'House 9', floor: 'Ground' }] }, 'robots[0].building', /no building "House 9"/],
+      ['robot-serial-twice', {
+        ...jsonSite(orgId),
+        robots: [{ name: 'R1', serial_number: 'K-3', building: 'House 1', floor: 'Ground' }, { name: 'R2', serial_number: 'K-3', building: 'House 1', floor: 'Ground' }],
+      }, 'robots[1].serial_number', /robot "R2": uvd\/K-3 appears twice/],
+      ['robot-typo', { ...jsonSite(orgId), robots: [{ name: 'R1', serial_number: 'K-4', building: 'House 1', floor: 'Ground', knd: 'delivery' }] }, 'robots[0]', /knd/],
     ];
     for (const [name, content, path, message] of cases) await expectRefused(await writeSite(name, content), orgId, path, message);
     expect((await siteOf(orgId)).organization).toBeUndefined();
@@ -204,6 +249,30 @@ describe('bad site files', () => {
     site.buildings.push({ name: 'Must not appear', floors: [{ name: 'F', rooms: [] }] });
     await expectRefused(await writeSite('existing-bad-dose', site), orgId, 'buildings[0].floors[0].rooms[0].dose');
   });
+
+  it("refuses another organization's robot, and a new kind for a robot with a job to do, rolling back", async () => {
+    const orgId = uniqueOrg();
+    const serial = uniqueSerial();
+    const robot = { name: 'UV 1', serial_number: serial, building: 'House 1', floor: 'Ground' };
+    await importSiteFile(db, await writeSite('robot-owner', { ...jsonSite(orgId), robots: [robot] }));
+
+    const otherOrg = uniqueOrg();
+    await importSiteFile(db, await writeSite('robot-other', jsonSite(otherOrg)));
+    const taken = { ...jsonSite(otherOrg), robots: [{ ...robot, name: 'Mine now' }] };
+    taken.buildings.push({ name: 'Must not appear', floors: [{ name: 'F', rooms: [] }] });
+    await expectRefused(await writeSite('robot-taken', taken), otherOrg, 'robots[0].serial_number', /robot "Mine now": uvd\/SIM-[0-9a-f]+ is registered in another organization/);
+
+    const [row] = (await siteOf(orgId)).robots;
+    if (!row) throw new Error('the robot was imported');
+    await db.insert(jobs).values({ orgId, robotId: row.id, name: 'Evening round', startTime: new Date(Date.now() + 3600_000), createdBy: 'admin' });
+    const delivery = { ...jsonSite(orgId), robots: [{ ...robot, kind: 'delivery' }] };
+    delivery.buildings.push({ name: 'Must not appear', floors: [{ name: 'F', rooms: [] }] });
+    await expectRefused(await writeSite('robot-kind-busy', delivery), orgId, 'robots[0].kind', /robot "UV 1" is disinfection and has work not finished/);
+    // Without the job it may become a delivery robot.
+    await db.delete(jobs).where(eq(jobs.robotId, row.id));
+    await importSiteFile(db, await writeSite('robot-kind-free', delivery));
+    expect((await siteOf(orgId)).robots[0]?.kind).toBe('delivery');
+  });
 });
 
 describe('npm run site:import', () => {
@@ -228,6 +297,7 @@ describe('npm run site:import', () => {
     const dataDir = join(dir, 'data');
     const good = await run([join(dir, 'site.yaml'), '--org', 'cli-example'], dataDir);
     expect(good.stdout).toContain('into organization cli-example (new)');
+    expect(good.stdout).toContain('robots: 2 created, 0 updated');
     expect(good.code).toBe(0);
     const bad = await run([await writeSite('cli-bad', { buildings: [{ name: 'H', floors: [] }] })], dataDir);
     expect(bad.code).toBe(1);

@@ -22,6 +22,7 @@ export interface ImportSummary {
   buildings: WriteCounts;
   floors: WriteCounts;
   rooms: WriteCounts;
+  robots: WriteCounts;
 }
 
 export async function importSite(db: Db, loaded: LoadedSite, options: ImportOptions = {}): Promise<ImportSummary> {
@@ -32,7 +33,7 @@ export async function importSite(db: Db, loaded: LoadedSite, options: ImportOpti
     throw new SiteImportError(source, [{ path: options.orgId ? '--org' : 'organization.id', message: 'must be lowercase letters, digits and dashes' }]);
   const { organization } = loaded;
 
-  return db.transaction(async (tx) => {
+  const imported = db.transaction(async (tx) => {
     const [existing] = await tx.select().from(organizations).where(eq(organizations.id, orgId));
     const doses = organization.uvcDoses ?? existing?.uvcDoses ?? [];
     const problems = loaded.roomDosePaths
@@ -58,7 +59,12 @@ export async function importSite(db: Db, loaded: LoadedSite, options: ImportOpti
       buildings: written.buildings,
       floors: written.floors,
       rooms: written.rooms,
+      robots: written.robots,
     };
+  });
+  // What the writer finds wrong (a robot of another organization, ...) is named after this file too.
+  return imported.catch((error: unknown) => {
+    throw error instanceof SiteImportError ? new SiteImportError(source, error.problems) : error;
   });
 }
 

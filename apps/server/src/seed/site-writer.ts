@@ -2,10 +2,12 @@
  * Writes a site into an organization, matching buildings, floors and rooms by name so that writing the same
  * site again updates it in place. Rooms missing from the site are kept: jobs and logs refer to them.
  */
-import { eq } from 'drizzle-orm';
+import { and, eq, inArray, notInArray } from 'drizzle-orm';
+import { FINAL_DELIVERY_STATUSES } from '@uvd/contracts';
 import type { Executor } from '../db/client.ts';
-import { buildings, floors, rooms } from '../db/schema.ts';
-import type { Site } from './site.ts';
+import { buildings, deliveries, floors, jobs, robots, rooms } from '../db/schema.ts';
+import { SiteImportError, type SiteProblem } from './site-file.ts';
+import type { Site, SiteRobot } from './site.ts';
 
 export interface WriteCounts {
   created: number;
@@ -22,6 +24,7 @@ export interface WrittenSite {
   buildings: WriteCounts;
   floors: WriteCounts;
   rooms: WriteCounts;
+  robots: WriteCounts;
 }
 
 /** Names may hold any character but NUL, so NUL joins them into a key that cannot collide. */
@@ -50,6 +53,7 @@ export async function writeSite(tx: Executor, orgId: string, site: Site): Promis
     buildings: { created: 0, updated: 0 },
     floors: { created: 0, updated: 0 },
     rooms: { created: 0, updated: 0 },
+    robots: { created: 0, updated: 0 },
   };
 
   for (const building of site.buildings) {
@@ -108,5 +112,62 @@ export async function writeSite(tx: Executor, orgId: string, site: Site): Promis
       }
     }
   }
+  if (site.robots && site.robots.length > 0) written.robots = await writeRobots(tx, orgId, site.robots, written.floorIds);
   return written;
+}
+
+/**
+ * Registers the site's robots or updates them (name, kind, floor, home), matched by manufacturer and serial number,
+ * the identity they log in to the broker with. A serial number of another organization's robot, and a new kind for
+ * a robot with work not finished (a Scheduled or Running job, an open delivery), are refused: the whole import
+ * rolls back. MQTT logins are not part of the site: an admin makes them in the robot admin screen.
+ */
+async function writeRobots(tx: Executor, orgId: string, siteRobots: readonly SiteRobot[], floorIds: Map<string, string>): Promise<WriteCounts> {
+  const counts: WriteCounts = { created: 0, updated: 0 };
+  const problems: SiteProblem[] = [];
+  const existing = await tx
+    .select({ id: robots.id, orgId: robots.orgId, kind: robots.kind, manufacturer: robots.manufacturer, serialNumber: robots.serialNumber })
+    .from(robots)
+    .where(inArray(robots.serialNumber, siteRobots.map((robot) => robot.serialNumber)));
+  for (const [index, robot] of siteRobots.entries()) {
+    const floorId = floorIds.get(siteKey(robot.building, robot.floor));
+    if (!floorId) throw new Error(`floor ${robot.floor} of robot ${robot.name} was not written`);
+    const row = existing.find((candidate) => candidate.manufacturer === robot.manufacturer && candidate.serialNumber === robot.serialNumber);
+    const fields = { name: robot.name, kind: robot.kind, floorId, ...(robot.home ? { home: robot.home } : {}) };
+    if (!row) {
+      await tx.insert(robots).values({ orgId, manufacturer: robot.manufacturer, serialNumber: robot.serialNumber, ...fields, pose: robot.home });
+      counts.created += 1;
+      continue;
+    }
+    if (row.orgId !== orgId) {
+      problems.push({ path: `robots[${index}].serial_number`, message: `robot "${robot.name}": ${robot.manufacturer}/${robot.serialNumber} is registered in another organization` });
+      continue;
+    }
+    if (row.kind !== robot.kind && (await hasOpenWork(tx, row.id))) {
+      problems.push({
+        path: `robots[${index}].kind`,
+        message: `robot "${robot.name}" is ${row.kind} and has work not finished (a scheduled or running job, an open delivery); finish or cancel it before making it ${robot.kind}`,
+      });
+      continue;
+    }
+    await tx.update(robots).set(fields).where(eq(robots.id, row.id));
+    counts.updated += 1;
+  }
+  if (problems.length > 0) throw new SiteImportError('site file', problems);
+  return counts;
+}
+
+async function hasOpenWork(tx: Executor, robotId: string): Promise<boolean> {
+  const [job] = await tx
+    .select({ id: jobs.id })
+    .from(jobs)
+    .where(and(eq(jobs.robotId, robotId), inArray(jobs.status, ['Scheduled', 'Running'])))
+    .limit(1);
+  if (job) return true;
+  const [delivery] = await tx
+    .select({ id: deliveries.id })
+    .from(deliveries)
+    .where(and(eq(deliveries.robotId, robotId), notInArray(deliveries.status, [...FINAL_DELIVERY_STATUSES])))
+    .limit(1);
+  return delivery !== undefined;
 }
