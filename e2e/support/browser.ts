@@ -31,8 +31,19 @@ export const DESKTOP: Viewport = { name: 'desktop', width: 1280, height: 800 };
 export const MOBILE: Viewport = { name: 'mobile', width: 375, height: 812 };
 export const VIEWPORTS: readonly Viewport[] = [DESKTOP, MOBILE];
 
+let ownServer: string | undefined;
+
+/** The console under test: the run's shared server, or the one a test file started itself (`useServer`). */
 export function baseUrl(): string {
-  return inject('baseUrl');
+  return ownServer ?? inject('baseUrl');
+}
+
+/**
+ * Points this test file's sessions and API calls at a server it started itself (e.g. the logistics variant), or
+ * back at the run's shared server with undefined. Each test file has its own copy of this module.
+ */
+export function useServer(url: string | undefined): void {
+  ownServer = url;
 }
 
 /**

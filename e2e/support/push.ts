@@ -1,0 +1,74 @@
+/**
+ * The console's service worker and Web Push in Chromium here: there is no push service on this machine, so
+ * `pushManager.subscribe` is refused and tests deliver pushes to the worker's registration through the DevTools
+ * protocol (ServiceWorker.deliverPushMessage), as a push service would after decrypting one.
+ */
+import { PushMessage } from '@uvd/contracts';
+import type { CDPSession, Worker } from 'playwright-core';
+import { expect } from 'vitest';
+import { z } from 'zod';
+import { baseUrl, type Session } from './browser.ts';
+
+const WORKER_TIMEOUT_MS = 30_000;
+
+/** The console's service worker, once the page's registration has activated it. */
+export async function activeWorker(session: Session): Promise<Worker> {
+  const registration = () =>
+    session.page.evaluate(async () => {
+      // `ready` resolves with an active worker, possibly still activating.
+      const ready = await navigator.serviceWorker.ready;
+      return { scope: ready.scope, script: ready.active?.scriptURL ?? null, state: ready.active?.state ?? null };
+    });
+  // Registered 5 s after the page's load, then activated once it has precached the build.
+  await expect.poll(registration, { timeout: WORKER_TIMEOUT_MS }).toEqual({ scope: `${baseUrl()}/`, script: `${baseUrl()}/sw.js`, state: 'activated' });
+  const [worker] = session.context.serviceWorkers();
+  return worker ?? (await session.context.waitForEvent('serviceworker'));
+}
+
+/** Delivers push messages to the console's registration, as the push service would (Chromium DevTools protocol). */
+export async function pushDelivery(session: Session): Promise<{ deliver: (message: PushMessage) => Promise<void>; cdp: CDPSession }> {
+  const cdp = await session.context.newCDPSession(session.page);
+  const registrationId = new Promise<string>((resolve) => {
+    cdp.on('ServiceWorker.workerRegistrationUpdated', ({ registrations }) => {
+      const registration = registrations.find((candidate) => candidate.scopeURL === `${baseUrl()}/` && !candidate.isDeleted);
+      if (registration) resolve(registration.registrationId);
+    });
+  });
+  await cdp.send('ServiceWorker.enable');
+  const id = await registrationId;
+  return {
+    cdp,
+    deliver: async (message) => {
+      await cdp.send('ServiceWorker.deliverPushMessage', { origin: baseUrl(), registrationId: id, data: JSON.stringify(PushMessage.parse(message)) });
+    },
+  };
+}
+
+export const ShownNotification = z.object({
+  title: z.string(),
+  body: z.string(),
+  tag: z.string(),
+  requireInteraction: z.boolean(),
+  actions: z.array(z.object({ action: z.string(), title: z.string() })),
+});
+
+/** The system notifications the worker shows now. */
+export async function shownNotifications(worker: Worker): Promise<z.infer<typeof ShownNotification>[]> {
+  const shown: unknown = await worker.evaluate(`self.registration.getNotifications().then((list) => list.map((n) => ({
+    title: n.title, body: n.body, tag: n.tag, requireInteraction: n.requireInteraction,
+    actions: n.actions.map((a) => ({ action: a.action, title: a.title })),
+  })))`);
+  return z.array(ShownNotification).parse(shown);
+}
+
+/** A click on one of a notification's buttons, as the browser dispatches it to the worker. */
+export async function clickNotificationButton(worker: Worker, tag: string, action: string): Promise<void> {
+  const clicked: unknown = await worker.evaluate(
+    `self.registration.getNotifications({ tag: ${JSON.stringify(tag)} }).then(([notification]) => {
+      if (!notification) return false;
+      self.dispatchEvent(new NotificationEvent('notificationclick', { notification, action: ${JSON.stringify(action)} }));
+      return true;
+    })`,
+  );
+  expect(clicked, `a notification tagged ${tag}`).toBe(true);
+}

@@ -1,0 +1,262 @@
+/**
+ * The logistics variant as its people use it, at 1280×800 and 375×812: a server of its own started with
+ * `VARIANT=logistics` (the demo organization with its delivery robots DLV-1..4, played by the demo fleet), a sender
+ * who requests a delivery in the console and watches it go In transit and Waiting, and a recipient in another browser
+ * context who gets the PIN by push, enters it at the console, and both see Delivered with the chain of custody. Three
+ * wrong PINs lock the hand-off and alert the sender.
+ *
+ * Pushes: there is no browser vendor's push service on this machine, so the recipient's device subscription points at
+ * a local stand-in speaking the real protocol (apps/server/src/testing/push-service.ts: VAPID checked, aes128gcm
+ * decrypted); the decrypted message is then delivered to the recipient's service worker through the DevTools
+ * protocol, as the push service would, and the notification it shows is read back.
+ */
+import {
+  CreatedDelivery,
+  confirmLoading,
+  createDelivery,
+  DeliveryStatus,
+  getDelivery,
+  getMyProfile,
+  subscribe,
+  type DeliveryInput,
+  type PushMessage,
+} from '@uvd/contracts';
+import type { Browser } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startLocalPushService, type LocalPushService } from '../../apps/server/src/testing/push-service.ts';
+import { apiSignIn, callApi, type ApiSession } from '../support/api.ts';
+import {
+  baseUrl,
+  expectAccessible,
+  expectNoPageErrors,
+  launchBrowser,
+  MOBILE,
+  screenshot,
+  settle,
+  useServer,
+  VIEWPORTS,
+  type Session,
+  type Viewport,
+} from '../support/browser.ts';
+import { DEMO, signedInSession, t, tFill } from '../support/console.ts';
+import { nearestRooms, readyRobot, type JourneyRoom } from '../support/fleet.ts';
+import { activeWorker, pushDelivery, shownNotifications } from '../support/push.ts';
+import { startConsoleServer, type ConsoleServer } from '../support/server.ts';
+
+/** The seed's logistics people (apps/server/src/seed/README.md): an admin sends (they may name a user as recipient), the lab receives. */
+const SENDER = DEMO.admin;
+const RECIPIENT = { username: 'lab', password: 'lab-demo-1' };
+/** The delivery robot of Ward A's first floor: pickup and drop-off are rooms near it, so it is the nearest free one. */
+const ROBOT = 'DLV-1';
+const FLOW_TIMEOUT_MS = 60_000;
+
+let browser: Browser;
+let server: ConsoleServer;
+let push: LocalPushService;
+let admin: ApiSession;
+let recipient: ApiSession;
+let recipientId: string;
+let rooms: JourneyRoom[];
+
+beforeAll(async () => {
+  push = await startLocalPushService();
+  server = await startConsoleServer({
+    logName: 'logistics-server.log',
+    env: { VARIANT: 'logistics', PUSH_ENDPOINT_HOSTS: '127.0.0.1' },
+  });
+  useServer(server.baseUrl);
+  browser = await launchBrowser();
+  admin = await apiSignIn(DEMO.org, SENDER.username, SENDER.password);
+  recipient = await apiSignIn(DEMO.org, RECIPIENT.username, RECIPIENT.password);
+  recipientId = (await callApi(recipient, getMyProfile)).sub;
+  // The recipient's phone: its device subscribed to the user's topic, as the console's Settings switch does.
+  await callApi(recipient, subscribe, { body: { token: push.subscribe().token, topic: recipientId } });
+  rooms = await nearestRooms(admin, await readyRobot(admin, ROBOT), 4);
+}, 240_000);
+
+afterAll(async () => {
+  await browser.close();
+  useServer(undefined);
+  await server.stop();
+  await push.close();
+});
+
+/** POST /deliveries as a hospital system would: 201 with the PIN. */
+async function requestDelivery(body: DeliveryInput): Promise<CreatedDelivery> {
+  const reply = await fetch(new URL(`/api${createDelivery.path}`, baseUrl()), {
+    method: 'POST',
+    headers: { authorization: `Bearer ${admin.token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  const text = await reply.text();
+  expect(reply.status, text).toBe(201);
+  return CreatedDelivery.parse(JSON.parse(text));
+}
+
+const statusOf = (page: Session['page']) => page.getByTestId('delivery-status').first().innerText();
+
+/** The PIN push the recipient's device got for this delivery. */
+async function pinPush(deliveryId: string): Promise<PushMessage> {
+  await push.waitFor((received) => received.some((one) => one.message.related_id === deliveryId), FLOW_TIMEOUT_MS);
+  const found = push.received.find((one) => one.message.related_id === deliveryId);
+  if (!found) throw new Error('no push');
+  return found.message;
+}
+
+/** Picks a building, floor and room in one of the create form's room pickers by their visible names. */
+async function pickRoom(page: Session['page'], prefix: 'pickup' | 'dropoff', room: JourneyRoom): Promise<void> {
+  const building = page.locator(`#delivery-${prefix}-building`);
+  const floor = page.locator(`#delivery-${prefix}-floor`);
+  const roomSelect = page.locator(`#delivery-${prefix}-room`);
+  // The robot's building and floor are the first ones offered with rooms near it: choose until the room is offered.
+  for (const buildingValue of await building.locator('option').evaluateAll((options) => options.map((option) => (option as HTMLOptionElement).value).filter(Boolean))) {
+    await building.selectOption(buildingValue);
+    for (const floorValue of await floor.locator('option').evaluateAll((options) => options.map((option) => (option as HTMLOptionElement).value).filter(Boolean))) {
+      await floor.selectOption(floorValue);
+      await expect.poll(() => roomSelect.locator('option').count()).toBeGreaterThan(1);
+      if ((await roomSelect.locator(`option[value="${room.room_id}"]`).count()) > 0) {
+        await roomSelect.selectOption(room.room_id);
+        return;
+      }
+    }
+  }
+  throw new Error(`room ${room.room_name} is not offered`);
+}
+
+describe.each(VIEWPORTS)('a delivery from request to a proven hand-off at $width×$height', (viewport: Viewport) => {
+  const sessions: Session[] = [];
+  afterEach(async () => {
+    for (const session of sessions.splice(0)) {
+      await session.close();
+      expectNoPageErrors(session);
+    }
+  });
+
+  it('is requested in the console, loaded, taken with the PIN from the push, and Delivered for both', { timeout: 240_000 }, async () => {
+    const [pickup, dropoff] = viewport === MOBILE ? [rooms[2], rooms[3]] : [rooms[0], rooms[1]];
+    if (!pickup || !dropoff) throw new Error('rooms');
+    const sender = await signedInSession(browser, viewport, SENDER);
+    sessions.push(sender);
+    const { page } = sender;
+    await sender.goto('/deliveries');
+    await expectAccessible(sender, 'deliveries');
+    await page.getByRole('link', { name: t('en', 'deliveries.new') }).click();
+    await settle(page);
+    await pickRoom(page, 'pickup', pickup);
+    await pickRoom(page, 'dropoff', dropoff);
+    await page.locator('#delivery-item-0-description').fill('Blood sample, ward round');
+    await page.locator('#delivery-item-0-category').selectOption('specimen');
+    await page.locator('#delivery-item-0-quantity').fill('2');
+    await page.locator('#delivery-priority').selectOption('urgent');
+    await page.locator('#delivery-recipient-user').selectOption(recipientId);
+    await expectAccessible(sender, 'delivery-create');
+    await screenshot(sender, 'delivery-create');
+    await page.locator('#delivery-submit').click();
+
+    // The PIN, shown once to the sender.
+    const pinText = (await page.getByTestId('delivery-created-pin').innerText()).replace(/\s/g, '');
+    expect(pinText).toMatch(/^\d{4}$/);
+    await expectAccessible(sender, 'delivery-pin');
+    await page.getByRole('button', { name: t('en', 'deliveries.created.open') }).click();
+    await page.waitForURL(/\/deliveries\/[0-9a-f-]{36}$/);
+    await settle(page);
+    const deliveryId = new URL(page.url()).pathname.split('/').pop() ?? '';
+
+    // The recipient's device got the PIN by push, in the real protocol, before anything else happened.
+    const message = await pinPush(deliveryId);
+    expect(message.type).toBe('delivery');
+    expect(message.url).toBe(`/deliveries/${deliveryId}`);
+    expect(message.body).toContain(pinText);
+
+    // The sender watches the robot take it and come for loading.
+    await expect.poll(() => statusOf(page), { timeout: FLOW_TIMEOUT_MS }).toBe(t('en', 'deliveries.waitingFor.loading'));
+    expect(await page.getByTestId('custody-step').allInnerTexts()).toEqual(
+      expect.arrayContaining([expect.stringContaining(t('en', 'deliveries.steps.dispatched'))]),
+    );
+    await page.getByRole('button', { name: t('en', 'deliveries.actions.loaded') }).click();
+    await expect.poll(() => statusOf(page), { timeout: FLOW_TIMEOUT_MS }).toBe(t('en', 'deliveries.waitingFor.recipient'));
+    await expectAccessible(sender, 'delivery-waiting');
+    await screenshot(sender, 'delivery-waiting');
+
+    // The recipient, in another browser context: the push shows on the device, a click leads to the delivery.
+    const taker = await signedInSession(browser, viewport, RECIPIENT);
+    sessions.push(taker);
+    const worker = await activeWorker(taker);
+    const delivered = await pushDelivery(taker);
+    await delivered.deliver(message);
+    await expect
+      .poll(async () => (await shownNotifications(worker)).map((shown) => shown.body).join(' | ') || (await taker.page.locator('.Toastify').innerText()))
+      .toContain(pinText);
+    await taker.goto(message.url);
+    await expect.poll(() => statusOf(taker.page), { timeout: FLOW_TIMEOUT_MS }).toBe(t('en', 'deliveries.waitingFor.recipient'));
+    await expectAccessible(taker, 'delivery-handoff');
+    await taker.page.locator('#delivery-pin').fill(pinText);
+    await taker.page.getByRole('button', { name: t('en', 'deliveries.confirmPin') }).click();
+
+    // Both see it Delivered, with the chain of custody from request to hand-off.
+    for (const session of [taker, sender]) {
+      await expect.poll(() => statusOf(session.page), { timeout: FLOW_TIMEOUT_MS }).toBe(t('en', 'deliveryStatus.4'));
+      const steps = await session.page.getByTestId('custody-step').allInnerTexts();
+      const order = ['requested', 'dispatched', 'loaded', 'departed', 'received', 'delivered'].map((step) =>
+        steps.findIndex((text) => text.includes(t('en', `deliveries.steps.${step}`))),
+      );
+      expect(order.every((index) => index >= 0), steps.join('\n')).toBe(true);
+      expect([...order].sort((a, b) => a - b)).toEqual(order);
+    }
+    await screenshot(sender, 'delivery-delivered');
+    const record = await callApi(admin, getDelivery, { params: { delivery_id: deliveryId } });
+    expect(record.status).toBe(DeliveryStatus.delivered);
+    expect(record.custody.find((step) => step.step === 'received')?.user_id).toBe(recipientId);
+  });
+
+  it('locks the hand-off after three wrong PINs and tells the sender', { timeout: 180_000 }, async () => {
+    const [pickup, dropoff] = viewport === MOBILE ? [rooms[3], rooms[2]] : [rooms[1], rooms[0]];
+    if (!pickup || !dropoff) throw new Error('rooms');
+    const created = await requestDelivery({
+      pickup_room_id: pickup.room_id,
+      dropoff_room_id: dropoff.room_id,
+      items: [{ description: 'Insulin', category: 'medication', quantity: 1 }],
+      priority: 'stat',
+      recipient_user_id: recipientId,
+    });
+    const id = created.delivery_id;
+    const reached = async (waitingFor: 'loading' | 'recipient') => {
+      await expect
+        .poll(async () => {
+          const now = await callApi(admin, getDelivery, { params: { delivery_id: id } });
+          return now.status === DeliveryStatus.waiting && now.waiting_for === waitingFor;
+        }, { timeout: FLOW_TIMEOUT_MS, message: `waiting for ${waitingFor}` })
+        .toBe(true);
+    };
+    await reached('loading');
+    await callApi(admin, confirmLoading, { params: { delivery_id: id } });
+    await reached('recipient');
+
+    const taker = await signedInSession(browser, viewport, RECIPIENT);
+    sessions.push(taker);
+    await taker.goto(`/deliveries/${id}`);
+    const wrong = created.pin === '0000' ? '1111' : '0000';
+    for (const attemptsLeft of [2, 1]) {
+      await taker.page.locator('#delivery-pin').fill(wrong);
+      await taker.page.getByRole('button', { name: t('en', 'deliveries.confirmPin') }).click();
+      await expect.poll(() => taker.page.getByTestId('delivery-pin-error').innerText()).toBe(tFill('en', 'deliveries.refusals.handoff_wrong_pin', { attempts: attemptsLeft }));
+    }
+    await taker.page.locator('#delivery-pin').fill(wrong);
+    await taker.page.getByRole('button', { name: t('en', 'deliveries.confirmPin') }).click();
+    await taker.page.getByTestId('delivery-handoff-locked').waitFor({ state: 'visible' });
+    expect(await taker.page.locator('#delivery-pin').count()).toBe(0);
+    await expectAccessible(taker, 'delivery-locked');
+    await screenshot(taker, 'delivery-locked');
+
+    const locked = await callApi(admin, getDelivery, { params: { delivery_id: id } });
+    expect(locked.handoff_locked).toBe(true);
+    expect(locked.status).toBe(DeliveryStatus.waiting);
+    expect(locked.custody.filter((step) => step.step === 'handoff_failed')).toHaveLength(3);
+
+    // The sender sees it on the delivery, live.
+    const sender = await signedInSession(browser, viewport, SENDER);
+    sessions.push(sender);
+    await sender.goto(`/deliveries/${id}`);
+    await sender.page.getByTestId('delivery-handoff-locked').waitFor({ state: 'visible' });
+  });
+});
