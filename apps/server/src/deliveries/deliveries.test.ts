@@ -291,6 +291,21 @@ describe('POST /api/deliveries/{id}/cancel', () => {
     expect((await detail(w.sender, created.delivery_id)).custody).toHaveLength(2);
   });
 
+  it('answers a retried cancel with the same Idempotency-Key with the first reply, once; the key on another call is refused', async () => {
+    const w = await world();
+    const created = await create(w, w.sender);
+    const headers = { 'idempotency-key': `cancel-${crypto.randomUUID()}` };
+    const first = await post(w.sender, `${created.delivery_id}/cancel`, { headers });
+    const retry = await post(w.sender, `${created.delivery_id}/cancel`, { headers });
+    expectStatus(first, 200);
+    expectStatus(retry, 200);
+    expect(DeliveryDetail.parse(retry.body)).toEqual(DeliveryDetail.parse(first.body));
+    expect((await detail(w.sender, created.delivery_id)).custody.filter((step) => step.step === 'cancelled')).toHaveLength(1);
+    const reused = await post(w.sender, `${created.delivery_id}/command`, { query: { command: 'pause' }, headers });
+    expectStatus(reused, 409);
+    expect(errorOf(reused.body).error).toBe('idempotency_key_reused');
+  });
+
   it('tells the robot carrying it to cancel its order (cancelOrder), recorded with the cancel', async () => {
     const w = await world();
     const { row, robot } = await onlineRobot(w);
