@@ -452,7 +452,8 @@ describe('POST /api/deliveries/{id}/handoff', () => {
     const w = await world();
     const created = await create(w, w.sender, { recipient_user_id: w.recipient.id });
     const stream = await openSse(server.url, '/api/deliveries/stream', { token: w.sender.token, query: { delivery_list: [created.delivery_id] } });
-    opened.push(stream);
+    const outsiderStream = await openSse(server.url, '/api/deliveries/stream', { token: w.outsider.token });
+    opened.push(stream, outsiderStream);
     expect(stream.status).toBe(200);
     await asRobotWould(w.orgId, created.delivery_id, null, DeliveryStatus.waiting, 'recipient');
     const wrongPin = created.pin === '9999' ? '8888' : '9999';
@@ -472,6 +473,11 @@ describe('POST /api/deliveries/{id}/handoff', () => {
     expect(locked.custody.map((step) => step.step).slice(-4)).toEqual(['handoff_failed', 'handoff_failed', 'handoff_failed', 'handoff_locked']);
     const alert = await stream.waitFor((frame) => frame.event === 'delivery_handoff_locked');
     expect(JSON.parse(alert.data)).toMatchObject({ delivery_id: created.delivery_id, requested_by_id: w.sender.id });
+    // A teleoperator of another group never hears of it; a delivery of their own, later, arrives.
+    const elsewhere = await createSite(server.context.db, w.orgId, { roomsPerFloor: 2, robots: 0 });
+    const own = await create({ ...w, rooms: elsewhere.floors[0]?.roomIds ?? [] }, w.admin, { recipient_user_id: w.outsider.id });
+    await outsiderStream.waitFor((frame) => frame.data.includes(own.delivery_id));
+    expect(outsiderStream.frames.filter((frame) => frame.data.includes(created.delivery_id))).toEqual([]);
   });
 });
 
