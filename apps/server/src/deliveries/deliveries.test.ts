@@ -291,6 +291,21 @@ describe('POST /api/deliveries/{id}/cancel', () => {
     expect((await detail(w.sender, created.delivery_id)).custody).toHaveLength(2);
   });
 
+  it('answers a retried cancel with the same Idempotency-Key with the first reply, once; the key on another call is refused', async () => {
+    const w = await world();
+    const created = await create(w, w.sender);
+    const headers = { 'idempotency-key': `cancel-${crypto.randomUUID()}` };
+    const first = await post(w.sender, `${created.delivery_id}/cancel`, { headers });
+    const retry = await post(w.sender, `${created.delivery_id}/cancel`, { headers });
+    expectStatus(first, 200);
+    expectStatus(retry, 200);
+    expect(DeliveryDetail.parse(retry.body)).toEqual(DeliveryDetail.parse(first.body));
+    expect((await detail(w.sender, created.delivery_id)).custody.filter((step) => step.step === 'cancelled')).toHaveLength(1);
+    const reused = await post(w.sender, `${created.delivery_id}/command`, { query: { command: 'pause' }, headers });
+    expectStatus(reused, 409);
+    expect(errorOf(reused.body).error).toBe('idempotency_key_reused');
+  });
+
   it('tells the robot carrying it to cancel its order (cancelOrder), recorded with the cancel', async () => {
     const w = await world();
     const { row, robot } = await onlineRobot(w);
@@ -437,7 +452,8 @@ describe('POST /api/deliveries/{id}/handoff', () => {
     const w = await world();
     const created = await create(w, w.sender, { recipient_user_id: w.recipient.id });
     const stream = await openSse(server.url, '/api/deliveries/stream', { token: w.sender.token, query: { delivery_list: [created.delivery_id] } });
-    opened.push(stream);
+    const outsiderStream = await openSse(server.url, '/api/deliveries/stream', { token: w.outsider.token });
+    opened.push(stream, outsiderStream);
     expect(stream.status).toBe(200);
     await asRobotWould(w.orgId, created.delivery_id, null, DeliveryStatus.waiting, 'recipient');
     const wrongPin = created.pin === '9999' ? '8888' : '9999';
@@ -457,6 +473,11 @@ describe('POST /api/deliveries/{id}/handoff', () => {
     expect(locked.custody.map((step) => step.step).slice(-4)).toEqual(['handoff_failed', 'handoff_failed', 'handoff_failed', 'handoff_locked']);
     const alert = await stream.waitFor((frame) => frame.event === 'delivery_handoff_locked');
     expect(JSON.parse(alert.data)).toMatchObject({ delivery_id: created.delivery_id, requested_by_id: w.sender.id });
+    // A teleoperator of another group never hears of it; a delivery of their own, later, arrives.
+    const elsewhere = await createSite(server.context.db, w.orgId, { roomsPerFloor: 2, robots: 0 });
+    const own = await create({ ...w, rooms: elsewhere.floors[0]?.roomIds ?? [] }, w.admin, { recipient_user_id: w.outsider.id });
+    await outsiderStream.waitFor((frame) => frame.data.includes(own.delivery_id));
+    expect(outsiderStream.frames.filter((frame) => frame.data.includes(created.delivery_id))).toEqual([]);
   });
 });
 

@@ -17,6 +17,7 @@ import {
 } from '@uvd/contracts';
 import type { AppContext } from '../context.ts';
 import type { Executor, Tx } from '../db/client.ts';
+import type { Principal } from '../identity/principal.ts';
 import { deliveries, deliveryCustody, deliveryItems, robotCommands, robots, rooms } from '../db/schema.ts';
 
 export type DeliveryRow = typeof deliveries.$inferSelect;
@@ -27,6 +28,12 @@ export interface Actor {
   userId: string | null;
   name: string;
 }
+
+/** The signed-in caller as an actor: their name as people read it, else their username. */
+export const actorOf = (principal: Principal): Actor => ({
+  userId: principal.sub,
+  name: `${principal.givenName} ${principal.familyName}`.trim() || principal.username,
+});
 
 export interface CustodyInput {
   /** The robot's time for what the robot reported; the server's now otherwise. */

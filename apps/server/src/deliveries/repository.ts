@@ -12,7 +12,7 @@ import type { Principal } from '../identity/principal.ts';
 import { badRequest, HttpError, notFound } from '../lib/http-error.ts';
 import { robotVisible, roomVisible, seesEverything } from '../lib/visibility.ts';
 import { cappedCount, dateConditions, filterTimeZone } from '../jobs/list-filter.ts';
-import { toDeliveries, type DeliveryRow } from './lifecycle.ts';
+import { actorOf, toDeliveries, type DeliveryRow } from './lifecycle.ts';
 
 type ParsedInput = z.output<typeof DeliveryInput>;
 type ListFilter = z.output<typeof DeliveryListQuery>;
@@ -107,7 +107,7 @@ export async function insertDelivery(tx: Tx, principal: Principal, input: Parsed
       throw badRequest('Field "recipient_user_id": no such user in your organization.', { field: 'recipient_user_id' });
     recipientName ??= `${recipient.firstName} ${recipient.lastName}`.trim() || recipient.username;
   }
-  const requester = `${principal.givenName} ${principal.familyName}`.trim() || principal.username;
+  const requester = actorOf(principal).name;
   const [row] = await tx
     .insert(deliveries)
     .values({

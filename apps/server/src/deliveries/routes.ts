@@ -15,14 +15,13 @@ import {
 } from '@uvd/contracts';
 import type { AppContext } from '../context.ts';
 import type { Tx } from '../db/client.ts';
-import type { Principal } from '../identity/principal.ts';
 import { conflict } from '../lib/http-error.ts';
 import { idempotencyKey, idempotent } from '../lib/idempotency.ts';
 import { registerRoute } from '../lib/route.ts';
 import { recordDeliveryPush } from '../notifications/delivery-pushes.ts';
 import { cancelOnRobot, confirmLoadingOnRobot, pauseOrResumeOnRobot } from '../robot-link/deliveries/commands.ts';
 import { assertHandoffOpen, checkHandoffPin, generatePin, hashPin } from './handoff.ts';
-import { isFinalStatus, publishDeliveryChange, recordCustody, toDeliveries, toDeliveryDetail, updateDelivery, type Actor, type DeliveryRow } from './lifecycle.ts';
+import { actorOf, isFinalStatus, publishDeliveryChange, recordCustody, toDeliveries, toDeliveryDetail, updateDelivery, type DeliveryRow } from './lifecycle.ts';
 import * as repository from './repository.ts';
 
 const STATUS_NAMES: Record<DeliveryStatus, string> = {
@@ -45,11 +44,6 @@ export function refuseIfDeliveryFinished(delivery: DeliveryRow): void {
 
 const stateConflict = (delivery: DeliveryRow, wanted: string) =>
   conflict(`The delivery is ${STATUS_NAMES[delivery.status]}: ${wanted}.`, DeliveryRefusal.deliveryState, { status: delivery.status });
-
-export const actorOf = (principal: Principal): Actor => ({
-  userId: principal.sub,
-  name: `${principal.givenName} ${principal.familyName}`.trim() || principal.username,
-});
 
 /**
  * The deliveries backend (README.md). Every change runs in one transaction with its custody step, its

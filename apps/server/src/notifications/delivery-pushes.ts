@@ -8,10 +8,11 @@
  * The PIN of a requested delivery is in its push event and the recipient's push until they are sent and pruned
  * (the push outbox must hold what it sends); the delivery itself keeps only its hash.
  */
-import { and, asc, eq, inArray, or, sql } from 'drizzle-orm';
-import { DeliveryStatus, RESTRICTED_ROLES, type PushEventKind, type PushMessage } from '@uvd/contracts';
+import { asc, eq, inArray, or, sql } from 'drizzle-orm';
+import { DeliveryStatus, type PushEventKind, type PushMessage } from '@uvd/contracts';
 import type { Executor, Tx } from '../db/client.ts';
-import { deliveries, deliveryItems, deviceSubscriptions, pushEvents, robots, rooms, users, type DeliveryPushAudience } from '../db/schema.ts';
+import { deliveries, deliveryItems, pushEvents, robots, rooms, users, type DeliveryPushAudience } from '../db/schema.ts';
+import { devicesOf, restrictedRole, type Recipient } from './devices.ts';
 import { clockTime, languageOf, type Language } from './messages.ts';
 import { PUSH_CHANNEL, type PushEventFacts } from './outbox.ts';
 
@@ -150,20 +151,8 @@ export const deliveryPushStale = (kind: DeliveryPushKind, subject: DeliverySubje
   (kind === 'delivery_requested' || kind === 'delivery_escalation' || kind === 'delivery_handoff_locked') &&
   (subject.status === DeliveryStatus.delivered || subject.status === DeliveryStatus.cancelled);
 
-const restrictedRole = sql`${users.roles} && ARRAY[${sql.join(
-  RESTRICTED_ROLES.map((role) => sql`${role}`),
-  sql`, `,
-)}]::text[]`;
-
-export interface DeliveryRecipient {
-  userId: string;
-  token: string;
-  language: string;
-  timezone: string;
-}
-
 /** The devices of the push's audience: the delivery's recipient or sender, or the organization's admins. */
-export async function deliveryRecipientsOf(tx: Tx, event: PushEventRow): Promise<DeliveryRecipient[]> {
+export async function deliveryRecipientsOf(tx: Tx, event: PushEventRow): Promise<Recipient[]> {
   if (!event.deliveryId) return [];
   const [delivery] = await tx
     .select({ requestedById: deliveries.requestedById, recipientUserId: deliveries.recipientUserId })
@@ -178,17 +167,7 @@ export async function deliveryRecipientsOf(tx: Tx, event: PushEventRow): Promise
   const admins = audience === 'admins' || audience === 'sender_and_admins';
   const who = or(people.length > 0 ? inArray(users.id, people) : undefined, admins ? restrictedRole : undefined);
   if (!who) return [];
-  return tx
-    .selectDistinctOn([deviceSubscriptions.token], {
-      userId: users.id,
-      token: deviceSubscriptions.token,
-      language: users.language,
-      timezone: users.timezone,
-    })
-    .from(deviceSubscriptions)
-    .innerJoin(users, and(eq(users.id, deviceSubscriptions.userId), eq(users.orgId, deviceSubscriptions.orgId)))
-    .where(and(eq(deviceSubscriptions.orgId, event.orgId), eq(users.enabled, true), who))
-    .orderBy(asc(deviceSubscriptions.token), sql`${deviceSubscriptions.createdAt} DESC`);
+  return devicesOf(tx, event.orgId, who);
 }
 
 /** The push of a delivery's event for one recipient, in their language and timezone. */
@@ -197,7 +176,7 @@ export function deliveryMessageFor(
   kind: DeliveryPushKind,
   facts: PushEventFacts,
   subject: DeliverySubject,
-  recipient: DeliveryRecipient,
+  recipient: Recipient,
   icon: string,
 ): PushMessage {
   const language = languageOf(recipient.language);

@@ -8,9 +8,10 @@
  * on both topics is one device. Texts follow each recipient's language and timezone.
  */
 import { and, asc, eq, exists, isNull, lte, sql } from 'drizzle-orm';
-import { ActionButtonText, PushEventKind, RESTRICTED_ROLES, type PushMessage } from '@uvd/contracts';
+import { ActionButtonText, PushEventKind, type PushMessage } from '@uvd/contracts';
 import type { Db, Tx } from '../db/client.ts';
-import { actions, deviceSubscriptions, jobs, pushDeliveries, pushEvents, robotGroups, robots, rooms, userGroups, users } from '../db/schema.ts';
+import { actions, jobs, pushDeliveries, pushEvents, robotGroups, robots, rooms, userGroups, users } from '../db/schema.ts';
+import { devicesOf, restrictedRole, type Recipient } from './devices.ts';
 import { deliveryMessageFor, deliveryPushStale, deliveryRecipientsOf, deliverySubjectOf, isDeliveryPushKind } from './delivery-pushes.ts';
 import { languageOf, pushTexts, type PushFacts, type RobotPushKind } from './messages.ts';
 import { PUSH_CHANNEL, PushEventFacts } from './outbox.ts';
@@ -19,18 +20,6 @@ import { PUSH_CHANNEL, PushEventFacts } from './outbox.ts';
 export const PUSH_ICON = '/icons/icon-192.png';
 
 type PushEventRow = typeof pushEvents.$inferSelect;
-
-interface Recipient {
-  userId: string;
-  token: string;
-  language: string;
-  timezone: string;
-}
-
-const restrictedRole = sql`${users.roles} && ARRAY[${sql.join(
-  RESTRICTED_ROLES.map((role) => sql`${role}`),
-  sql`, `,
-)}]::text[]`;
 
 async function recipientsOf(tx: Tx, event: PushEventRow & { robotId: string }): Promise<Recipient[]> {
   const seesRobot = exists(
@@ -41,17 +30,7 @@ async function recipientsOf(tx: Tx, event: PushEventRow & { robotId: string }): 
       .where(and(eq(userGroups.userId, users.id), eq(robotGroups.robotId, event.robotId))),
   );
   const mayReceive = event.kind === 'prompt_escalation' ? restrictedRole : sql`(${restrictedRole} OR ${seesRobot})`;
-  return tx
-    .selectDistinctOn([deviceSubscriptions.token], {
-      userId: users.id,
-      token: deviceSubscriptions.token,
-      language: users.language,
-      timezone: users.timezone,
-    })
-    .from(deviceSubscriptions)
-    .innerJoin(users, and(eq(users.id, deviceSubscriptions.userId), eq(users.orgId, deviceSubscriptions.orgId)))
-    .where(and(eq(deviceSubscriptions.orgId, event.orgId), eq(users.enabled, true), mayReceive))
-    .orderBy(asc(deviceSubscriptions.token), sql`${deviceSubscriptions.createdAt} DESC`);
+  return devicesOf(tx, event.orgId, mayReceive);
 }
 
 interface Subject {

@@ -43,8 +43,12 @@ export async function startNotifications(ctx: Pick<AppContext, 'config' | 'datab
   const round = async (self: Wakeable) => {
     for (;;) {
       self.again();
-      // A delivery nobody came for becomes a push here, fanned out below in the same round.
-      const escalated = await escalateDue({ db, bus: ctx.bus }, push.deliveryEscalationMs);
+      // A delivery nobody came for becomes a push here, fanned out below in the same round. Its failure must not
+      // hold up every other push: logged, and tried again next round.
+      const escalated = await escalateDue({ db, bus: ctx.bus }, push.deliveryEscalationMs).catch((error: unknown) => {
+        options.logger.error({ err: error }, 'delivery escalation failed; it tries again next round');
+        return 0;
+      });
       const fannedOut = await fanOutDue(db, push.escalationMs);
       const delivered = await deliverDue(db, {
         senders: options.senders,
