@@ -268,8 +268,8 @@ describe('delivery detail', () => {
 
     const steps = screen.getAllByTestId('custody-step');
     expect(steps.map((step) => step.textContent)).toEqual([
-      'Requested26.11.2026 10:00 AM · by Sam Senderconsole',
-      'Arrived26.11.2026 10:10 AM · by Courier-1 · Pharmacypickup',
+      'Requested26.11.2026 10:00 AM · by Sam Senderfrom the console',
+      'Arrived26.11.2026 10:10 AM · by Courier-1 · Pharmacyat the pickup',
     ]);
 
     const map = await screen.findByTestId('delivery-route-map');
