@@ -246,6 +246,7 @@ describe('delivery detail', () => {
       detailFixture(1, {
         status: 3,
         waiting_for: 'loading',
+        waiting_since: '2026-11-26T08:10:00Z',
         late: true,
         deliver_by: '2026-11-26T08:30:00Z',
         notes: 'Keep cold',
@@ -258,6 +259,7 @@ describe('delivery detail', () => {
     await openDetail(network);
     expect(screen.getAllByTestId('delivery-status')[0]).toHaveTextContent('Waiting for loading');
     expect(screen.getByTestId('delivery-status-announcement')).toHaveTextContent('Delivery status: Waiting for loading');
+    expect(screen.getByTestId('delivery-waiting-since')).toHaveTextContent('Waiting since 10:10 AM');
     expect(screen.getByTestId('delivery-late-warning')).toHaveTextContent('Late: it should have been delivered by 26.11.2026 10:30 AM.');
     expect(screen.getByText('Sam Sender', { selector: 'dd' })).toBeInTheDocument();
     expect(screen.getByText('Nina Nurse')).toBeInTheDocument();
@@ -266,8 +268,8 @@ describe('delivery detail', () => {
 
     const steps = screen.getAllByTestId('custody-step');
     expect(steps.map((step) => step.textContent)).toEqual([
-      'Requested26.11.2026 10:00 AM · by Sam Senderconsole',
-      'Arrived26.11.2026 10:10 AM · by Courier-1 · Pharmacypickup',
+      'Requested26.11.2026 10:00 AM · by Sam Senderfrom the console',
+      'Arrived26.11.2026 10:10 AM · by Courier-1 · Pharmacyat the pickup',
     ]);
 
     const map = await screen.findByTestId('delivery-route-map');

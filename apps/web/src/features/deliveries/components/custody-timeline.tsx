@@ -2,6 +2,10 @@ import { useTranslation } from 'react-i18next';
 import type { CustodyStep, DeliveryDetail } from '@uvd/contracts';
 import { formatDateTime } from '../../../lib/format-date.ts';
 
+/** Step details the server writes as words of its own (where a step was done from, which stop); others are reasons, shown as sent. */
+const KNOWN_DETAILS = ['console', 'robot', 'pickup', 'dropoff'] as const;
+const knownDetail = (detail: string) => KNOWN_DETAILS.find((known) => known === detail);
+
 /** Where a step happened, as staff say it: the pickup or drop-off room by name, else on the way. */
 const placeOf = (step: CustodyStep, delivery: DeliveryDetail): string | null => {
   const roomId = step.place?.room_id;
@@ -37,7 +41,7 @@ export const CustodyTimeline = ({ delivery, timezone }: { delivery: DeliveryDeta
                   {who ? ` · ${t('deliveries.by', { who })}` : null}
                   {where ? ` · ${where}` : null}
                 </div>
-                {step.detail ? <div className="small text-break">{step.detail}</div> : null}
+                {step.detail ? <StepDetail detail={step.detail} /> : null}
               </li>
             );
           })}
@@ -45,4 +49,10 @@ export const CustodyTimeline = ({ delivery, timezone }: { delivery: DeliveryDeta
       )}
     </section>
   );
+};
+
+const StepDetail = ({ detail }: { detail: string }) => {
+  const { t } = useTranslation();
+  const known = knownDetail(detail);
+  return <div className="small text-break">{known ? t(`deliveries.stepDetails.${known}`) : detail}</div>;
 };

@@ -1,7 +1,7 @@
-import { useMemo, useState } from 'react';
+import { useMemo } from 'react';
 import { Table } from 'react-bootstrap';
 import { useTranslation } from 'react-i18next';
-import { Link, useSearchParams } from 'react-router';
+import { Link } from 'react-router';
 import type { Delivery } from '@uvd/contracts';
 import { ListFilterButtons, ListFilterDialog } from '../../../components/list-filter-dialog.tsx';
 import { LIST_PLACEHOLDER_ROWS } from '../../../components/list-table.tsx';
@@ -11,15 +11,8 @@ import { SkeletonRows } from '../../../components/skeleton.tsx';
 import { paths } from '../../../config/paths.ts';
 import { useSessionUser } from '../../../lib/auth/auth-context.tsx';
 import { formatDateTime } from '../../../lib/format-date.ts';
-import {
-  activeFilterCount,
-  applyFilterChange,
-  applyLimit,
-  applyOffset,
-  clearFilters,
-  pageInfo,
-  resetFilters,
-} from '../../../lib/list-filters.ts';
+import { pageInfo } from '../../../lib/list-filters.ts';
+import { useListAddress } from '../../../lib/use-list-address.ts';
 import { useRobotList } from '../../../lib/robot-list.ts';
 import { PHONE_QUERY, useMediaQuery } from '../../../lib/use-media-query.ts';
 import { DELIVERY_STATUSES, readDeliveryFilters, useDeliveryList } from '../api/deliveries-query.ts';
@@ -35,11 +28,11 @@ const PHONE_COLUMNS = 2;
 export const DeliveriesRoute = () => {
   const { t } = useTranslation();
   const { timezone } = useSessionUser();
-  const [search, setSearch] = useSearchParams();
+  const address = useListAddress();
+  const { search } = address;
   const filters = useMemo(() => readDeliveryFilters(search, timezone), [search, timezone]);
   const deliveries = useDeliveryList(filters);
-  const [filterOpen, setFilterOpen] = useState(false);
-  const robots = useRobotList(filterOpen);
+  const robots = useRobotList(address.filterOpen);
   const phone = useMediaQuery(PHONE_QUERY);
   useDeliveryStream();
   const list = deliveries.data?.payload;
@@ -53,16 +46,7 @@ export const DeliveriesRoute = () => {
         <Link className="btn btn-primary" to={paths.deliveryCreate.getHref()}>
           {t('deliveries.new')}
         </Link>
-        <ListFilterButtons
-          active={activeFilterCount(search)}
-          idPrefix="delivery"
-          onOpen={() => {
-            setFilterOpen(true);
-          }}
-          onClear={() => {
-            setSearch(clearFilters(search));
-          }}
-        />
+        <ListFilterButtons idPrefix="delivery" {...address.buttons} />
       </div>
       {deliveries.isError ? (
         <div className="alert alert-danger" role="alert">
@@ -99,15 +83,10 @@ export const DeliveriesRoute = () => {
         limit={filters.limit}
         label={t('filter.page', { page, pages })}
         sizeId="delivery-page-size"
-        onOffset={(offset) => {
-          setSearch(applyOffset(search, offset));
-        }}
-        onLimit={(limit) => {
-          setSearch(applyLimit(search, limit, filters.offset));
-        }}
+        {...address.paging(filters.offset)}
       />
       <ListFilterDialog
-        show={filterOpen}
+        {...address.dialog}
         filters={filters}
         robots={robots.data?.payload.filter((robot) => robot.kind === 'delivery')}
         robotsError={robots.isError}
@@ -116,17 +95,6 @@ export const DeliveriesRoute = () => {
           chosen: filters.statuses.map(String),
         }}
         idPrefix="delivery"
-        onApply={(change) => {
-          if (Object.keys(change).length > 0) setSearch(applyFilterChange(search, change));
-          setFilterOpen(false);
-        }}
-        onReset={() => {
-          setSearch(resetFilters());
-          setFilterOpen(false);
-        }}
-        onClose={() => {
-          setFilterOpen(false);
-        }}
       />
     </>
   );

@@ -7,7 +7,7 @@ import { Skeleton } from '../../../components/skeleton.tsx';
 import { paths } from '../../../config/paths.ts';
 import { isApiRequestError } from '../../../lib/api-error.ts';
 import { useSessionUser } from '../../../lib/auth/auth-context.tsx';
-import { formatDateTime } from '../../../lib/format-date.ts';
+import { formatDateTime, TIME_FORMAT } from '../../../lib/format-date.ts';
 import { useDelivery } from '../api/deliveries-query.ts';
 import { CustodyTimeline } from '../components/custody-timeline.tsx';
 import { DeliveryActions } from '../components/delivery-actions.tsx';
@@ -70,6 +70,11 @@ const DeliveryView = ({ delivery, back }: { delivery: DeliveryDetail; back: Reac
               <dt className="col-5">{t('deliveries.status')}</dt>
               <dd className="col-7 text-break">
                 <DeliveryStatusLine delivery={delivery} />
+                {delivery.waiting_for && delivery.waiting_since ? (
+                  <div className="small text-body-secondary" data-testid="delivery-waiting-since">
+                    {t('deliveries.waitingSince', { time: formatDateTime(delivery.waiting_since, timezone, TIME_FORMAT) })}
+                  </div>
+                ) : null}
               </dd>
               <dt className="col-5">{t('deliveries.priority')}</dt>
               <dd className="col-7">{t(`deliveries.priorities.${delivery.priority}`)}</dd>

@@ -1,7 +1,7 @@
 import { Fragment, useEffect, useMemo, useRef, useState } from 'react';
 import { Alert, Button, Table } from 'react-bootstrap';
 import { useTranslation } from 'react-i18next';
-import { Link, useLocation, useSearchParams } from 'react-router';
+import { Link, useLocation } from 'react-router';
 import { ListedJobStatus } from '@uvd/contracts';
 import { ListFilterButtons, ListFilterDialog } from '../../../components/list-filter-dialog.tsx';
 import { LIST_COLUMNS, ListPlaceholderRows, ListTableHead } from '../../../components/list-table.tsx';
@@ -17,15 +17,8 @@ import { isApiRequestError } from '../../../lib/api-error.ts';
 import { readJobFilters, useFilterRobots, useFocusedJob, useJobList } from '../api/jobs-query.ts';
 import { JobDetails } from '../components/job-details.tsx';
 import { JobProgressLine } from '../../../components/job-progress.tsx';
-import {
-  activeFilterCount,
-  applyFilterChange,
-  applyLimit,
-  applyOffset,
-  clearFilters,
-  pageInfo,
-  resetFilters,
-} from '../../../lib/list-filters.ts';
+import { pageInfo } from '../../../lib/list-filters.ts';
+import { useListAddress } from '../../../lib/use-list-address.ts';
 import { readJobFocus } from '../job-focus.ts';
 import { useJobStreams } from '../live/use-job-streams.ts';
 
@@ -35,13 +28,13 @@ export const JobsRoute = () => {
   const { t } = useTranslation();
   const { timezone } = useSessionUser();
   const location = useLocation();
-  const [search, setSearch] = useSearchParams();
+  const address = useListAddress();
+  const { search } = address;
   const filters = useMemo(() => readJobFilters(search, timezone), [search, timezone]);
   const jobs = useJobList(filters);
   const focusId = readJobFocus(location.state);
   const [expanded, setExpanded] = useState<ReadonlySet<string>>(() => new Set(focusId ? [focusId] : []));
-  const [filterOpen, setFilterOpen] = useState(false);
-  const robots = useFilterRobots(filterOpen);
+  const robots = useFilterRobots(address.filterOpen);
   const pageJobs = jobs.data?.payload;
   // A linked job that is not on this page is shown first, above the page's jobs, until it is performed.
   const focusMissing = focusId !== null && pageJobs !== undefined && !pageJobs.some((job) => job.job_id === focusId);
@@ -86,16 +79,7 @@ export const JobsRoute = () => {
         <Link className="btn btn-primary" to={paths.jobCreate.getHref()}>
           {t('jobTable.newJob')}
         </Link>
-        <ListFilterButtons
-          active={activeFilterCount(search)}
-          idPrefix="job"
-          onOpen={() => {
-            setFilterOpen(true);
-          }}
-          onClear={() => {
-            setSearch(clearFilters(search));
-          }}
-        />
+        <ListFilterButtons idPrefix="job" {...address.buttons} />
       </div>
       {notFound ? <Alert variant="warning">{t('jobTable.jobNotFound')}</Alert> : null}
       {focusMissing && focused.isError && !notFound ? <Alert variant="danger">{t('jobTable.jobError')}</Alert> : null}
@@ -195,15 +179,10 @@ export const JobsRoute = () => {
         limit={filters.limit}
         label={t('filter.page', { page, pages })}
         sizeId="job-page-size"
-        onOffset={(offset) => {
-          setSearch(applyOffset(search, offset));
-        }}
-        onLimit={(limit) => {
-          setSearch(applyLimit(search, limit, filters.offset));
-        }}
+        {...address.paging(filters.offset)}
       />
       <ListFilterDialog
-        show={filterOpen}
+        {...address.dialog}
         filters={filters}
         robots={robots.data?.payload}
         robotsError={robots.isError}
@@ -212,17 +191,6 @@ export const JobsRoute = () => {
           chosen: filters.statuses,
         }}
         idPrefix="job"
-        onApply={(change) => {
-          if (Object.keys(change).length > 0) setSearch(applyFilterChange(search, change));
-          setFilterOpen(false);
-        }}
-        onReset={() => {
-          setSearch(resetFilters());
-          setFilterOpen(false);
-        }}
-        onClose={() => {
-          setFilterOpen(false);
-        }}
       />
     </>
   );
