@@ -181,7 +181,8 @@ export function createExecutor(ctx: Pick<AppContext, 'db' | 'bus' | 'fleet'>, on
   const trackJob = async (event: StateEvent): Promise<string | undefined> => {
     const { robot, order, robotTime } = event;
     const jobId = order.jobId;
-    if (jobId === undefined) return undefined;
+    // A delivery's order (its pick and drop) is no job: deliveries/progress.ts follows it.
+    if (jobId === undefined || event.delivery.pick || event.delivery.drop) return undefined;
     const job = await loadJob(robot, jobId);
     if (!job?.running) return undefined;
     if (!job.running.robotStarted) {

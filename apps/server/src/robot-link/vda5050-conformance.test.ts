@@ -15,7 +15,12 @@ import { Action, InstantActionsMessage, Job, OrderMessage } from '@uvd/contracts
 import { SimRobot } from '@uvd/robot-sim';
 import { parseVdaTopic } from './broker.ts';
 import { until } from '../testing/assertions.ts';
-import { brokerAnswers, createJobFor, executionWorld, type ExecutionWorld } from '../testing/execution-fixtures.ts';
+import { z } from 'zod';
+import { DeliveryStatus } from '@uvd/contracts';
+import { lockDelivery } from '../deliveries/lifecycle.ts';
+import { deliveryWorld, playDeliveryRobot, queueDelivery, waitForDelivery } from '../testing/delivery-fixtures.ts';
+import { brokerAnswers, createJobFor, executionWorld, waitUntil, type ExecutionWorld } from '../testing/execution-fixtures.ts';
+import { confirmLoadingOnRobot, pauseOrResumeOnRobot } from './deliveries/commands.ts';
 import { startTestServer, type TestServer } from '../testing/harness.ts';
 
 const SCHEMA_DIR = new URL('./vda5050-schemas/', import.meta.url);
@@ -57,7 +62,7 @@ beforeAll(async () => {
     seen.push({ robot: `${parsed.manufacturer}/${parsed.serialNumber}`, topic: name, message: JSON.parse(payload.toString('utf8')) as unknown });
   });
   await observer.subscribeAsync('uagv/v2/#');
-  server = await startTestServer({ mqttUrl: brokerUrl, schedulerPollMs: 100 });
+  server = await startTestServer({ mqttUrl: brokerUrl, schedulerPollMs: 100, deliveryDispatchPollMs: 100 });
 });
 afterAll(async () => {
   if (!available) return;
@@ -73,8 +78,10 @@ const invalidOf = (messages: readonly Seen[]): string[] =>
     return validate(message) ? [] : [`${topic}: ${ajv.errorsText(validate.errors)}`];
   });
 
+const FactsheetActions = z.object({ protocolFeatures: z.object({ agvActions: z.array(z.object({ actionType: z.string() })) }) });
+
 /** Leaves no retained message of a test robot behind on the shared broker. */
-async function clearRetained(world: ExecutionWorld): Promise<void> {
+async function clearRetained(world: ExecutionWorld | { robot: { manufacturer: string; serialNumber: string } }): Promise<void> {
   const prefix = `uagv/v2/${world.robot.manufacturer}/${world.robot.serialNumber}`;
   await observer.publishAsync(`${prefix}/connection`, '', { retain: true });
   await observer.publishAsync(`${prefix}/factsheet`, '', { retain: true });
@@ -184,6 +191,62 @@ describe.skipIf(!available)('VDA 5050 2.0.0 JSON schemas', () => {
     expect(new Set(updates.map((order) => order.orderUpdateId))).toEqual(new Set([1, 2, 3]));
     const instant = ours.flatMap((entry) => (entry.topic === 'instantActions' ? InstantActionsMessage.parse(entry.message).actions : []));
     expect(instant.filter((action) => action.actionType === 'uvd_room_not_ready')).not.toEqual([]);
+    expect(invalidOf(ours)).toEqual([]);
+  }, 60_000);
+
+  it('hold for every message of a whole delivery: the order with pick and drop, pause, resume, loading, a wrong and a right PIN at the robot, the delivery robot\'s states and factsheet', async () => {
+    const world = await deliveryWorld(server, { robots: 1 });
+    const [robot] = world.robots;
+    const [pickup, , dropoff] = world.roomIds;
+    if (!robot || !pickup || !dropoff) throw new Error('world incomplete');
+    const sims: SimRobot[] = [];
+    const identity = `${robot.manufacturer}/${robot.serialNumber}`;
+    const inTx = async (deliveryId: string, change: Parameters<typeof withLocked>[1]) => {
+      await withLocked(deliveryId, change);
+      server.context.commands.wake();
+    };
+    const withLocked = (deliveryId: string, change: (tx: Parameters<Parameters<TestServer['context']['db']['transaction']>[0]>[0], row: NonNullable<Awaited<ReturnType<typeof lockDelivery>>>) => Promise<unknown>) =>
+      server.context.db.transaction(async (tx) => {
+        const row = await lockDelivery(tx, world.orgId, deliveryId);
+        if (!row) throw new Error('delivery missing');
+        await change(tx, row);
+      });
+    try {
+      const sim = await playDeliveryRobot(server, world, robot, sims, { brokerUrl });
+      const delivery = await queueDelivery(server, world.orgId, { pickupRoomId: pickup, dropoffRoomId: dropoff, pin: '2468' });
+      await waitForDelivery(server, delivery.id, (row) => row.status === DeliveryStatus.waiting, 'Waiting at the pickup');
+      await inTx(delivery.id, (tx, row) => pauseOrResumeOnRobot(server.context, tx, row, 'pause'));
+      await waitForDelivery(server, delivery.id, (row) => row.status === DeliveryStatus.paused, 'Paused');
+      await inTx(delivery.id, (tx, row) => pauseOrResumeOnRobot(server.context, tx, row, 'resume'));
+      await waitForDelivery(server, delivery.id, (row) => row.status === DeliveryStatus.waiting, 'Waiting again');
+      await inTx(delivery.id, (tx, row) => confirmLoadingOnRobot(server.context, tx, row));
+      await waitForDelivery(server, delivery.id, (row) => row.status === DeliveryStatus.waiting && row.waitingFor === 'recipient', 'Waiting at the drop-off');
+      sim.enterPin('1357');
+      await waitUntil(async () => (sim.pinEntries.at(-1)?.answer ? true : undefined), 10_000, 'the wrong PIN answered');
+      sim.enterPin('2468');
+      await waitForDelivery(server, delivery.id, (row) => row.status === DeliveryStatus.delivered, 'Delivered');
+      await sim.waitForState((state) => state.lastNodeId === 'home' && !state.driving, 10_000);
+    } finally {
+      await Promise.all(sims.map((sim) => sim.stop()));
+      await clearRetained({ robot });
+    }
+
+    const ours = seen.filter((entry) => entry.robot === identity);
+    const counts = Object.fromEntries(TOPICS.map((topic) => [topic, ours.filter((entry) => entry.topic === topic).length]));
+    for (const topic of TOPICS) expect(counts[topic], `${topic} messages seen`).toBeGreaterThan(0);
+    const [order] = ours.flatMap((entry) => (entry.topic === 'order' ? [OrderMessage.parse(entry.message)] : []));
+    expect(order?.nodes.flatMap((node) => node.actions.map((action) => action.actionType))).toEqual(['pick', 'drop']);
+    const instant = ours.flatMap((entry) => (entry.topic === 'instantActions' ? InstantActionsMessage.parse(entry.message).actions : []));
+    // Besides the gateway's signal pings (uvd_ping), every command of a delivery took part.
+    expect([...new Set(instant.map((action) => action.actionType))]).toEqual(
+      expect.arrayContaining(['startPause', 'stopPause', 'uvd_loading_confirmed', 'uvd_handoff_refused', 'uvd_handoff_confirmed']),
+    );
+    const states = ours.filter((entry) => entry.topic === 'state').map((entry) => JSON.stringify(entry.message));
+    for (const reported of ['uvd_drawer', 'uvd_handoff_pin']) expect(states.some((state) => state.includes(reported)), reported).toBe(true);
+    const factsheet = ours.find((entry) => entry.topic === 'factsheet');
+    const actions = FactsheetActions.parse(factsheet?.message).protocolFeatures.agvActions.map((action) => action.actionType);
+    expect(actions).toEqual(expect.arrayContaining(['pick', 'drop', 'uvd_loading_confirmed', 'uvd_handoff_confirmed', 'uvd_handoff_refused']));
+    expect(actions).not.toContain('uvd_disinfect');
     expect(invalidOf(ours)).toEqual([]);
   }, 60_000);
 });

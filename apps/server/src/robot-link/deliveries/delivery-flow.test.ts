@@ -258,4 +258,22 @@ describe('a delivery carried by a simulated delivery robot', () => {
     const taken = await waitForDelivery(server, delivery.id, (row) => row.robotId === stays.id, 'taken by the robot still there', HANDBACK_MS + 10_000);
     expect(taken).toMatchObject({ reason: 'robot_offline', dispatchAttempts: 2 });
   });
+
+  it('blocks a delivery instead of handing it back once DELIVERY_MAX_DISPATCHES robots had it, and frees the robot', async () => {
+    const world = await deliveryWorld(server, { robots: 1 });
+    const [robot] = world.robots;
+    const [, , pickup] = world.roomIds;
+    const dropoff = world.roomIds[0];
+    if (!robot || !pickup || !dropoff) throw new Error('world incomplete');
+    const sim = await playDeliveryRobot(server, world, robot, sims, { timeFactor: 1 });
+    const delivery = await queueDelivery(server, world.orgId, { pickupRoomId: pickup, dropoffRoomId: dropoff });
+    await sim.waitForState((state) => state.orderId === delivery.id && state.driving, 10_000);
+    // As if two robots had handed it back before this one.
+    await lockAndRun(world, delivery.id, (tx, row) => updateDelivery(server.context, tx, row, { dispatchAttempts: 3 }));
+    sim.blockPath(60_000);
+    const blocked = await waitForDelivery(server, delivery.id, (row) => row.reason === 'handback_limit', 'Blocked at the limit', HANDBACK_MS + 10_000);
+    expect(blocked).toMatchObject({ status: DeliveryStatus.blocked, robotId: null });
+    expect(steps(await custodyOf(server, delivery.id))).not.toContain('requeued');
+    await sim.waitForState((state) => state.orderId === delivery.id && state.nodeStates.length === 0, 10_000);
+  });
 });

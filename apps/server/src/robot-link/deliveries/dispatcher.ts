@@ -65,11 +65,10 @@ export const deliveryPlace = (place: { floorId: string | null; pose: Pose | null
 
 /** The organization's floor graph: its floors, with the rooms' entry points and the robots' homes on each. */
 export async function loadFloorGraph(executor: Executor, orgId: string): Promise<FloorGraph> {
-  const [floorRows, roomRows, robotRows] = await Promise.all([
-    executor.select({ id: floors.id, buildingId: floors.buildingId, level: floors.level }).from(floors).where(eq(floors.orgId, orgId)),
-    executor.select({ floorId: rooms.floorId, entryPoint: rooms.entryPoint }).from(rooms).where(eq(rooms.orgId, orgId)),
-    executor.select({ floorId: robots.floorId, home: robots.home }).from(robots).where(eq(robots.orgId, orgId)),
-  ]);
+  // One after another: on a transaction's one connection, queries do not run side by side.
+  const floorRows = await executor.select({ id: floors.id, buildingId: floors.buildingId, level: floors.level }).from(floors).where(eq(floors.orgId, orgId));
+  const roomRows = await executor.select({ floorId: rooms.floorId, entryPoint: rooms.entryPoint }).from(rooms).where(eq(rooms.orgId, orgId));
+  const robotRows = await executor.select({ floorId: robots.floorId, home: robots.home }).from(robots).where(eq(robots.orgId, orgId));
   const places = [
     ...roomRows.map((room) => ({ floorId: room.floorId, point: room.entryPoint })),
     ...robotRows.map((robot) => ({ floorId: robot.floorId, point: robot.home })),
@@ -172,14 +171,12 @@ async function dispatchOrganization(ctx: Context, orgId: string): Promise<string
     const carrying = await carryingRobots(tx, fleetRobots.map((robot) => robot.id));
     let free = fleetRobots.filter((robot) => !carrying.has(robot.id) && isFreeToDispatch(ctx.fleet, robot, ctx.config.deliveryMinBattery));
     if (free.length === 0) return [];
-    const [graph, stops, handedBack] = await Promise.all([
-      loadFloorGraph(tx, orgId),
-      deliveryStops(tx, queue.flatMap((delivery) => [delivery.pickupRoomId, delivery.dropoffRoomId])),
-      tx
-        .select({ deliveryId: deliveryCustody.deliveryId, robotId: deliveryCustody.robotId })
-        .from(deliveryCustody)
-        .where(and(inArray(deliveryCustody.deliveryId, queue.map((delivery) => delivery.id)), eq(deliveryCustody.step, 'requeued'))),
-    ]);
+    const graph = await loadFloorGraph(tx, orgId);
+    const stops = await deliveryStops(tx, queue.flatMap((delivery) => [delivery.pickupRoomId, delivery.dropoffRoomId]));
+    const handedBack = await tx
+      .select({ deliveryId: deliveryCustody.deliveryId, robotId: deliveryCustody.robotId })
+      .from(deliveryCustody)
+      .where(and(inArray(deliveryCustody.deliveryId, queue.map((delivery) => delivery.id)), eq(deliveryCustody.step, 'requeued')));
     const dispatched: string[] = [];
     for (const delivery of queue) {
       if (free.length === 0) break;
