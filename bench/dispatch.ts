@@ -17,8 +17,9 @@
  * that received an order frees itself as fast as the API allows: the bench cancels that delivery (the robot is told
  * cancelOrder, ends its order and reports it), and the dispatcher gives it the next Queued one. So:
  * - "request → order" is what a sender waits for, queueing behind busy robots included;
- * - "robot free → next order" is the dispatcher's own latency: from the robot's state that reports its order
- *   ended to its next order;
+ * - "cancel sent → the robot's next order" is the dispatcher's own latency with a queue waiting: from the bench
+ *   sending the cancel that frees a robot (the server frees it in that request's transaction) to the robot's next
+ *   order;
  * - "POST /api/deliveries" is the request's own reply time.
  *
  * Needs the deliveries API and the dispatcher (apps/server/src/deliveries, robot-link/deliveries): without them it
@@ -70,7 +71,7 @@ function summary(values: number[]): Summary {
 interface BenchRobot {
   id: string;
   sim: TestRobot;
-  /** When its last order ended (the state saying so was published), while it waits for the next. */
+  /** When the bench sent the cancel of its last delivery, while it waits for the next order. */
   freeSince: number | undefined;
   orders: number;
 }
@@ -140,14 +141,14 @@ async function main(): Promise<void> {
             actionStates: order.nodes.flatMap((node) => node.actions.map((action): ActionState => ({ actionId: action.actionId, actionType: action.actionType, actionStatus: 'WAITING' }))),
           });
           // The sender takes it back at once, which frees the robot for the next delivery.
+          robot.freeSince = performance.now();
           cancels.push(server.request('POST', `/api/deliveries/${order.orderId}/cancel`, { token: admin.token }));
+          if (orderAt.size % 100 === 0) console.log(`  ${orderAt.size} deliveries dispatched`);
         } else if (topic === vdaTopic(MANUFACTURER, row.serialNumber, 'instantActions')) {
           const { actions } = InstantActionsMessage.parse(JSON.parse(payload.toString('utf8')));
           const ending = actions.some((action) => action.actionType === VdaInstantAction.cancel);
           const finished = actions.map((action): ActionState => ({ actionId: action.actionId, actionType: action.actionType, actionStatus: 'FINISHED' }));
           const failed = ending ? sim.state.actionStates.filter((state) => state.actionStatus === 'WAITING').map((state): ActionState => ({ ...state, actionStatus: 'FAILED' })) : [];
-          // Free from the state that says so on: the next order may arrive before its publish has resolved.
-          if (ending) robot.freeSince = performance.now();
           void sim.publishState({ ...(ending ? { nodeStates: [], edgeStates: [] } : {}), actionStates: [...failed, ...finished] });
         }
       });
@@ -218,7 +219,12 @@ async function main(): Promise<void> {
       }
     } catch (error) {
       if (!(error instanceof BenchStop) || orderAt.size === 0) throw error;
-      console.warn(`  ${error.message} The figures below are of what was dispatched.`);
+      const online = fleet.filter((robot) => server.context.fleet.isOnline(robot.id));
+      const autonomous = online.filter((robot) => server.context.fleet.link(robot.id)?.mode === 2);
+      console.warn(
+        `  ${error.message} The server sees ${online.length} of ${fleet.length} robots online, ${autonomous.length} of them Autonomous; ` +
+          `${fleet.filter((robot) => robot.orders === 0).length} robots never got an order. The figures below are of what was dispatched.`,
+      );
     }
     await requesting;
     listing = false;
@@ -231,7 +237,7 @@ async function main(): Promise<void> {
     });
     const rowsOut: [string, Summary][] = [
       ['request → order at the robot (queueing included)', summary(waits)],
-      ['robot free → its next order (dispatch)', summary(dispatchLatency)],
+      ["cancel sent → the robot's next order (dispatch)", summary(dispatchLatency)],
       ['POST /api/deliveries (reply)', summary(createMs)],
       ['jobs list, idle (baseline)', summary(listIdle)],
       ['jobs list, while dispatching', summary(listBusy)],
