@@ -17,8 +17,9 @@
  * that received an order frees itself as fast as the API allows: the bench cancels that delivery (the robot is told
  * cancelOrder, ends its order and reports it), and the dispatcher gives it the next Queued one. So:
  * - "request → order" is what a sender waits for, queueing behind busy robots included;
- * - "robot free → next order" is the dispatcher's own latency: from the robot's state that reports its order
- *   ended to its next order;
+ * - "requested and a robot free → order" is the dispatcher's own part: from the later of the delivery's request
+ *   and its robot becoming free (the bench sending the cancel of the robot's last delivery; the server frees it in
+ *   that request's transaction) to the order at the robot;
  * - "POST /api/deliveries" is the request's own reply time.
  *
  * Needs the deliveries API and the dispatcher (apps/server/src/deliveries, robot-link/deliveries): without them it
@@ -70,7 +71,7 @@ function summary(values: number[]): Summary {
 interface BenchRobot {
   id: string;
   sim: TestRobot;
-  /** When its last order ended (the state saying so was published), while it waits for the next. */
+  /** When the bench sent the cancel of its last delivery, while it waits for the next order. */
   freeSince: number | undefined;
   orders: number;
 }
@@ -107,8 +108,9 @@ async function main(): Promise<void> {
 
     /** Order arrival per delivery (orderId = delivery id), on the robot's client. */
     const orderAt = new Map<string, number>();
-    const dispatchLatency: number[] = [];
-    const cancels: Promise<unknown>[] = [];
+    /** Each order with when its robot was last made free (the cancel sent; undefined for its first order). */
+    const orders: { deliveryId: string; at: number; robotFreeSince: number | undefined }[] = [];
+    const cancels: Promise<{ status: number }>[] = [];
     let lastOrderAt = 0;
     for (const row of rows) {
       const sim = await connectTestRobot({
@@ -130,7 +132,7 @@ async function main(): Promise<void> {
           orderAt.set(order.orderId, now);
           robot.orders += 1;
           lastOrderAt = now;
-          if (robot.freeSince !== undefined) dispatchLatency.push(now - robot.freeSince);
+          orders.push({ deliveryId: order.orderId, at: now, robotFreeSince: robot.freeSince });
           robot.freeSince = undefined;
           // Accepted: the robot reports the order and its nodes, as a robot starting it does.
           void sim.publishState({
@@ -140,14 +142,14 @@ async function main(): Promise<void> {
             actionStates: order.nodes.flatMap((node) => node.actions.map((action): ActionState => ({ actionId: action.actionId, actionType: action.actionType, actionStatus: 'WAITING' }))),
           });
           // The sender takes it back at once, which frees the robot for the next delivery.
+          robot.freeSince = performance.now();
           cancels.push(server.request('POST', `/api/deliveries/${order.orderId}/cancel`, { token: admin.token }));
+          if (orderAt.size % 100 === 0) console.log(`  ${orderAt.size} deliveries dispatched`);
         } else if (topic === vdaTopic(MANUFACTURER, row.serialNumber, 'instantActions')) {
           const { actions } = InstantActionsMessage.parse(JSON.parse(payload.toString('utf8')));
           const ending = actions.some((action) => action.actionType === VdaInstantAction.cancel);
           const finished = actions.map((action): ActionState => ({ actionId: action.actionId, actionType: action.actionType, actionStatus: 'FINISHED' }));
           const failed = ending ? sim.state.actionStates.filter((state) => state.actionStatus === 'WAITING').map((state): ActionState => ({ ...state, actionStatus: 'FAILED' })) : [];
-          // Free from the state that says so on: the next order may arrive before its publish has resolved.
-          if (ending) robot.freeSince = performance.now();
           void sim.publishState({ ...(ending ? { nodeStates: [], edgeStates: [] } : {}), actionStates: [...failed, ...finished] });
         }
       });
@@ -160,6 +162,7 @@ async function main(): Promise<void> {
       'every bench robot online in Autonomous mode',
     );
     console.log(`  ${fleet.length} robots online`);
+    const robotsOnlineAt = performance.now();
 
     // Baseline: the jobs list of the same server, idle.
     const listOnce = async () => {
@@ -218,20 +221,32 @@ async function main(): Promise<void> {
       }
     } catch (error) {
       if (!(error instanceof BenchStop) || orderAt.size === 0) throw error;
-      console.warn(`  ${error.message} The figures below are of what was dispatched.`);
+      const online = fleet.filter((robot) => server.context.fleet.isOnline(robot.id));
+      const autonomous = online.filter((robot) => server.context.fleet.link(robot.id)?.mode === 2);
+      console.warn(
+        `  ${error.message} The server sees ${online.length} of ${fleet.length} robots online, ${autonomous.length} of them Autonomous; ` +
+          `${fleet.filter((robot) => robot.orders === 0).length} robots never got an order. The figures below are of what was dispatched.`,
+      );
     }
     await requesting;
     listing = false;
     await lister;
-    await Promise.allSettled(cancels);
+    const cancelled = await Promise.allSettled(cancels);
+    const refused = cancelled.flatMap((result) => (result.status === 'fulfilled' ? (result.value.status === 200 ? [] : [String(result.value.status)]) : ['error']));
 
     const waits = [...orderAt.entries()].flatMap(([id, at]) => {
       const requested = requestedAt.get(id);
       return requested === undefined ? [] : [at - requested];
     });
+    // The dispatcher's own part: from the moment both the delivery was requested and its robot was free (its last
+    // delivery's cancel sent; online for its first) to the order, so neither queueing nor a lack of requests counts.
+    const dispatchLatency = orders.flatMap((order) => {
+      const requested = requestedAt.get(order.deliveryId);
+      return requested === undefined ? [] : [order.at - Math.max(requested, order.robotFreeSince ?? robotsOnlineAt)];
+    });
     const rowsOut: [string, Summary][] = [
       ['request → order at the robot (queueing included)', summary(waits)],
-      ['robot free → its next order (dispatch)', summary(dispatchLatency)],
+      ['requested and a robot free → order (dispatch)', summary(dispatchLatency)],
       ['POST /api/deliveries (reply)', summary(createMs)],
       ['jobs list, idle (baseline)', summary(listIdle)],
       ['jobs list, while dispatching', summary(listBusy)],
@@ -241,6 +256,7 @@ async function main(): Promise<void> {
     console.log('|---|---|---|---|---|');
     for (const [name, figures] of rowsOut) console.log(`| ${name} | ${figures.n} | ${fmt(figures.p50)} | ${fmt(figures.p99)} | ${fmt(figures.max)} |`);
     console.log(`\n${orderAt.size} of ${DELIVERIES} deliveries reached a robot; ${fleet.filter((robot) => robot.orders > 0).length} robots took some.`);
+    console.log(`${cancelled.length - refused.length} of ${cancelled.length} cancels answered 200${refused.length > 0 ? `; the others: ${refused.join(', ')}` : ''}.`);
   } finally {
     for (const timer of heartbeats) clearInterval(timer);
     await Promise.allSettled(fleet.map((robot) => robot.sim.close()));

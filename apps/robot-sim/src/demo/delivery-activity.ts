@@ -196,11 +196,12 @@ export function startDeliveryActivity(options: DeliveryActivityOptions): Deliver
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<unknown> = Promise.resolve();
 
-  /** Who each person is and which rooms they see, once. */
+  /** Who each person is and which rooms they see, once each; one who cannot sign in yet is tried again next round. */
   const knowPeople = async (): Promise<Person[]> => {
-    if (people) return people;
-    const known: Person[] = [];
+    const known = people ?? [];
+    people = known;
     for (const api of options.people) {
+      if (known.some((person) => person.api === api)) continue;
       try {
         const profile = await api.call(getMyProfile, SessionUser);
         const visible = new Set<string>();
@@ -214,13 +215,12 @@ export function startDeliveryActivity(options: DeliveryActivityOptions): Deliver
         log.warn({ err: describeError(error), username: api.login.username }, 'a demo sender could not sign in');
       }
     }
-    people = known;
     return known;
   };
 
-  /** Rooms with an entry point on the floors of the demo's delivery robots, once (the site does not change under a demo). */
+  /** Rooms with an entry point on the floors of the demo's delivery robots, once found (the site does not change under a demo). */
   const knowRooms = async (): Promise<MapRoomChoice[]> => {
-    if (rooms) return rooms;
+    if (rooms && rooms.length > 0) return rooms;
     const mine = new Set(options.robots.map((robot) => robot.robotId));
     const floorIds = new Set((await listOrganizationRobots(admin)).filter((robot) => mine.has(robot.robot_id)).flatMap((robot) => (robot.floor_id ? [robot.floor_id] : [])));
     const found: MapRoomChoice[] = [];
@@ -406,7 +406,10 @@ export function startDeliveryActivity(options: DeliveryActivityOptions): Deliver
     running = round()
       .then((result) => {
         const changes = result.created.length + result.loaded.length + result.handedOff.length + result.cancelled.length;
-        if (changes > 0) log.info({ organization: admin.organization, ...result }, 'demo deliveries');
+        if (changes > 0) {
+          const counts = Object.fromEntries(Object.entries(result).flatMap(([what, list]) => (list.length > 0 ? [[what, list.length]] : [])));
+          log.info({ organization: admin.organization, ...counts }, 'demo deliveries');
+        }
       })
       .catch((error: unknown) => {
         log.warn({ err: describeError(error), organization: admin.organization }, 'a demo delivery round failed');
