@@ -57,6 +57,9 @@ CREATE TABLE "delivery_items" (
 	CONSTRAINT "delivery_items_delivery_id_position_pk" PRIMARY KEY("delivery_id","position")
 );
 --> statement-breakpoint
+ALTER TABLE "push_events" ALTER COLUMN "robot_id" DROP NOT NULL;--> statement-breakpoint
+ALTER TABLE "push_events" ADD COLUMN "delivery_id" uuid;--> statement-breakpoint
+ALTER TABLE "push_events" ADD COLUMN "audience" text;--> statement-breakpoint
 ALTER TABLE "robot_commands" ADD COLUMN "delivery_id" uuid;--> statement-breakpoint
 ALTER TABLE "robots" ADD COLUMN "kind" text DEFAULT 'disinfection' NOT NULL;--> statement-breakpoint
 ALTER TABLE "deliveries" ADD CONSTRAINT "deliveries_org_id_organizations_id_fk" FOREIGN KEY ("org_id") REFERENCES "public"."organizations"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
@@ -72,6 +75,7 @@ CREATE INDEX "deliveries_org_created" ON "deliveries" USING btree ("org_id","cre
 CREATE INDEX "deliveries_queue" ON "deliveries" USING btree ("org_id","created_at") WHERE status = 0;--> statement-breakpoint
 CREATE INDEX "deliveries_robot" ON "deliveries" USING btree ("robot_id") WHERE robot_id IS NOT NULL;--> statement-breakpoint
 CREATE INDEX "delivery_custody_delivery" ON "delivery_custody" USING btree ("delivery_id","id");--> statement-breakpoint
+ALTER TABLE "push_events" ADD CONSTRAINT "push_events_delivery_id_deliveries_id_fk" FOREIGN KEY ("delivery_id") REFERENCES "public"."deliveries"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "robot_commands" ADD CONSTRAINT "robot_commands_delivery_id_deliveries_id_fk" FOREIGN KEY ("delivery_id") REFERENCES "public"."deliveries"("id") ON DELETE set null ON UPDATE no action;--> statement-breakpoint
 -- The chain of custody is append-only, and closed once the delivery is Delivered (status 4).
 CREATE FUNCTION delivery_custody_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -88,8 +92,3 @@ $$;
 --> statement-breakpoint
 CREATE TRIGGER delivery_custody_append_only BEFORE INSERT OR UPDATE ON delivery_custody
   FOR EACH ROW EXECUTE FUNCTION delivery_custody_append_only();
---> statement-breakpoint
-ALTER TABLE "push_events" ALTER COLUMN "robot_id" DROP NOT NULL;--> statement-breakpoint
-ALTER TABLE "push_events" ADD COLUMN "delivery_id" uuid;--> statement-breakpoint
-ALTER TABLE "push_events" ADD COLUMN "audience" text;--> statement-breakpoint
-ALTER TABLE "push_events" ADD CONSTRAINT "push_events_delivery_id_deliveries_id_fk" FOREIGN KEY ("delivery_id") REFERENCES "public"."deliveries"("id") ON DELETE cascade ON UPDATE no action;
