@@ -406,7 +406,11 @@ export function startDeliveryActivity(options: DeliveryActivityOptions): Deliver
     running = round()
       .then((result) => {
         const changes = result.created.length + result.loaded.length + result.handedOff.length + result.cancelled.length;
-        if (changes > 0) log.info({ organization: admin.organization, ...result }, 'demo deliveries');
+        if (changes > 0) {
+          const { created, loaded, handedOff, wrongPins, blocked, cancelled } = result;
+          const counts = { created: created.length, loaded: loaded.length, handedOff: handedOff.length, wrongPins: wrongPins.length, blocked: blocked.length, cancelled: cancelled.length };
+          log.info({ organization: admin.organization, ...counts }, 'demo deliveries');
+        }
       })
       .catch((error: unknown) => {
         log.warn({ err: describeError(error), organization: admin.organization }, 'a demo delivery round failed');
