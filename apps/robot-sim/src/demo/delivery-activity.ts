@@ -407,7 +407,8 @@ export function startDeliveryActivity(options: DeliveryActivityOptions): Deliver
       .then((result) => {
         const changes = result.created.length + result.loaded.length + result.handedOff.length + result.cancelled.length;
         if (changes > 0) {
-          const counts = Object.fromEntries(Object.entries(result).flatMap(([what, list]) => (list.length > 0 ? [[what, list.length]] : [])));
+          const { created, loaded, handedOff, wrongPins, blocked, cancelled } = result;
+          const counts = { created: created.length, loaded: loaded.length, handedOff: handedOff.length, wrongPins: wrongPins.length, blocked: blocked.length, cancelled: cancelled.length };
           log.info({ organization: admin.organization, ...counts }, 'demo deliveries');
         }
       })
