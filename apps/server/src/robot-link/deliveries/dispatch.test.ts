@@ -115,11 +115,12 @@ describe('the delivery dispatcher', () => {
     await waitForDelivery(server, other.id, (row) => row.robotId === low.id, 'dispatched once charged');
   });
 
-  it('refuses a disinfection job on a delivery robot: 409 robot_kind, no order', async () => {
+  it('refuses to start a disinfection job on a robot that became a delivery robot: 409 robot_kind, no order', async () => {
     const uvd = await executionWorld(server, 2);
+    // Scheduled while it was a disinfection robot (the jobs API refuses a job for a delivery robot), then made one.
+    const job = await createJobFor(server, uvd);
     await server.context.db.update(robots).set({ kind: 'delivery' }).where(eq(robots.id, uvd.robotId));
     const sim = await playWorldRobot(server, uvd, sims, { kind: 'delivery' });
-    const job = await createJobFor(server, uvd);
     const refused = await server.request('POST', '/api/jobs/job/start', { token: uvd.operator.token, query: { job_id: job.job_id } });
     expect(refused.status).toBe(409);
     expect(refused.body).toMatchObject({ error: 'robot_kind' });
