@@ -185,6 +185,25 @@ export type DeliveryListQuery = z.input<typeof DeliveryListQuery>;
 export const DeliveryList = z.object({ count: z.number().int().min(0), payload: z.array(Delivery) });
 export type DeliveryList = z.infer<typeof DeliveryList>;
 
+/** Why a delivery is Blocked or was handed back: its `reason`, and the detail of its custody steps blocked, unblocked and requeued. */
+export const DeliveryReason = {
+  pathBlocked: 'path_blocked',
+  robotError: 'robot_error',
+  pickFailed: 'pick_failed',
+  dropFailed: 'drop_failed',
+  dropWithoutHandoff: 'drop_without_handoff',
+  robotOffline: 'robot_offline',
+  handbackLimit: 'handback_limit',
+} as const;
+export type DeliveryReason = (typeof DeliveryReason)[keyof typeof DeliveryReason];
+
+/**
+ * The words a custody step's detail is made of besides a reason: where a step was done from (console, robot), which
+ * stop (pickup, dropoff), and who an escalation told (recipient, sender, admins; with " (late)" past deliver_by).
+ */
+export const CUSTODY_DETAIL_WORDS = ['console', 'robot', 'pickup', 'dropoff', 'recipient', 'sender', 'admins', ...Object.values(DeliveryReason)] as const;
+export const LATE_DETAIL_SUFFIX = ' (late)';
+
 export const DeliveryCommand = z.enum(['pause', 'resume']);
 export type DeliveryCommand = z.infer<typeof DeliveryCommand>;
 

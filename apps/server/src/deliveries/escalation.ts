@@ -9,7 +9,7 @@
  * at the drop-off after waiting at the pickup) starts its ladder afresh.
  */
 import { and, eq, inArray, isNotNull, lte, or, sql } from 'drizzle-orm';
-import { DELIVERY_ESCALATED_EVENT, DeliveryStatus, type DeliveryEscalated, type DeliveryEscalationTarget } from '@uvd/contracts';
+import { DELIVERY_ESCALATED_EVENT, DeliveryStatus, LATE_DETAIL_SUFFIX, type DeliveryEscalated, type DeliveryEscalationTarget } from '@uvd/contracts';
 import type { AppContext } from '../context.ts';
 import type { Db } from '../db/client.ts';
 import { deliveries } from '../db/schema.ts';
@@ -87,7 +87,7 @@ export async function escalateDue(ctx: Pick<AppContext, 'bus'> & { db: Db }, int
         )
         .returning({ id: deliveries.id });
       if (!advanced) continue;
-      await recordCustody(tx, delivery, 'escalated', { at: now, detail: rung.late ? `${rung.target} (late)` : rung.target });
+      await recordCustody(tx, delivery, 'escalated', { at: now, detail: rung.late ? `${rung.target}${LATE_DETAIL_SUFFIX}` : rung.target });
       await recordDeliveryPush(tx, delivery.orgId, {
         kind: 'delivery_escalation',
         deliveryId: delivery.id,

@@ -13,7 +13,7 @@
  * `DELIVERY_MAX_DISPATCHES` robots; a loaded one stays with its robot, Blocked.
  */
 import { and, eq, inArray, isNotNull, sql } from 'drizzle-orm';
-import { DeliveryStatus, HANDOFF_PIN_ATTEMPTS, type CustodyStepKind, type DeliveryPlace } from '@uvd/contracts';
+import { DeliveryReason, DeliveryStatus, HANDOFF_PIN_ATTEMPTS, type CustodyStepKind, type DeliveryPlace } from '@uvd/contracts';
 import type { AppContext } from '../../context.ts';
 import type { Tx } from '../../db/client.ts';
 import { deliveries, robotCommands, robots } from '../../db/schema.ts';
@@ -24,16 +24,6 @@ import type { DeliveryReport, LoadActionReport, StateEvent } from '../events.ts'
 import { cancelOnRobot, dropActionId, refuseHandoffOnRobot } from './commands.ts';
 import { CARRIED_STATUSES } from './dispatcher.ts';
 
-/** Reasons a delivery is Blocked or was handed back (deliveries.reason, the custody step's detail). */
-export const DeliveryReason = {
-  pathBlocked: 'path_blocked',
-  robotError: 'robot_error',
-  pickFailed: 'pick_failed',
-  dropFailed: 'drop_failed',
-  dropWithoutHandoff: 'drop_without_handoff',
-  robotOffline: 'robot_offline',
-  handbackLimit: 'handback_limit',
-} as const;
 
 type Context = Pick<AppContext, 'db' | 'bus' | 'fleet' | 'commands' | 'config'>;
 

@@ -107,7 +107,7 @@ describe('deliveries list', () => {
             ],
             pending_command: 'pause',
           }),
-          deliveryFixture(3, { status: 6, reason: 'Corridor B blocked', robot_id: null, robot_name: null }),
+          deliveryFixture(3, { status: 6, reason: 'path_blocked', robot_id: null, robot_name: null }),
         ],
         25,
       ),
@@ -128,7 +128,7 @@ describe('deliveries list', () => {
     expect(within(second).getByText('3 × Blood sample +1 more')).toBeInTheDocument();
     expect(within(second).getByTestId('delivery-pending')).toHaveTextContent('Pause sent — waiting for the robot');
     expect(within(third).getByTestId('delivery-status')).toHaveTextContent('Blocked');
-    expect(within(third).getByTestId('delivery-blocked-reason')).toHaveTextContent('Blocked: Corridor B blocked');
+    expect(within(third).getByTestId('delivery-blocked-reason')).toHaveTextContent('Blocked: the way is blocked');
     expect(within(third).getByText('No robot yet')).toBeInTheDocument();
 
     const query = lastQuery(network);
@@ -253,6 +253,7 @@ describe('delivery detail', () => {
         custody: [
           custodyStep('requested', '2026-11-26T08:00:00Z', { user_name: 'Sam Sender', detail: 'console' }),
           custodyStep('arrived', '2026-11-26T08:10:00Z', { robot_name: 'Courier-1', place: { floor_id: SITE.floor, x: 2, y: 1, room_id: SITE.pharmacy }, detail: 'pickup' }),
+          custodyStep('escalated', '2026-11-26T08:31:00Z', { detail: 'sender (late)' }),
         ],
       }),
     );
@@ -270,6 +271,7 @@ describe('delivery detail', () => {
     expect(steps.map((step) => step.textContent)).toEqual([
       'Requested26.11.2026 10:00 AM · by Sam Senderfrom the console',
       'Arrived26.11.2026 10:10 AM · by Courier-1 · Pharmacyat the pickup',
+      'Escalated26.11.2026 10:31 AM' + 'to the sender, late',
     ]);
 
     const map = await screen.findByTestId('delivery-route-map');

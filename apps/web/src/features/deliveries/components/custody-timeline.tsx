@@ -1,10 +1,7 @@
 import { useTranslation } from 'react-i18next';
 import type { CustodyStep, DeliveryDetail } from '@uvd/contracts';
 import { formatDateTime } from '../../../lib/format-date.ts';
-
-/** Step details the server writes as words of its own (where a step was done from, which stop); others are reasons, shown as sent. */
-const KNOWN_DETAILS = ['console', 'robot', 'pickup', 'dropoff'] as const;
-const knownDetail = (detail: string) => KNOWN_DETAILS.find((known) => known === detail);
+import { detailText } from './delivery-status.tsx';
 
 /** Where a step happened, as staff say it: the pickup or drop-off room by name, else on the way. */
 const placeOf = (step: CustodyStep, delivery: DeliveryDetail): string | null => {
@@ -53,6 +50,5 @@ export const CustodyTimeline = ({ delivery, timezone }: { delivery: DeliveryDeta
 
 const StepDetail = ({ detail }: { detail: string }) => {
   const { t } = useTranslation();
-  const known = knownDetail(detail);
-  return <div className="small text-break">{known ? t(`deliveries.stepDetails.${known}`) : detail}</div>;
+  return <div className="small text-break">{detailText(t, detail)}</div>;
 };

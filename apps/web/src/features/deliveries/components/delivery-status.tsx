@@ -1,7 +1,7 @@
 import { Badge } from 'react-bootstrap';
 import type { TFunction } from 'i18next';
 import { useTranslation } from 'react-i18next';
-import { DeliveryStatus } from '@uvd/contracts';
+import { CUSTODY_DETAIL_WORDS, DeliveryStatus, LATE_DETAIL_SUFFIX } from '@uvd/contracts';
 import type { Delivery } from '@uvd/contracts';
 
 /** The status in words: Waiting says what for (loading at the pickup, the recipient at the drop-off). */
@@ -9,6 +9,19 @@ export const deliveryStatusLabel = (t: TFunction, delivery: Pick<Delivery, 'stat
   delivery.status === DeliveryStatus.waiting && delivery.waiting_for
     ? t(`deliveries.waitingFor.${delivery.waiting_for}`)
     : t(`deliveryStatus.${delivery.status}`);
+
+/**
+ * A custody step's detail or a Blocked reason in the user's words: the server's own words (console, robot, pickup,
+ * a reason code, who an escalation told, late) are translated; anything else is shown as sent.
+ */
+export const detailText = (t: TFunction, detail: string): string => {
+  const late = detail.endsWith(LATE_DETAIL_SUFFIX);
+  const word = late ? detail.slice(0, -LATE_DETAIL_SUFFIX.length) : detail;
+  const known = CUSTODY_DETAIL_WORDS.find((candidate) => candidate === word);
+  if (!known) return detail;
+  const text = t(`deliveries.stepDetails.${known}`);
+  return late ? t('deliveries.lateDetail', { who: text }) : text;
+};
 
 /** "2 × Blood sample +1 more": the first item and how many others. */
 export const itemsSummary = (t: TFunction, items: Delivery['items']): string => {
@@ -39,7 +52,7 @@ export const DeliveryStatusLine = ({ delivery }: { delivery: Delivery }) => {
       ) : null}
       {delivery.status === DeliveryStatus.blocked && delivery.reason ? (
         <div className="small text-danger text-break" data-testid="delivery-blocked-reason">
-          {t('deliveries.blockedReason', { reason: delivery.reason })}
+          {t('deliveries.blockedReason', { reason: detailText(t, delivery.reason) })}
         </div>
       ) : null}
     </>
