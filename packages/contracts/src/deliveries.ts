@@ -322,14 +322,3 @@ export const streamDeliveries = defineRoute({
   response: { 200: EventStreamReply },
   produces: 'text/event-stream',
 });
-
-export const DELIVERY_ROUTES = [
-  createDelivery,
-  listDeliveries,
-  streamDeliveries,
-  getDelivery,
-  cancelDelivery,
-  commandDelivery,
-  confirmLoading,
-  handoffDelivery,
-] as const;
