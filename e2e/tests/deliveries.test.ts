@@ -56,7 +56,10 @@ let push: LocalPushService;
 let admin: ApiSession;
 let recipient: ApiSession;
 let recipientId: string;
-let rooms: JourneyRoom[];
+let rooms: JourneyRoom[] | undefined;
+
+/** Four rooms near DLV-1, once it is online (looked up in the first test: expect.poll runs only inside a test). */
+const roomsNearRobot = async (): Promise<JourneyRoom[]> => (rooms ??= await nearestRooms(admin, await readyRobot(admin, ROBOT), 4));
 
 beforeAll(async () => {
   push = await startLocalPushService();
@@ -71,7 +74,6 @@ beforeAll(async () => {
   recipientId = (await callApi(recipient, getMyProfile)).sub;
   // The recipient's phone: its device subscribed to the user's topic, as the console's Settings switch does.
   await callApi(recipient, subscribe, { body: { token: push.subscribe().token, topic: recipientId } });
-  rooms = await nearestRooms(admin, await readyRobot(admin, ROBOT), 4);
 }, 240_000);
 
 afterAll(async () => {
@@ -111,6 +113,7 @@ async function pickRoom(page: Session['page'], prefix: 'pickup' | 'dropoff', roo
   // The robot's building and floor are the first ones offered with rooms near it: choose until the room is offered.
   for (const buildingValue of await building.locator('option').evaluateAll((options) => options.map((option) => (option as HTMLOptionElement).value).filter(Boolean))) {
     await building.selectOption(buildingValue);
+    await expect.poll(() => floor.locator('option').count()).toBeGreaterThan(1);
     for (const floorValue of await floor.locator('option').evaluateAll((options) => options.map((option) => (option as HTMLOptionElement).value).filter(Boolean))) {
       await floor.selectOption(floorValue);
       await expect.poll(() => roomSelect.locator('option').count()).toBeGreaterThan(1);
@@ -133,7 +136,8 @@ describe.each(VIEWPORTS)('a delivery from request to a proven hand-off at $width
   });
 
   it('is requested in the console, loaded, taken with the PIN from the push, and Delivered for both', { timeout: 240_000 }, async () => {
-    const [pickup, dropoff] = viewport === MOBILE ? [rooms[2], rooms[3]] : [rooms[0], rooms[1]];
+    const near = await roomsNearRobot();
+    const [pickup, dropoff] = viewport === MOBILE ? [near[2], near[3]] : [near[0], near[1]];
     if (!pickup || !dropoff) throw new Error('rooms');
     const sender = await signedInSession(browser, viewport, SENDER);
     sessions.push(sender);
@@ -210,7 +214,8 @@ describe.each(VIEWPORTS)('a delivery from request to a proven hand-off at $width
   });
 
   it('locks the hand-off after three wrong PINs and tells the sender', { timeout: 180_000 }, async () => {
-    const [pickup, dropoff] = viewport === MOBILE ? [rooms[3], rooms[2]] : [rooms[1], rooms[0]];
+    const near = await roomsNearRobot();
+    const [pickup, dropoff] = viewport === MOBILE ? [near[3], near[2]] : [near[1], near[0]];
     if (!pickup || !dropoff) throw new Error('rooms');
     const created = await requestDelivery({
       pickup_room_id: pickup.room_id,

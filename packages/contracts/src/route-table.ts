@@ -13,6 +13,7 @@ import {
   getDelivery,
   handoffDelivery,
   listDeliveries,
+  listDeliveryRecipients,
   streamDeliveries,
 } from './deliveries.ts';
 import { commandJob, startJobNow } from './execution.ts';
@@ -132,6 +133,7 @@ export const ROUTE_TABLE: readonly RouteTableEntry[] = [
     removeDevice,
     createDelivery,
     listDeliveries,
+    listDeliveryRecipients,
     streamDeliveries,
     getDelivery,
     cancelDelivery,

@@ -4,7 +4,17 @@
  * receive (README.md); the restricted roles see all of their organization's.
  */
 import { and, eq, inArray, or, sql, type SQL } from 'drizzle-orm';
-import { DeliveryStatus, ErrorCode, START_TIME_IN_PAST, startTimeInPast, type Delivery, type DeliveryInput, type DeliveryListQuery } from '@uvd/contracts';
+import {
+  DeliveryStatus,
+  ErrorCode,
+  START_TIME_IN_PAST,
+  startTimeInPast,
+  type Delivery,
+  type DeliveryInput,
+  type DeliveryListQuery,
+  type DeliveryRecipient,
+  type DeliveryRecipientQuery,
+} from '@uvd/contracts';
 import type { z } from 'zod';
 import type { Executor, Tx } from '../db/client.ts';
 import { deliveries, deliveryItems, rooms, users } from '../db/schema.ts';
@@ -16,6 +26,7 @@ import { actorOf, toDeliveries, type DeliveryRow } from './lifecycle.ts';
 
 type ParsedInput = z.output<typeof DeliveryInput>;
 type ListFilter = z.output<typeof DeliveryListQuery>;
+type RecipientFilter = z.output<typeof DeliveryRecipientQuery>;
 
 /** The deliveries a teleoperator sees; undefined (the organization filter alone) for the restricted roles. */
 export function deliveryVisible(executor: Executor, principal: Principal): SQL | undefined {
@@ -71,6 +82,34 @@ export async function listDeliveries(executor: Executor, principal: Principal, f
     cappedCount(executor, sql`SELECT 1 FROM ${deliveries} WHERE ${where ?? sql`true`}`),
   ]);
   return { count, deliveries: await toDeliveries(executor, rows) };
+}
+
+/** A user's name as a delivery shows it: the full name, or the username when the user has none. */
+const userDisplayName = sql<string>`coalesce(nullif(trim(${users.firstName} || ' ' || ${users.lastName}), ''), ${users.username})`;
+
+/**
+ * One page of the users a delivery may be addressed to: the enabled users of the caller's organization (any
+ * role may list them, so a ward nurse can name a recipient who gets the PIN by push), by name. `q` matches the
+ * name or the username, case-insensitive, as a plain substring (no pattern characters).
+ */
+export async function listRecipients(executor: Executor, principal: Principal, filter: RecipientFilter): Promise<{ count: number; recipients: DeliveryRecipient[] }> {
+  const q = filter.q?.toLowerCase();
+  const where = and(
+    eq(users.orgId, principal.orgId),
+    eq(users.enabled, true),
+    q ? sql`(strpos(lower(${userDisplayName}), ${q}) > 0 OR strpos(lower(${users.username}), ${q}) > 0)` : undefined,
+  );
+  const [recipients, count] = await Promise.all([
+    executor
+      .select({ user_id: users.id, name: userDisplayName, username: users.username })
+      .from(users)
+      .where(where)
+      .orderBy(sql`lower(${userDisplayName})`, users.username, users.id)
+      .limit(filter.limit)
+      .offset(filter.offset),
+    cappedCount(executor, sql`SELECT 1 FROM ${users} WHERE ${where ?? sql`true`}`),
+  ]);
+  return { count, recipients };
 }
 
 /**

@@ -12,6 +12,7 @@ import {
   getDelivery,
   handoffDelivery,
   listDeliveries,
+  listDeliveryRecipients,
 } from '@uvd/contracts';
 import type { AppContext } from '../context.ts';
 import type { Tx } from '../db/client.ts';
@@ -78,6 +79,12 @@ export const deliveriesRoutes: FastifyPluginAsync<AppContext> = async (app, ctx)
   registerRoute(app, listDeliveries, async ({ query, principal }) => {
     const { count, deliveries } = await repository.listDeliveries(ctx.db, principal, query);
     return { count, payload: deliveries };
+  });
+
+  // Before /deliveries/:delivery_id (Fastify prefers the static path anyway).
+  registerRoute(app, listDeliveryRecipients, async ({ query, principal }) => {
+    const { count, recipients } = await repository.listRecipients(ctx.db, principal, query);
+    return { count, payload: recipients };
   });
 
   registerRoute(app, getDelivery, async ({ params, principal }) =>

@@ -1,9 +1,8 @@
-import { queryOptions, useQuery } from '@tanstack/react-query';
+import { queryOptions } from '@tanstack/react-query';
 import { listUsers } from '@uvd/contracts';
 import type { ApiClient } from './api-client.ts';
-import { useApi } from './api-context.tsx';
 
-/** GET /user/users (restricted roles only): the organization's users, for the admin screens and a delivery's recipient. */
+/** GET /user/users (restricted roles only): the organization's users, for the admin screens. */
 export const usersKey = ['admin', 'users'] as const;
 
 export const usersQueryOptions = (api: ApiClient) =>
@@ -11,5 +10,3 @@ export const usersQueryOptions = (api: ApiClient) =>
     queryKey: usersKey,
     queryFn: async ({ signal }) => (await api.request(listUsers, { signal })).data,
   });
-
-export const useUsers = (enabled = true) => useQuery({ ...usersQueryOptions(useApi()), enabled });

@@ -1,4 +1,5 @@
-import { Building, CreatedDelivery, DeliveryInput, Floor, Room, createDelivery, getBuildings, getDelivery, getFloors, getMyProfile, getRobots, getRooms, listUsers } from '@uvd/contracts';
+import { Building, CreatedDelivery, DeliveryInput, Floor, Room, createDelivery, getBuildings, getDelivery, getFloors, getMyProfile, getRobots, getRooms, listDeliveryRecipients, listUsers } from '@uvd/contracts';
+import type { DeliveryRecipient } from '@uvd/contracts';
 import type { Role } from '@uvd/contracts';
 import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
@@ -15,6 +16,10 @@ import { validateDelivery, newDeliveryValues } from './components/delivery-form.
 // 09:15 in Helsinki (UTC+2 in November).
 const NOW = new Date('2026-11-26T07:15:00Z');
 const NURSE = fixtureId(701);
+const RECIPIENTS: DeliveryRecipient[] = [
+  { user_id: fixtureId(702), name: 'Aino Virtanen', username: 'aino' },
+  { user_id: NURSE, name: 'Nina Nurse', username: 'nina' },
+];
 
 const room = (room_id: string, room_name: string) =>
   Room.parse({ room_id, room_name, order_no: 0, dose: null, floor_id: SITE.floor, building_id: SITE.building, ready_for_disinfection: true });
@@ -33,7 +38,13 @@ const network = (roles: Role[] = ['done-teleoperator']) => {
     .on(getRooms, { status: 200, body: { data: [room(SITE.pharmacy, 'Pharmacy'), room(SITE.ward, 'Ward 3A')] } })
     .on(getRobots, { status: 200, body: { count: 0, payload: [] } })
     .on(createDelivery, (request) => ({ status: 201, body: createdFrom(request) }))
-    .on(getDelivery, { status: 200, body: detailFixture(1, { status: 0, robot_id: null, robot_name: null }) });
+    .on(getDelivery, { status: 200, body: detailFixture(1, { status: 0, robot_id: null, robot_name: null }) })
+    // After getDelivery: the fake matches /deliveries/:delivery_id too, and the last registration wins.
+    .on(listDeliveryRecipients, (request) => {
+      const q = (request.url.searchParams.get('q') ?? '').toLowerCase();
+      const payload = RECIPIENTS.filter((recipient) => `${recipient.name} ${recipient.username}`.toLowerCase().includes(q));
+      return { status: 200, body: { count: payload.length, payload } };
+    });
 };
 
 beforeEach(() => {
@@ -175,28 +186,47 @@ describe('delivery form', () => {
     expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
   });
 
-  it('an administrator picks the recipient among the users (who get the PIN by push)', async () => {
-    const users = [
-      { id: NURSE, username: 'nina', firstName: 'Nina', lastName: 'Nurse', email: 'nina@demo.test', roles: ['done-teleoperator'], groups: [] },
-    ];
-    const fake = network(['done-admin']).on(listUsers, { status: 200, body: { data: users } });
+  it('a teleoperator finds the recipient among the users of the organization and picks one (who gets the PIN by push)', async () => {
+    const fake = network(['done-teleoperator']);
     await openForm(fake);
     await chooseRooms('Pharmacy', 'Ward 3A');
     await fillItem(1, 'Blood sample', 'Blood', '1');
     const recipient = screen.getByLabelText('Recipient (a user)');
-    await within(recipient).findByRole('option', { name: 'Nina Nurse (nina)' });
+    expect(recipient).toHaveAccessibleDescription(
+      'Choose the user who receives it: they get the PIN by push. If the recipient is not a user, leave this empty and type a name.',
+    );
+    await within(recipient).findByRole('option', { name: 'Aino Virtanen (aino)' });
+    await userEvent.type(screen.getByLabelText('Find a user'), 'NIN');
+    await waitFor(() => {
+      expect(within(recipient).queryByRole('option', { name: 'Aino Virtanen (aino)' })).not.toBeInTheDocument();
+    });
+    expect(fake.callsTo(listDeliveryRecipients).at(-1)?.url.searchParams.get('q')).toBe('NIN');
     await userEvent.selectOptions(recipient, 'Nina Nurse (nina)');
     expect(screen.queryByLabelText("Recipient's name")).not.toBeInTheDocument();
+    // Another search keeps the chosen user offered (and chosen).
+    await userEvent.clear(screen.getByLabelText('Find a user'));
+    await userEvent.type(screen.getByLabelText('Find a user'), 'aino');
+    await within(recipient).findByRole('option', { name: 'Aino Virtanen (aino)' });
+    expect(recipient).toHaveValue(NURSE);
     await userEvent.click(screen.getByRole('button', { name: 'Request delivery' }));
     await screen.findByRole('dialog', { name: 'Delivery requested' });
     expect(JSON.parse(fake.callsTo(createDelivery)[0]?.body ?? '{}')).toMatchObject({ recipient_user_id: NURSE, priority: 'routine' });
+    expect(fake.callsTo(listUsers)).toHaveLength(0);
   });
 
-  it('a user who cannot list users names the recipient', async () => {
-    const fake = network();
+  it('says when no user matches, and when more users match than the list shows', async () => {
+    const many = Array.from({ length: 50 }, (_, index) => ({ user_id: fixtureId(800 + index), name: `User ${String(index)}`, username: `user${String(index)}` }));
+    const fake = network().on(listDeliveryRecipients, (request) =>
+      request.url.searchParams.get('q') === 'zz' ? { status: 200, body: { count: 0, payload: [] } } : { status: 200, body: { count: 120, payload: many } },
+    );
     await openForm(fake);
+    const recipient = screen.getByLabelText('Recipient (a user)');
+    await within(recipient).findByRole('option', { name: 'User 0 (user0)' });
+    expect(recipient).toHaveAccessibleDescription(expect.stringContaining('Showing 50 of 120 users: type a name to narrow the list.'));
+    await userEvent.type(screen.getByLabelText('Find a user'), 'zz');
+    await waitFor(() => {
+      expect(recipient).toHaveAccessibleDescription(expect.stringContaining('No user matches.'));
+    });
     expect(screen.getByLabelText("Recipient's name")).toBeInTheDocument();
-    expect(screen.queryByLabelText('Recipient (a user)')).not.toBeInTheDocument();
-    expect(fake.callsTo(listUsers)).toHaveLength(0);
   });
 });

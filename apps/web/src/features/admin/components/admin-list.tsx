@@ -5,7 +5,7 @@ import { useTranslation } from 'react-i18next';
 import { ConfirmDialog } from '../../../components/confirm-dialog.tsx';
 import { Skeleton, SkeletonRows } from '../../../components/skeleton.tsx';
 import { PHONE_QUERY, useMediaQuery } from '../../../lib/use-media-query.ts';
-import { matches, useDebounced } from './use-debounced.ts';
+import { matches, useDebounced } from '../../../lib/use-debounced.ts';
 
 export interface AdminColumn<T> {
   header: string;

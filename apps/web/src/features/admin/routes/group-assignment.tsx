@@ -11,7 +11,7 @@ import { useAssignment, useGroup, useSubmitAssignment } from '../api/group-assig
 import type { Assignment, AssignItem, Change } from '../api/group-assignment-api.ts';
 import { AssignmentTable } from '../components/assignment-table.tsx';
 import { HashTabList, panelId, tabId, useHashTab } from '../components/hash-tabs.tsx';
-import { matches, useDebounced } from '../components/use-debounced.ts';
+import { matches, useDebounced } from '../../../lib/use-debounced.ts';
 
 const TABS: readonly AssignTab[] = ['users', 'locations', 'robots'];
 const PREFIX = 'assign';

@@ -1,5 +1,5 @@
-import { queryOptions, useQuery } from '@tanstack/react-query';
-import { DeliveryStatus, getDelivery, listDeliveries } from '@uvd/contracts';
+import { keepPreviousData, queryOptions, useQuery } from '@tanstack/react-query';
+import { DeliveryStatus, getDelivery, listDeliveries, listDeliveryRecipients } from '@uvd/contracts';
 import type { Delivery, DeliveryDetail, DeliveryList } from '@uvd/contracts';
 import type { ApiClient } from '../../../lib/api-client.ts';
 import { useApi } from '../../../lib/api-context.tsx';
@@ -50,6 +50,20 @@ export const deliveryListQueryOptions = (api: ApiClient, filters: DeliveryListFi
   });
 
 export const useDeliveryList = (filters: DeliveryListFilters) => useQuery(deliveryListQueryOptions(useApi(), filters));
+
+/** How many recipients the form offers at once; typing narrows the list. */
+export const RECIPIENTS_SHOWN = 50;
+
+/** GET /deliveries/recipients: the enabled users of the organization whose name or username holds `search`, by name. */
+export const useDeliveryRecipients = (search: string) => {
+  const api = useApi();
+  const q = search.trim();
+  return useQuery({
+    queryKey: [...deliveriesKey, 'recipients', q] as const,
+    queryFn: ({ signal }) => api.request(listDeliveryRecipients, { query: { limit: RECIPIENTS_SHOWN, ...(q ? { q } : {}) }, signal }),
+    placeholderData: keepPreviousData,
+  });
+};
 
 /** GET /deliveries/{id}: the delivery with its chain of custody and route. */
 export const useDelivery = (deliveryId: string) => {

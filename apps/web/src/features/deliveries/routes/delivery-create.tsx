@@ -1,7 +1,7 @@
 /**
  * /deliveries/create. Stable ids for the browser tests: #delivery-pickup-building/-floor/-room, the same with
  * #delivery-dropoff-…, items #delivery-item-{n}-description/-category/-quantity (n counts rows added, from 0),
- * #delivery-add-item, #delivery-priority, #delivery-recipient-user (admins), #delivery-recipient-name,
+ * #delivery-add-item, #delivery-priority, #delivery-recipient-search, #delivery-recipient-user, #delivery-recipient-name,
  * #delivery-deliver-by, #delivery-notes, #delivery-submit; the PIN dialog's PIN is data-testid="delivery-created-pin".
  */
 import { useEffect, useState } from 'react';
@@ -10,15 +10,16 @@ import { Button, Form } from 'react-bootstrap';
 import { useTranslation } from 'react-i18next';
 import { Link, useNavigate } from 'react-router';
 import { DELIVERY_NOTES_MAX, DELIVERY_QUANTITY_MAX, DELIVERY_TEXT_MAX, DeliveryPriority, ErrorCode } from '@uvd/contracts';
-import type { CreatedDelivery } from '@uvd/contracts';
+import type { CreatedDelivery, DeliveryRecipient } from '@uvd/contracts';
 import { PageTitle } from '../../../components/page-title.tsx';
 import { Spinner } from '../../../components/spinner.tsx';
 import { paths } from '../../../config/paths.ts';
 import { isApiRequestError } from '../../../lib/api-error.ts';
-import { hasRestrictedRole, useAuth, useSessionUser } from '../../../lib/auth/auth-context.tsx';
+import { useSessionUser } from '../../../lib/auth/auth-context.tsx';
 import { toast } from '../../../lib/toast.ts';
 import { EditorSelect } from '../../../components/select-field.tsx';
-import { useUsers } from '../../../lib/users-query.ts';
+import { useDebounced } from '../../../lib/use-debounced.ts';
+import { useDeliveryRecipients } from '../api/deliveries-query.ts';
 import { useCreateDelivery } from '../api/delivery-commands.ts';
 import { deliveryErrorText } from '../api/delivery-refusal.ts';
 import {
@@ -45,8 +46,6 @@ const firstError = (errors: DeliveryFormErrors, values: DeliveryFormValues): str
 export const DeliveryCreateRoute = () => {
   const { t } = useTranslation();
   const { timezone } = useSessionUser();
-  const { user } = useAuth();
-  const admin = hasRestrictedRole(user);
   const navigate = useNavigate();
   const create = useCreateDelivery();
   const [values, setValues] = useState<DeliveryFormValues>(newDeliveryValues);
@@ -281,7 +280,13 @@ export const DeliveryCreateRoute = () => {
         </div>
         <fieldset className="mb-3">
           <legend className="h5">{t('deliveries.recipient')}</legend>
-          {admin ? <RecipientUser value={values.recipientUserId} disabled={busy} onChange={(recipientUserId) => { update({ recipientUserId }); }} /> : null}
+          <RecipientUser
+            value={values.recipientUserId}
+            disabled={busy}
+            onChange={(recipientUserId) => {
+              update({ recipientUserId });
+            }}
+          />
           {values.recipientUserId ? null : (
             <Form.Group controlId="delivery-recipient-name" className="mt-2">
               <Form.Label>{t('deliveries.form.recipientName')}</Form.Label>
@@ -333,21 +338,54 @@ export const DeliveryCreateRoute = () => {
   );
 };
 
-/** An administrator picks the recipient among the organization's users (or leaves it, and types a name). */
+/**
+ * Every sender picks the recipient among the organization's enabled users (GET /deliveries/recipients), found by
+ * name or username, so the recipient gets the PIN by push; or leaves it empty and types a name. The chosen user
+ * stays offered while another search shows other users.
+ */
 const RecipientUser = ({ value, disabled, onChange }: { value: string; disabled: boolean; onChange: (userId: string) => void }) => {
   const { t } = useTranslation();
-  const users = useUsers();
+  const [search, setSearch] = useState('');
+  const recipients = useDeliveryRecipients(useDebounced(search));
+  const [chosen, setChosen] = useState<DeliveryRecipient | null>(null);
+  const found = recipients.data?.payload;
+  const offered = found && chosen && chosen.user_id === value && !found.some((recipient) => recipient.user_id === value) ? [chosen, ...found] : found;
+  const count = recipients.data?.count ?? 0;
+  const hint = t('deliveries.form.recipientUserHint');
   return (
-    <EditorSelect
-      id="delivery-recipient-user"
-      label={t('deliveries.form.recipientUser')}
-      value={value}
-      choices={users.data?.map((user) => ({ value: user.id, label: `${user.firstName} ${user.lastName} (${user.username})`.trim() }))}
-      loading={users.isPending}
-      failed={users.isError}
-      hint={t('deliveries.form.recipientUserHint')}
-      disabled={disabled}
-      onChange={onChange}
-    />
+    <>
+      <Form.Group controlId="delivery-recipient-search" className="mb-2">
+        <Form.Label>{t('deliveries.form.recipientSearch')}</Form.Label>
+        <Form.Control
+          type="search"
+          value={search}
+          maxLength={100}
+          disabled={disabled}
+          autoComplete="off"
+          aria-controls="delivery-recipient-user"
+          onChange={(event) => {
+            setSearch(event.target.value);
+          }}
+        />
+      </Form.Group>
+      <EditorSelect
+        id="delivery-recipient-user"
+        label={t('deliveries.form.recipientUser')}
+        value={value}
+        choices={offered?.map((recipient) => ({
+          value: recipient.user_id,
+          label: recipient.name === recipient.username ? recipient.name : `${recipient.name} (${recipient.username})`,
+        }))}
+        loading={recipients.isPending}
+        failed={recipients.isError}
+        emptyText={t('deliveries.form.recipientNone')}
+        hint={found && count > found.length ? `${hint} ${t('deliveries.form.recipientMore', { shown: found.length, count })}` : hint}
+        disabled={disabled}
+        onChange={(userId) => {
+          setChosen(found?.find((recipient) => recipient.user_id === userId) ?? null);
+          onChange(userId);
+        }}
+      />
+    </>
   );
 };
