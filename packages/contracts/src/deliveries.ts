@@ -1,7 +1,7 @@
 // Contracts of the deliveries backend: the logistics variant's deliveries, from request to a proven hand-off.
 // The base address is `backends.logistics` of /config.json (mounted under /api by default).
 import { z } from 'zod';
-import { Id, idListQuery, Text, Timestamp, TimestampInput } from './common.ts';
+import { Id, idListQuery, pagination, Text, Timestamp, TimestampInput } from './common.ts';
 import { FROM_AFTER_TO, fromNotAfterTo, listFilterShape } from './jobs.ts';
 import { EventStreamReply } from './live.ts';
 import { defineRoute } from './route.ts';
@@ -308,6 +308,29 @@ export const handoffDelivery = defineRoute({
   params: deliveryParams,
   body: HandoffInput,
   response: { 200: DeliveryDetail },
+});
+
+/** The filter of the recipients a sender picks from: `q` matches the name or the username, case-insensitive. */
+export const DeliveryRecipientQuery = z.object({
+  q: Text().trim().max(100).optional(),
+  ...pagination(50),
+});
+export type DeliveryRecipientQuery = z.input<typeof DeliveryRecipientQuery>;
+
+/** A user who may receive a delivery: `name` is the full name, or the username when the user has none. */
+export const DeliveryRecipient = z.object({ user_id: Id, name: z.string(), username: z.string() });
+export type DeliveryRecipient = z.infer<typeof DeliveryRecipient>;
+
+export const DeliveryRecipientList = z.object({ count: z.number().int().min(0), payload: z.array(DeliveryRecipient) });
+export type DeliveryRecipientList = z.infer<typeof DeliveryRecipientList>;
+
+export const listDeliveryRecipients = defineRoute({
+  method: 'GET',
+  path: '/deliveries/recipients',
+  summary: 'The enabled users of the organization a delivery may be addressed to (recipient_user_id), by name; q matches the name or the username',
+  tags: ['deliveries'],
+  querystring: DeliveryRecipientQuery,
+  response: { 200: DeliveryRecipientList },
 });
 
 export const DeliveryStreamQuery = z.object({ delivery_list: idListQuery(Id) });
