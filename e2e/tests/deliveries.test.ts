@@ -43,8 +43,8 @@ import { nearestRooms, readyRobot, type JourneyRoom } from '../support/fleet.ts'
 import { activeWorker, pushDelivery, shownNotifications } from '../support/push.ts';
 import { startConsoleServer, type ConsoleServer } from '../support/server.ts';
 
-/** The seed's logistics people (apps/server/src/seed/README.md): an admin sends (they may name a user as recipient), the lab receives. */
-const SENDER = DEMO.admin;
+/** The seed's logistics people (apps/server/src/seed/README.md): a ward nurse of Ward A sends, the lab receives. */
+const SENDER = { username: 'nurse-a', password: 'nurse-a-demo-1' };
 const RECIPIENT = { username: 'lab', password: 'lab-demo-1' };
 /** The delivery robot of Ward A's first floor: pickup and drop-off are rooms near it, so it is the nearest free one. */
 const ROBOT = 'DLV-1';
@@ -54,8 +54,11 @@ let browser: Browser;
 let server: ConsoleServer;
 let push: LocalPushService;
 let admin: ApiSession;
+let sender: ApiSession;
 let recipient: ApiSession;
 let recipientId: string;
+/** The push service's id of the sender's device subscription. */
+let senderDevice: string;
 let rooms: JourneyRoom[] | undefined;
 
 /** Four rooms near DLV-1, once it is online (looked up in the first test: expect.poll runs only inside a test). */
@@ -69,11 +72,15 @@ beforeAll(async () => {
   });
   useServer(server.baseUrl);
   browser = await launchBrowser();
-  admin = await apiSignIn(DEMO.org, SENDER.username, SENDER.password);
+  admin = await apiSignIn(DEMO.org, DEMO.admin.username, DEMO.admin.password);
+  sender = await apiSignIn(DEMO.org, SENDER.username, SENDER.password);
   recipient = await apiSignIn(DEMO.org, RECIPIENT.username, RECIPIENT.password);
   recipientId = (await callApi(recipient, getMyProfile)).sub;
-  // The recipient's phone: its device subscribed to the user's topic, as the console's Settings switch does.
+  // The recipient's and the sender's phones: each device subscribed to its user's topic, as the Settings switch does.
   await callApi(recipient, subscribe, { body: { token: push.subscribe().token, topic: recipientId } });
+  const senderSubscription = push.subscribe();
+  senderDevice = senderSubscription.id;
+  await callApi(sender, subscribe, { body: { token: senderSubscription.token, topic: (await callApi(sender, getMyProfile)).sub } });
 }, 240_000);
 
 afterAll(async () => {
@@ -87,7 +94,7 @@ afterAll(async () => {
 async function requestDelivery(body: DeliveryInput): Promise<CreatedDelivery> {
   const reply = await fetch(new URL(`/api${createDelivery.path}`, baseUrl()), {
     method: 'POST',
-    headers: { authorization: `Bearer ${admin.token}`, 'content-type': 'application/json' },
+    headers: { authorization: `Bearer ${sender.token}`, 'content-type': 'application/json' },
     body: JSON.stringify(body),
   });
   const text = await reply.text();
@@ -139,11 +146,11 @@ describe.each(VIEWPORTS)('a delivery from request to a proven hand-off at $width
     const near = await roomsNearRobot();
     const [pickup, dropoff] = viewport === MOBILE ? [near[2], near[3]] : [near[0], near[1]];
     if (!pickup || !dropoff) throw new Error('rooms');
-    const sender = await signedInSession(browser, viewport, SENDER);
-    sessions.push(sender);
-    const { page } = sender;
-    await sender.goto('/deliveries');
-    await expectAccessible(sender, 'deliveries');
+    const senderConsole = await signedInSession(browser, viewport, SENDER);
+    sessions.push(senderConsole);
+    const { page } = senderConsole;
+    await senderConsole.goto('/deliveries');
+    await expectAccessible(senderConsole, 'deliveries');
     await page.getByRole('link', { name: t('en', 'deliveries.new') }).click();
     await settle(page);
     await pickRoom(page, 'pickup', pickup);
@@ -153,14 +160,14 @@ describe.each(VIEWPORTS)('a delivery from request to a proven hand-off at $width
     await page.locator('#delivery-item-0-quantity').fill('2');
     await page.locator('#delivery-priority').selectOption('urgent');
     await page.locator('#delivery-recipient-user').selectOption(recipientId);
-    await expectAccessible(sender, 'delivery-create');
-    await screenshot(sender, 'delivery-create');
+    await expectAccessible(senderConsole, 'delivery-create');
+    await screenshot(senderConsole, 'delivery-create');
     await page.locator('#delivery-submit').click();
 
     // The PIN, shown once to the sender.
     const pinText = (await page.getByTestId('delivery-created-pin').innerText()).replace(/\s/g, '');
     expect(pinText).toMatch(/^\d{4}$/);
-    await expectAccessible(sender, 'delivery-pin');
+    await expectAccessible(senderConsole, 'delivery-pin');
     await page.getByRole('button', { name: t('en', 'deliveries.created.open') }).click();
     await page.waitForURL(/\/deliveries\/[0-9a-f-]{36}$/);
     await settle(page);
@@ -179,8 +186,8 @@ describe.each(VIEWPORTS)('a delivery from request to a proven hand-off at $width
     );
     await page.getByRole('button', { name: t('en', 'deliveries.actions.loaded') }).click();
     await expect.poll(() => statusOf(page), { timeout: FLOW_TIMEOUT_MS }).toBe(t('en', 'deliveries.waitingFor.recipient'));
-    await expectAccessible(sender, 'delivery-waiting');
-    await screenshot(sender, 'delivery-waiting');
+    await expectAccessible(senderConsole, 'delivery-waiting');
+    await screenshot(senderConsole, 'delivery-waiting');
 
     // The recipient, in another browser context: the push shows on the device, a click leads to the delivery.
     const taker = await signedInSession(browser, viewport, RECIPIENT);
@@ -198,7 +205,7 @@ describe.each(VIEWPORTS)('a delivery from request to a proven hand-off at $width
     await taker.page.getByRole('button', { name: t('en', 'deliveries.confirmPin') }).click();
 
     // Both see it Delivered, with the chain of custody from request to hand-off.
-    for (const session of [taker, sender]) {
+    for (const session of [taker, senderConsole]) {
       await expect.poll(() => statusOf(session.page), { timeout: FLOW_TIMEOUT_MS }).toBe(t('en', 'deliveryStatus.4'));
       const steps = await session.page.getByTestId('custody-step').allInnerTexts();
       const order = ['requested', 'dispatched', 'loaded', 'departed', 'received', 'delivered'].map((step) =>
@@ -207,7 +214,7 @@ describe.each(VIEWPORTS)('a delivery from request to a proven hand-off at $width
       expect(order.every((index) => index >= 0), steps.join('\n')).toBe(true);
       expect([...order].sort((a, b) => a - b)).toEqual(order);
     }
-    await screenshot(sender, 'delivery-delivered');
+    await screenshot(senderConsole, 'delivery-delivered');
     const record = await callApi(admin, getDelivery, { params: { delivery_id: deliveryId } });
     expect(record.status).toBe(DeliveryStatus.delivered);
     expect(record.custody.find((step) => step.step === 'received')?.user_id).toBe(recipientId);
@@ -259,9 +266,14 @@ describe.each(VIEWPORTS)('a delivery from request to a proven hand-off at $width
     expect(locked.custody.filter((step) => step.step === 'handoff_failed')).toHaveLength(3);
 
     // The sender sees it on the delivery, live.
-    const sender = await signedInSession(browser, viewport, SENDER);
-    sessions.push(sender);
-    await sender.goto(`/deliveries/${id}`);
-    await sender.page.getByTestId('delivery-handoff-locked').waitFor({ state: 'visible' });
+    const senderConsole = await signedInSession(browser, viewport, SENDER);
+    sessions.push(senderConsole);
+    await senderConsole.goto(`/deliveries/${id}`);
+    await senderConsole.page.getByTestId('delivery-handoff-locked').waitFor({ state: 'visible' });
+    // And on the sender's phone.
+    await push.waitFor(
+      (received) => received.some((one) => one.subscriptionId === senderDevice && one.message.related_id === id && one.message.kind === 'delivery_handoff_locked'),
+      FLOW_TIMEOUT_MS,
+    );
   });
 });
