@@ -39,7 +39,7 @@ import {
   type Viewport,
 } from '../support/browser.ts';
 import { DEMO, signedInSession, t, tFill } from '../support/console.ts';
-import { nearestRooms, readyRobot, type JourneyRoom } from '../support/fleet.ts';
+import { nearestRooms, readyRobot, type JourneyRobot, type JourneyRoom } from '../support/fleet.ts';
 import { activeWorker, pushDelivery, shownNotifications } from '../support/push.ts';
 import { startConsoleServer, type ConsoleServer } from '../support/server.ts';
 
@@ -59,10 +59,13 @@ let recipient: ApiSession;
 let recipientId: string;
 /** The push service's id of the sender's device subscription. */
 let senderDevice: string;
+let robot: JourneyRobot | undefined;
 let rooms: JourneyRoom[] | undefined;
 
-/** Four rooms near DLV-1, once it is online (looked up in the first test: expect.poll runs only inside a test). */
-const roomsNearRobot = async (): Promise<JourneyRoom[]> => (rooms ??= await nearestRooms(admin, await readyRobot(admin, ROBOT), 4));
+/** DLV-1 once it is online (looked up in the first test: expect.poll runs only inside a test). */
+const robotPlace = async (): Promise<JourneyRobot> => (robot ??= await readyRobot(admin, ROBOT));
+/** Four rooms near DLV-1. */
+const roomsNearRobot = async (): Promise<JourneyRoom[]> => (rooms ??= await nearestRooms(admin, await robotPlace(), 4));
 
 beforeAll(async () => {
   push = await startLocalPushService();
@@ -112,25 +115,15 @@ async function pinPush(deliveryId: string): Promise<PushMessage> {
   return found.message;
 }
 
-/** Picks a building, floor and room in one of the create form's room pickers by their visible names. */
+/** Picks the robot's building and floor and then the room in one of the create form's room pickers. */
 async function pickRoom(page: Session['page'], prefix: 'pickup' | 'dropoff', room: JourneyRoom): Promise<void> {
-  const building = page.locator(`#delivery-${prefix}-building`);
-  const floor = page.locator(`#delivery-${prefix}-floor`);
-  const roomSelect = page.locator(`#delivery-${prefix}-room`);
-  // The robot's building and floor are the first ones offered with rooms near it: choose until the room is offered.
-  for (const buildingValue of await building.locator('option').evaluateAll((options) => options.map((option) => (option as HTMLOptionElement).value).filter(Boolean))) {
-    await building.selectOption(buildingValue);
-    await expect.poll(() => floor.locator('option').count()).toBeGreaterThan(1);
-    for (const floorValue of await floor.locator('option').evaluateAll((options) => options.map((option) => (option as HTMLOptionElement).value).filter(Boolean))) {
-      await floor.selectOption(floorValue);
-      await expect.poll(() => roomSelect.locator('option').count()).toBeGreaterThan(1);
-      if ((await roomSelect.locator(`option[value="${room.room_id}"]`).count()) > 0) {
-        await roomSelect.selectOption(room.room_id);
-        return;
-      }
-    }
-  }
-  throw new Error(`room ${room.room_name} is not offered`);
+  const robot = await robotPlace();
+  await page.locator(`#delivery-${prefix}-building option[value="${robot.building_id}"]`).waitFor({ state: 'attached' });
+  await page.locator(`#delivery-${prefix}-building`).selectOption(robot.building_id);
+  await page.locator(`#delivery-${prefix}-floor option[value="${robot.floor_id}"]`).waitFor({ state: 'attached' });
+  await page.locator(`#delivery-${prefix}-floor`).selectOption(robot.floor_id);
+  await page.locator(`#delivery-${prefix}-room option[value="${room.room_id}"]`).waitFor({ state: 'attached' });
+  await page.locator(`#delivery-${prefix}-room`).selectOption(room.room_id);
 }
 
 describe.each(VIEWPORTS)('a delivery from request to a proven hand-off at $width×$height', (viewport: Viewport) => {
@@ -205,14 +198,22 @@ describe.each(VIEWPORTS)('a delivery from request to a proven hand-off at $width
     await taker.page.getByRole('button', { name: t('en', 'deliveries.confirmPin') }).click();
 
     // Both see it Delivered, with the chain of custody from request to hand-off.
+    const chain = ['requested', 'dispatched', 'loaded', 'departed', 'arrived', 'received', 'delivered'].map((step) => t('en', `deliveries.steps.${step}`));
     for (const session of [taker, senderConsole]) {
       await expect.poll(() => statusOf(session.page), { timeout: FLOW_TIMEOUT_MS }).toBe(t('en', 'deliveryStatus.4'));
-      const steps = await session.page.getByTestId('custody-step').allInnerTexts();
-      const order = ['requested', 'dispatched', 'loaded', 'departed', 'received', 'delivered'].map((step) =>
-        steps.findIndex((text) => text.includes(t('en', `deliveries.steps.${step}`))),
-      );
-      expect(order.every((index) => index >= 0), steps.join('\n')).toBe(true);
-      expect([...order].sort((a, b) => a - b)).toEqual(order);
+      // Each step in the order it happened (the record is read again after every change).
+      await expect
+        .poll(async () => {
+          const steps = await session.page.getByTestId('custody-step').allInnerTexts();
+          // The chain's steps, each found after the one before it (the robot arrives at the pickup, then the drop-off).
+          let from = 0;
+          return chain.filter((step) => {
+            const at = steps.findIndex((text, index) => index >= from && text.startsWith(step));
+            if (at >= 0) from = at + 1;
+            return at >= 0;
+          });
+        })
+        .toEqual(chain);
     }
     await screenshot(senderConsole, 'delivery-delivered');
     const record = await callApi(admin, getDelivery, { params: { delivery_id: deliveryId } });

@@ -432,6 +432,46 @@ describe('delivery detail', () => {
     expect(screen.queryByRole('button', { name: 'Cancel delivery' })).not.toBeInTheDocument();
   });
 
+  it('reads the custody record again after the last of two quick changes, even while the read for the first is under way', async () => {
+    const waiting = detailFixture(1, { status: 3, waiting_for: 'recipient' });
+    const delivered = detailFixture(1, {
+      status: 4,
+      delivered_at: '2026-11-26T08:20:00Z',
+      custody: [...waiting.custody, custodyStep('delivered', '2026-11-26T08:20:00Z', { robot_name: 'Courier-1' })],
+    });
+    let current = waiting;
+    let holdNext = false;
+    let release: (() => void) | undefined;
+    const network = signedIn().on(getDelivery, async () => {
+      const snapshot = current;
+      if (holdNext) {
+        holdNext = false;
+        // A slow network: this read answers with the record as it was when it was asked for, after the next change.
+        await new Promise<void>((resolve) => {
+          release = resolve;
+        });
+      }
+      return { status: 200, body: snapshot };
+    });
+    await openDetail(network);
+    await waitFor(() => {
+      expect(deliveryStream()).toBeDefined();
+    });
+    holdNext = true;
+    const { custody: _first, route: _firstRoute, ...drawerOpen } = detailFixture(1, { status: 3, waiting_for: 'recipient', drawer: 'open' });
+    deliveryStream()?.stream.event('delivery_change', drawerOpen);
+    await waitFor(() => {
+      expect(release).toBeDefined();
+    });
+    current = delivered;
+    const { custody: _second, route: _secondRoute, ...change } = delivered;
+    deliveryStream()?.stream.event('delivery_change', change);
+    release?.();
+    await waitFor(() => {
+      expect(screen.getAllByTestId('custody-step').at(-1)).toHaveTextContent('Delivered26.11.2026 10:20 AM · by Courier-1');
+    });
+  });
+
   it('says so when the delivery is not found', async () => {
     await renderApp({ path: `/deliveries/${deliveryId(1)}`, network: signedIn().on(getDelivery, { status: 404, body: { error: 'not_found', message: 'no' } }), config });
     expect(await screen.findByRole('alert')).toHaveTextContent('This delivery does not exist, or you may not see it.');

@@ -35,7 +35,8 @@ export const deliveryHubFor = (queryClient: QueryClient, api: ApiClient): Stream
         const detail = deliveryKey(change.delivery_id);
         if (queryClient.getQueryData<DeliveryDetail>(detail)) {
           queryClient.setQueryData<DeliveryDetail>(detail, (current) => applyDeliveryChangeToDetail(current, change));
-          void queryClient.invalidateQueries({ queryKey: detail, exact: true }, { cancelRefetch: false });
+          // A read still under way may predate this change: it is cancelled and read again, so the last change wins.
+          void queryClient.invalidateQueries({ queryKey: detail, exact: true });
         }
         // Pages that miss a new delivery or hold one whose status changed are read again, once per burst.
         for (const queryKey of stale) void queryClient.invalidateQueries({ queryKey, exact: true }, { cancelRefetch: false });
