@@ -11,6 +11,7 @@
  * protocol, as the push service would, and the notification it shows is read back.
  */
 import {
+  cancelDelivery,
   CreatedDelivery,
   confirmLoading,
   createDelivery,
@@ -276,5 +277,7 @@ describe.each(VIEWPORTS)('a delivery from request to a proven hand-off at $width
       (received) => received.some((one) => one.subscriptionId === senderDevice && one.message.related_id === id && one.message.kind === 'delivery_handoff_locked'),
       FLOW_TIMEOUT_MS,
     );
+    // The sender acts on it: cancelled, the robot is free for the next delivery.
+    expect((await callApi(sender, cancelDelivery, { params: { delivery_id: id } })).status).toBe(DeliveryStatus.cancelled);
   });
 });
