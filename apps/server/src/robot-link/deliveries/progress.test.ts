@@ -55,6 +55,29 @@ const action = (status: 'WAITING' | 'RUNNING' | 'PAUSED' | 'FINISHED' | 'FAILED'
 const stepsOf = (change: ReturnType<typeof reduceDelivery>) => change.steps.map((step) => [step.step, step.detail]);
 
 describe('reduceDelivery', () => {
+  it('tells a drawer opened after the arrival that opened it, and a drawer closed before the departure it allows, each at its stop', () => {
+    const arrival = reduceDelivery(row({ drawer: 'closed' }), report({ pick: action('RUNNING'), drawer: 'open' }), false, at);
+    expect(arrival.steps.map((step) => [step.step, step.room])).toEqual([
+      ['arrived', 'pickup'],
+      ['drawer_opened', 'pickup'],
+    ]);
+    const departure = reduceDelivery(row({ drawer: 'open', waitingFor: 'loading', waitingSince: at, loadedAt: at }), report({ pick: action('FINISHED') }), false, at);
+    expect(departure.steps.map((step) => [step.step, step.room])).toEqual([
+      ['drawer_closed', 'pickup'],
+      ['departed', 'pickup'],
+    ]);
+    const handOver = reduceDelivery(
+      row({ status: DeliveryStatus.waiting, drawer: 'open', waitingFor: 'recipient', waitingSince: at, loadedAt: at, handoffVerifiedAt: at }),
+      report({ pick: action('FINISHED'), drop: action('FINISHED') }),
+      false,
+      at,
+    );
+    expect(handOver.steps.map((step) => [step.step, step.room])).toEqual([
+      ['drawer_closed', 'dropoff'],
+      ['delivered', 'dropoff'],
+    ]);
+  });
+
   it('enters every phase once, in order, even when the states in between were not seen', () => {
     const change = reduceDelivery(row({ drawer: 'closed' }), report({ pick: action('FINISHED'), drop: action('RUNNING') }), false, at);
     expect(stepsOf(change)).toEqual([

@@ -55,11 +55,17 @@ export function reduceDelivery(row: DeliveryRow, report: DeliveryReport, paused:
   const changes: Partial<DeliveryRow> = {};
   const steps: ProgressStep[] = [];
 
+  // The stop the robot stands at in a phase: the pickup while loading, the drop-off once it arrived there.
+  const stopOf = (phase: DeliveryRow['waitingFor'], since: Date | null): ProgressStep['room'] =>
+    phase === 'loading' ? 'pickup' : phase === 'recipient' && since !== null ? 'dropoff' : undefined;
+  let drawerStep: 'drawer_opened' | 'drawer_closed' | undefined;
   if (report.drawer && report.drawer !== row.drawer) {
     changes.drawer = report.drawer;
     // The first report of a closed drawer is no step; every opening and closing after is.
-    if (row.drawer !== null || report.drawer === 'open') steps.push({ step: report.drawer === 'open' ? 'drawer_opened' : 'drawer_closed' });
+    if (row.drawer !== null || report.drawer === 'open') drawerStep = report.drawer === 'open' ? 'drawer_opened' : 'drawer_closed';
   }
+  // A drawer closed is told before the departure or the delivery it allows, at the stop where it was open.
+  if (drawerStep === 'drawer_closed') steps.push({ step: drawerStep, room: stopOf(row.waitingFor, row.waitingSince) });
 
   const failed = pick?.status === 'FAILED' ? DeliveryReason.pickFailed : drop?.status === 'FAILED' ? DeliveryReason.dropFailed : undefined;
   let trouble: string | undefined = report.fatal ? DeliveryReason.robotError : report.pathBlocked ? DeliveryReason.pathBlocked : failed;
@@ -90,6 +96,8 @@ export function reduceDelivery(row: DeliveryRow, report: DeliveryReport, paused:
       waitingSince = at;
     }
   }
+  // A drawer opened is told after the arrival that opened it, at that stop.
+  if (drawerStep === 'drawer_opened') steps.push({ step: drawerStep, room: stopOf(waitingFor, waitingSince) });
   if (waitingFor !== row.waitingFor) changes.waitingFor = waitingFor;
   if (waitingSince?.getTime() !== row.waitingSince?.getTime()) changes.waitingSince = waitingSince;
 
