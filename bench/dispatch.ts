@@ -18,8 +18,9 @@
  * cancelOrder, ends its order and reports it), and the dispatcher gives it the next Queued one. So:
  * - "request → order" is what a sender waits for, queueing behind busy robots included;
  * - "requested and a robot free → order" is the dispatcher's own part: from the later of the delivery's request
- *   and its robot becoming free (the bench sending the cancel of the robot's last delivery; the server frees it in
- *   that request's transaction) to the order at the robot;
+ *   and its robot becoming free (the bench sending the cancel of the robot's last delivery) to the order at the
+ *   robot: the cancel's request, the cancelOrder through the outbox, the robot reporting it taken and its order
+ *   over (only then is the robot free to the dispatcher), the dispatch and the new order through the outbox;
  * - "POST /api/deliveries" is the request's own reply time.
  *
  * Needs the deliveries API and the dispatcher (apps/server/src/deliveries, robot-link/deliveries): without them it
