@@ -38,7 +38,7 @@ async function connect(server: TestServer, world: DeliveryWorld, robot: Delivery
 }
 
 const orderOf = async (robot: TestRobot, deliveryId: string, what: string): Promise<OrderMessage> =>
-  waitUntil(async () => robot.orders.find((order) => order.orderId === deliveryId), 5000, what);
+  waitUntil(async () => robot.orders.find((order) => order.orderId === deliveryId), 15_000, what);
 
 /** The robot reports the order as taken: its orderId, its nodes, its actions waiting. */
 const takeOrder = (robot: TestRobot, order: OrderMessage) =>
