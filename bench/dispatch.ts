@@ -18,16 +18,18 @@
  * cancelOrder, ends its order and reports it), and the dispatcher gives it the next Queued one. So:
  * - "request → order" is what a sender waits for, queueing behind busy robots included;
  * - "requested and a robot free → order" is the dispatcher's own part: from the later of the delivery's request
- *   and its robot becoming free (the bench sending the cancel of the robot's last delivery; the server frees it in
- *   that request's transaction) to the order at the robot;
+ *   and its robot becoming free (the bench sending the cancel of the robot's last delivery) to the order at the
+ *   robot: the cancel's request, the cancelOrder through the outbox, the robot reporting it taken and its order
+ *   over (only then is the robot free to the dispatcher), the dispatch and the new order through the outbox;
  * - "POST /api/deliveries" is the request's own reply time.
  *
  * Needs the deliveries API and the dispatcher (apps/server/src/deliveries, robot-link/deliveries): without them it
  * stops with a message saying what is missing. Prints figures; never fails on them.
  */
 import { parseArgs } from 'node:util';
+import { eq } from 'drizzle-orm';
 import { CreatedDelivery, InstantActionsMessage, OrderMessage, VdaInstantAction, vdaTopic, type ActionState, type DeliveryInput } from '@uvd/contracts';
-import { robots } from '../apps/server/src/db/schema.ts';
+import { deliveries, robotCommands, robots } from '../apps/server/src/db/schema.ts';
 import { hashPassword } from '../apps/server/src/identity/passwords.ts';
 import { waitUntil } from '../apps/server/src/testing/execution-fixtures.ts';
 import { connectTestRobot, type TestRobot } from '../apps/server/src/testing/fleet-fixtures.ts';
@@ -70,6 +72,7 @@ function summary(values: number[]): Summary {
 
 interface BenchRobot {
   id: string;
+  serial: string;
   sim: TestRobot;
   /** When the bench sent the cancel of its last delivery, while it waits for the next order. */
   freeSince: number | undefined;
@@ -120,7 +123,7 @@ async function main(): Promise<void> {
         username: `${MANUFACTURER}/${row.serialNumber}`,
         password,
       });
-      const robot: BenchRobot = { id: row.id, sim, freeSince: undefined, orders: 0 };
+      const robot: BenchRobot = { id: row.id, serial: row.serialNumber, sim, freeSince: undefined, orders: 0 };
       fleet.push(robot);
       const position = { x: row.pose?.x ?? 0, y: row.pose?.y ?? 0, theta: 0, mapId: floor.id, positionInitialized: true };
       sim.state = { ...sim.state, agvPosition: position, batteryState: { batteryCharge: 90, charging: false } };
@@ -221,6 +224,17 @@ async function main(): Promise<void> {
       }
     } catch (error) {
       if (!(error instanceof BenchStop) || orderAt.size === 0) throw error;
+      // What the server holds of the deliveries not at a robot: their status, robot and that robot's open commands.
+      const missing = await db
+        .select({ id: deliveries.id, status: deliveries.status, robotId: deliveries.robotId, attempts: deliveries.dispatchAttempts })
+        .from(deliveries)
+        .where(eq(deliveries.orgId, orgId));
+      const commands = await db.select({ robotId: robotCommands.robotId, deliveryId: robotCommands.deliveryId, kind: robotCommands.kind, state: robotCommands.state, reason: robotCommands.givenUpReason }).from(robotCommands);
+      for (const row of missing.filter((delivery) => !orderAt.has(delivery.id))) {
+        const robot = fleet.find((candidate) => candidate.id === row.robotId);
+        const of = commands.filter((command) => command.deliveryId === row.id).map((command) => `${command.kind}:${command.state}${command.reason ? `(${command.reason})` : ''}`);
+        console.warn(`  not at a robot: ${row.id} status ${row.status}, dispatches ${row.attempts}, robot ${robot?.serial ?? '-'}, commands [${of.join(' ')}]`);
+      }
       const online = fleet.filter((robot) => server.context.fleet.isOnline(robot.id));
       const autonomous = online.filter((robot) => server.context.fleet.link(robot.id)?.mode === 2);
       console.warn(

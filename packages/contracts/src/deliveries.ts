@@ -194,6 +194,8 @@ export const DeliveryReason = {
   dropWithoutHandoff: 'drop_without_handoff',
   robotOffline: 'robot_offline',
   handbackLimit: 'handback_limit',
+  /** The outbox gave up the robot's order: the robot never took it. */
+  orderUndelivered: 'order_undelivered',
 } as const;
 export type DeliveryReason = (typeof DeliveryReason)[keyof typeof DeliveryReason];
 

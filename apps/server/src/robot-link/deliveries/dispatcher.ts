@@ -6,15 +6,19 @@
  * first. Exactly once across server processes: the queue's rows are locked with FOR UPDATE SKIP LOCKED and the
  * robot's row with SKIP LOCKED too, the robot is checked free again under its lock, and the delivery's change, its
  * custody step `dispatched` and the robot's order (in the outbox) commit together; the order is sent after commit.
- * It runs when woken (a delivery Queued, a robot freed or back online: the bus carries delivery_change from every
- * process) and every `DELIVERY_DISPATCH_POLL_MS`.
+ * A robot that was told to cancel its order is not free until it took the cancel and reports that order over (a
+ * cancelOrder resent after a new order would cancel the new one). A delivery that cannot be given out (an error in
+ * its transaction's savepoint) is logged and skipped; one organization's failure does not stop the others.
+ * It runs when woken (a delivery Queued, a robot freed, its cancel taken (the outbox republishes the delivery), its
+ * order reported over, a robot back online: the bus carries delivery_change from every process) and every
+ * `DELIVERY_DISPATCH_POLL_MS`.
  */
-import { and, asc, eq, inArray, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, notInArray, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { DeliveryStatus, RobotMode, UVD_PATH_BLOCKED_ERROR, type DeliveryPlace } from '@uvd/contracts';
 import type { AppContext } from '../../context.ts';
 import type { Executor, Tx } from '../../db/client.ts';
-import { deliveries, deliveryCustody, floors, robots, rooms, type Pose } from '../../db/schema.ts';
+import { deliveries, deliveryCustody, floors, robotCommands, robots, rooms, type Pose } from '../../db/schema.ts';
 import { recordCustody, updateDelivery, type DeliveryRow } from '../../deliveries/lifecycle.ts';
 import { wakeable } from '../../lib/wakeable.ts';
 import type { Fleet } from '../fleet.ts';
@@ -91,6 +95,8 @@ export async function deliveryStops(executor: Executor, roomIds: readonly string
   return new Map(rows.map((row) => [row.id, { roomId: row.id, floorId: row.floorId, entryPoint: row.entryPoint }]));
 }
 
+const DeliveryId = z.uuid();
+
 const PRIORITY_RANK = sql`CASE ${deliveries.priority} WHEN 'stat' THEN 0 WHEN 'urgent' THEN 1 ELSE 2 END`;
 
 /** Robots carrying (or holding) an open delivery, among `robotIds`. */
@@ -143,16 +149,70 @@ async function assign(
   await recordCustody(tx, delivery, 'dispatched', { at: now, robot: { id: robot.id, name: robot.name }, place: deliveryPlace(place) });
 }
 
-/** One organization's queue: returns the deliveries dispatched. */
-async function dispatchOrganization(ctx: Context, orgId: string): Promise<string[]> {
+/**
+ * Robots among `robotIds` that were told to cancel an order and have not taken it yet (an open `stop` in the
+ * outbox): the stop is resent until the robot takes it, and a cancelOrder taken after a new order would cancel that
+ * one. The stop's acknowledgement republishes its delivery, which wakes the dispatcher.
+ */
+async function cancellingRobots(executor: Executor, robotIds: readonly string[]): Promise<Set<string>> {
+  if (robotIds.length === 0) return new Set();
+  const rows = await executor
+    .selectDistinct({ robotId: robotCommands.robotId })
+    .from(robotCommands)
+    .where(and(inArray(robotCommands.robotId, [...robotIds]), eq(robotCommands.kind, 'stop'), inArray(robotCommands.state, ['pending', 'sent'])));
+  return new Set(rows.map((row) => row.robotId));
+}
+
+/**
+ * Robots among `candidates` still running an order of a delivery they no longer carry (cancelled or handed back: a
+ * robot may report its cancelled order for a while after it took the cancel), or any other order; a robot whose
+ * order is that of a Delivered delivery is on its way home and free. Their state reporting the order over wakes the
+ * dispatcher (`startDispatcher`).
+ */
+async function finishingRobots(executor: Executor, fleet: Pick<Fleet, 'link'>, candidates: readonly Pick<RobotCandidate, 'id'>[]): Promise<Set<string>> {
+  const running = new Map<string, string>();
+  for (const robot of candidates) {
+    const link = fleet.link(robot.id);
+    if (link?.work?.order) running.set(robot.id, link.lastNode?.orderId ?? '');
+  }
+  const orderIds = [...new Set(running.values())].filter((orderId) => DeliveryId.safeParse(orderId).success);
+  const delivered = new Set(
+    orderIds.length === 0
+      ? []
+      : (
+          await executor
+            .select({ id: deliveries.id })
+            .from(deliveries)
+            .where(and(inArray(deliveries.id, orderIds), eq(deliveries.status, DeliveryStatus.delivered)))
+        ).map((row) => row.id),
+  );
+  return new Set([...running].flatMap(([robotId, orderId]) => (delivered.has(orderId) ? [] : [robotId])));
+}
+
+/** Robots among `robotIds` that may not take a delivery whatever the gateway says: carrying one, or still cancelling one. */
+async function busyRobots(executor: Executor, fleet: Pick<Fleet, 'link'>, robotIds: readonly string[]): Promise<Set<string>> {
+  const carrying = await carryingRobots(executor, robotIds);
+  const cancelling = await cancellingRobots(executor, robotIds);
+  const finishing = await finishingRobots(executor, fleet, robotIds.filter((id) => !carrying.has(id)).map((id) => ({ id })));
+  return new Set([...carrying, ...cancelling, ...finishing]);
+}
+
+/**
+ * One organization's queue: returns the deliveries dispatched. The queue is read in batches of `BATCH` while free
+ * robots remain, so deliveries none of the free robots may take (each handed back by them) never hold back the
+ * ones after them.
+ */
+async function dispatchOrganization(ctx: Context, orgId: string, onError: (error: unknown, message: string) => void): Promise<string[]> {
   return ctx.db.transaction(async (tx) => {
-    const queue = await tx
-      .select()
-      .from(deliveries)
-      .where(and(eq(deliveries.orgId, orgId), eq(deliveries.status, DeliveryStatus.queued)))
-      .orderBy(PRIORITY_RANK, asc(deliveries.createdAt), asc(deliveries.id))
-      .limit(BATCH)
-      .for('update', { skipLocked: true });
+    const nextBatch = (seen: readonly string[]) =>
+      tx
+        .select()
+        .from(deliveries)
+        .where(and(eq(deliveries.orgId, orgId), eq(deliveries.status, DeliveryStatus.queued), seen.length > 0 ? notInArray(deliveries.id, [...seen]) : undefined))
+        .orderBy(PRIORITY_RANK, asc(deliveries.createdAt), asc(deliveries.id))
+        .limit(BATCH)
+        .for('update', { skipLocked: true });
+    let queue = await nextBatch([]);
     if (queue.length === 0) return [];
     const fleetRobots = await tx
       .select({
@@ -168,44 +228,56 @@ async function dispatchOrganization(ctx: Context, orgId: string): Promise<string
       .from(robots)
       .where(and(eq(robots.orgId, orgId), eq(robots.kind, 'delivery')))
       .orderBy(asc(robots.name));
-    const carrying = await carryingRobots(tx, fleetRobots.map((robot) => robot.id));
-    let free = fleetRobots.filter((robot) => !carrying.has(robot.id) && isFreeToDispatch(ctx.fleet, robot, ctx.config.deliveryMinBattery));
+    const online = fleetRobots.filter((robot) => isFreeToDispatch(ctx.fleet, robot, ctx.config.deliveryMinBattery));
+    const busy = await busyRobots(tx, ctx.fleet, online.map((robot) => robot.id));
+    let free = online.filter((robot) => !busy.has(robot.id));
     if (free.length === 0) return [];
     const graph = await loadFloorGraph(tx, orgId);
-    const stops = await deliveryStops(tx, queue.flatMap((delivery) => [delivery.pickupRoomId, delivery.dropoffRoomId]));
-    const handedBack = await tx
-      .select({ deliveryId: deliveryCustody.deliveryId, robotId: deliveryCustody.robotId })
-      .from(deliveryCustody)
-      .where(and(inArray(deliveryCustody.deliveryId, queue.map((delivery) => delivery.id)), eq(deliveryCustody.step, 'requeued')));
+    const seen: string[] = [];
     const dispatched: string[] = [];
-    for (const delivery of queue) {
-      if (free.length === 0) break;
-      const pickup = stops.get(delivery.pickupRoomId);
-      const dropoff = stops.get(delivery.dropoffRoomId);
-      if (!pickup || !dropoff) continue;
-      const target = graphPlace({ floorId: pickup.floorId, pose: pickup.entryPoint });
-      const gaveBack = new Set(handedBack.flatMap((step) => (step.deliveryId === delivery.id && step.robotId ? [step.robotId] : [])));
-      const ranked = free
-        .filter((robot) => !gaveBack.has(robot.id))
-        .map((robot) => {
-          const from = graphPlace(placeOf(ctx.fleet, robot));
-          return { robot, distance: from && target ? graph.distance(from, target) : Number.POSITIVE_INFINITY };
-        })
-        .sort((a, b) => a.distance - b.distance);
-      for (const { robot } of ranked) {
-        // Another process may be giving this robot a delivery right now: leave it to that one.
-        const [locked] = await tx.select({ id: robots.id }).from(robots).where(eq(robots.id, robot.id)).for('update', { skipLocked: true });
-        if (!locked) continue;
-        // Under the lock, what another process committed since is seen.
-        if ((await carryingRobots(tx, [robot.id])).size > 0) {
+    while (queue.length > 0 && free.length > 0) {
+      seen.push(...queue.map((delivery) => delivery.id));
+      const stops = await deliveryStops(tx, queue.flatMap((delivery) => [delivery.pickupRoomId, delivery.dropoffRoomId]));
+      const handedBack = await tx
+        .select({ deliveryId: deliveryCustody.deliveryId, robotId: deliveryCustody.robotId })
+        .from(deliveryCustody)
+        .where(and(inArray(deliveryCustody.deliveryId, queue.map((delivery) => delivery.id)), eq(deliveryCustody.step, 'requeued')));
+      for (const delivery of queue) {
+        if (free.length === 0) break;
+        const pickup = stops.get(delivery.pickupRoomId);
+        const dropoff = stops.get(delivery.dropoffRoomId);
+        if (!pickup || !dropoff) continue;
+        const target = graphPlace({ floorId: pickup.floorId, pose: pickup.entryPoint });
+        const gaveBack = new Set(handedBack.flatMap((step) => (step.deliveryId === delivery.id && step.robotId ? [step.robotId] : [])));
+        const ranked = free
+          .filter((robot) => !gaveBack.has(robot.id))
+          .map((robot) => {
+            const from = graphPlace(placeOf(ctx.fleet, robot));
+            return { robot, distance: from && target ? graph.distance(from, target) : Number.POSITIVE_INFINITY };
+          })
+          .sort((a, b) => a.distance - b.distance);
+        for (const { robot } of ranked) {
+          // Another process may be giving this robot a delivery right now: leave it to that one.
+          const [locked] = await tx.select({ id: robots.id }).from(robots).where(eq(robots.id, robot.id)).for('update', { skipLocked: true });
+          if (!locked) continue;
+          // Under the lock, what another process committed since is seen (a delivery, a cancel recorded with the robot locked).
+          if ((await busyRobots(tx, ctx.fleet, [robot.id])).size > 0) {
+            free = free.filter((candidate) => candidate.id !== robot.id);
+            continue;
+          }
+          try {
+            await tx.transaction(async (savepoint) => assign(ctx, savepoint, delivery, robot, pickup, dropoff));
+          } catch (error) {
+            // This delivery only: the others of the queue still go out this round.
+            onError(error, `delivery ${delivery.id} could not be dispatched`);
+            break;
+          }
           free = free.filter((candidate) => candidate.id !== robot.id);
-          continue;
+          dispatched.push(delivery.id);
+          break;
         }
-        await tx.transaction(async (savepoint) => assign(ctx, savepoint, delivery, robot, pickup, dropoff));
-        free = free.filter((candidate) => candidate.id !== robot.id);
-        dispatched.push(delivery.id);
-        break;
       }
+      queue = queue.length < BATCH || free.length === 0 ? [] : await nextBatch(seen);
     }
     return dispatched;
   });
@@ -217,7 +289,14 @@ export function startDispatcher(ctx: Context, onError: (error: unknown, message:
   const tick = async (): Promise<string[]> => {
     const orgs = await ctx.db.selectDistinct({ orgId: deliveries.orgId }).from(deliveries).where(eq(deliveries.status, DeliveryStatus.queued));
     const dispatched: string[] = [];
-    for (const { orgId } of orgs) dispatched.push(...(await dispatchOrganization(ctx, orgId)));
+    for (const { orgId } of orgs) {
+      // One organization's failure is logged and leaves the others' queues served.
+      try {
+        dispatched.push(...(await dispatchOrganization(ctx, orgId, onError)));
+      } catch (error) {
+        onError(error, `the delivery queue of organization ${orgId} could not be dispatched`);
+      }
+    }
     // The orders were recorded with the dispatches: they go out now.
     if (dispatched.length > 0) ctx.commands.wake();
     return dispatched;
@@ -240,6 +319,13 @@ export function startDispatcher(ctx: Context, onError: (error: unknown, message:
   const unsubscribeConnection = ctx.fleet.onConnection((_robot, online) => {
     if (online) worker.wake();
   });
+  // A robot that reports its order over (a cancelled one finished, `finishingRobots`) may be free now.
+  const running = new Set<string>();
+  const unsubscribeState = ctx.fleet.onStateEvent((event) => {
+    const robotId = event.robot.robotId;
+    if (event.work.order) running.add(robotId);
+    else if (running.delete(robotId)) worker.wake();
+  });
   const timer = setInterval(() => {
     worker.wake();
   }, ctx.config.deliveryDispatchPollMs);
@@ -255,6 +341,7 @@ export function startDispatcher(ctx: Context, onError: (error: unknown, message:
       clearInterval(timer);
       unsubscribe();
       unsubscribeConnection();
+      unsubscribeState();
       await worker.close();
     },
   };

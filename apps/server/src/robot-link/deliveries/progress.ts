@@ -10,9 +10,10 @@
  *
  * The hand-back sweep: a delivery not yet loaded whose robot has been blocked (or failed) or offline longer than
  * `DELIVERY_HANDBACK_MS` goes back to the queue (custody `requeued`, the robot told to cancel), or to Blocked after
- * `DELIVERY_MAX_DISPATCHES` robots; a loaded one stays with its robot, Blocked.
+ * `DELIVERY_MAX_DISPATCHES` robots; a loaded one stays with its robot, Blocked. A delivery whose order the outbox gave
+ * up (the robot never took it) is handed back at the next sweep (reason `order_undelivered`).
  */
-import { and, eq, inArray, isNotNull, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNotNull, sql } from 'drizzle-orm';
 import { DeliveryReason, DeliveryStatus, HANDOFF_PIN_ATTEMPTS, type CustodyStepKind, type DeliveryPlace } from '@uvd/contracts';
 import type { AppContext } from '../../context.ts';
 import type { Tx } from '../../db/client.ts';
@@ -159,6 +160,21 @@ export async function handBack(ctx: Context, tx: Tx, row: DeliveryRow, reason: s
   return updateDelivery(ctx, tx, row, { ...cleared, status: DeliveryStatus.queued, reason, troubleSince: null });
 }
 
+/**
+ * Whether the robot never got the delivery's order: the outbox gave up its last order to that robot (not
+ * acknowledged in time, or superseded) and the robot does not report it.
+ */
+async function orderLost(ctx: Pick<Context, 'fleet'>, tx: Tx, row: DeliveryRow & { robotId: string }): Promise<boolean> {
+  if (row.status !== DeliveryStatus.inTransit || row.loadedAt !== null || ctx.fleet.link(row.robotId)?.lastNode?.orderId === row.id) return false;
+  const [order] = await tx
+    .select({ state: robotCommands.state })
+    .from(robotCommands)
+    .where(and(eq(robotCommands.deliveryId, row.id), eq(robotCommands.robotId, row.robotId), eq(robotCommands.kind, 'order')))
+    .orderBy(desc(robotCommands.seq))
+    .limit(1);
+  return order?.state === 'undelivered';
+}
+
 /** Whether a PIN entry was answered already (its answer, an outbox command, carries its pin_attempt_id). */
 async function pinAnswered(tx: Tx, deliveryId: string, pinAttemptId: string): Promise<boolean> {
   const answer = JSON.stringify({ actions: [{ actionParameters: [{ key: 'pin_attempt_id', value: pinAttemptId }] }] });
@@ -268,6 +284,11 @@ export function createDeliveryProgress(ctx: Context, onError: (error: unknown, m
           const done = await ctx.db.transaction(async (tx) => {
             const row = await lockDelivery(tx, orgId, id);
             if (!row?.robotId || !CARRIED_STATUSES.includes(row.status)) return false;
+            // Its order never reached the robot: back to the queue at once (the robot does not know of it).
+            if (await orderLost(ctx, tx, { ...row, robotId: row.robotId })) {
+              await handBack(ctx, tx, row, DeliveryReason.orderUndelivered);
+              return true;
+            }
             const [robot] = await tx.select({ lastSeenAt: robots.lastSeenAt }).from(robots).where(eq(robots.id, row.robotId));
             const offline = !ctx.fleet.isOnline(row.robotId);
             const lastHeard = ctx.fleet.link(row.robotId)?.lastHeardAt || robot?.lastSeenAt?.getTime() || row.dispatchedAt?.getTime() || 0;
