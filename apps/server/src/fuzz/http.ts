@@ -24,6 +24,8 @@ export interface RouteReply {
   contentType: string;
   /** Parsed JSON, or the text of a non-JSON reply; undefined for a stream that answered 200 (not read). */
   body: unknown;
+  /** Node's HTTP parser refused the request's head as too large (431) before any route ran: no reply of ours. */
+  refusedByParser?: boolean;
 }
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -108,11 +110,13 @@ export async function sendRoute(baseUrl: string, request: RouteRequest, timeoutM
       response = await send();
     } catch (error) {
       if (!closedWithoutReply(error)) throw error;
-      if (oversize) return { status: 431, contentType: '', body: '' };
+      if (oversize) return { status: 431, contentType: '', body: '', refusedByParser: true };
       if (!afterOversize) throw error;
       response = await send();
     }
     const type = response.headers.get('content-type') ?? '';
+    // Node may also answer the 431 before it closes the connection (a bare status line, no body).
+    if (oversize && response.status === 431) return { status: 431, contentType: type, body: await response.text(), refusedByParser: true };
     if (isStreamRoute(request.entry.contract) && response.status === 200) {
       abort.abort();
       return { status: 200, contentType: type, body: undefined };
@@ -136,6 +140,7 @@ export function declaredReplies(entry: RouteTableEntry): Record<number, z.ZodTyp
  */
 export function replyProblem(entry: RouteTableEntry, reply: RouteReply): string | undefined {
   if (reply.status >= 500) return `status ${reply.status}: ${asText(reply.body).slice(0, 300)}`;
+  if (reply.refusedByParser) return undefined;
   if (isStreamRoute(entry.contract) && reply.status === 200) {
     return reply.contentType.includes('text/event-stream') ? undefined : `stream answered ${reply.contentType}`;
   }

@@ -34,7 +34,7 @@ describe('parsePush: what the worker shows', () => {
     expect(parsePush(null)).toBeNull();
     expect(parsePush('not json')).toBeNull();
     expect(parsePush(JSON.stringify({ title: 'Hello', body: 'from elsewhere' }))).toBeNull();
-    expect(parsePush(JSON.stringify({ ...prompt(), type: 'delivery' }))).toBeNull();
+    expect(parsePush(JSON.stringify({ ...prompt(), type: 'parcel' }))).toBeNull();
   });
 });
 
