@@ -64,6 +64,8 @@ const Server = z
     COMMAND_GIVE_UP_MS: z.coerce.number().int().min(100).default(30_000),
     /** A stop (never given up) still unacknowledged this long after it was decided raises `stop_unconfirmed`. */
     COMMAND_STOP_ALERT_MS: z.coerce.number().int().min(100).default(DEFAULT_STOP_ALERT_MS),
+    /** A robot whose state comes after this long a silence (here) gets its open commands again at once. */
+    COMMAND_HEARD_AGAIN_MS: z.coerce.number().int().min(100).default(2000),
     SEED_DEMO: flag('true'),
     /** How often the delivery dispatcher looks at the queue besides being woken (a request, a robot freed or back online). */
     DELIVERY_DISPATCH_POLL_MS: z.coerce.number().int().min(10).default(5000),
@@ -88,6 +90,7 @@ const Server = z
     commandResendMs: e.COMMAND_RESEND_MS,
     commandGiveUpMs: e.COMMAND_GIVE_UP_MS,
     commandStopAlertMs: e.COMMAND_STOP_ALERT_MS,
+    commandHeardAgainMs: e.COMMAND_HEARD_AGAIN_MS,
     seedDemo: e.SEED_DEMO,
     deliveryDispatchPollMs: e.DELIVERY_DISPATCH_POLL_MS,
     deliveryHandbackMs: e.DELIVERY_HANDBACK_MS,

@@ -54,12 +54,6 @@ const THIS_PROCESS = randomUUID();
 
 /** Commands that may fall due without a NOTIFY (resends, another process's crash) are looked for this often. */
 const POLL_MS = 1000;
-/**
- * A robot whose state comes after this long a silence is heard again. Robots report about once a second (VDA 5050
- * practice, and every gateway ping asks for a state), so this is two lost states; a robot that reports more
- * rarely only gets a harmless extra resend.
- */
-const HEARD_AGAIN_AFTER_MS = 2000;
 /** Robots dispatched per round; more wait for the next round. */
 const BATCH = 50;
 /** A publish that does not finish in this time counts as failed; the command is resent later. */
@@ -500,7 +494,10 @@ export async function startCommandOutbox(ctx: OutboxContext, logger: FleetLogger
     lastStateAt.set(robot.robotId, now);
     // A robot silent for a while may have missed what was sent meanwhile (a half-open link loses it without
     // a close): its open commands, a stop above all, go out again at once rather than at their next resend.
-    if (previous !== undefined && now - previous > HEARD_AGAIN_AFTER_MS && robotsWithOpen.has(robot.robotId)) {
+    // A robot whose state comes after `COMMAND_HEARD_AGAIN_MS` (2 s) of silence is heard again. Robots report about once a
+    // second (VDA 5050 practice, and every gateway ping asks for a state), so this is two lost states; a robot that
+    // reports more rarely only gets a harmless extra resend.
+    if (previous !== undefined && now - previous > ctx.config.commandHeardAgainMs && robotsWithOpen.has(robot.robotId)) {
       heardAgain.add(robot.robotId);
       wake();
     }
