@@ -105,7 +105,7 @@ export async function recordCommand(tx: Tx, command: NewCommand): Promise<Comman
     .values({ ...command, seq: (last?.seq ?? 0) + 1 })
     .returning();
   if (!row) throw new Error('robot command not recorded');
-  await tx.execute(sql`SELECT pg_notify(${ROBOT_COMMAND_CHANNEL}, ${`${THIS_PROCESS} ${command.robotId} ${command.kind}`})`);
+  await tx.execute(sql`SELECT pg_notify(${ROBOT_COMMAND_CHANNEL}, ${`${THIS_PROCESS} ${command.robotId}`})`);
   return row;
 }
 
@@ -270,33 +270,6 @@ const rowsOf = (result: unknown): unknown[] =>
 
 type OutboxContext = Pick<AppContext, 'config' | 'database' | 'bus' | 'fleet'>;
 
-/** Set when a lamp-off command was recorded (its NOTIFY): the round under way serves its robot before the next one. */
-interface LampOffSignal {
-  recorded: boolean;
-}
-/** Whether a lamp-off command was recorded since the last look; clears the signal. */
-const takeLampOff = (signal: LampOffSignal): boolean => {
-  const recorded = signal.recorded;
-  signal.recorded = false;
-  return recorded;
-};
-
-/** Robots with due open commands (only those with a due lamp-off command: `lampOffOnly`), at most a batch. */
-const dueRobots = async (db: Db, now: Date, lampOffOnly: boolean): Promise<string[]> => {
-  const rows = await db
-    .selectDistinct({ robotId: robotCommands.robotId })
-    .from(robotCommands)
-    .where(
-      and(
-        inArray(robotCommands.state, OPEN),
-        lte(robotCommands.nextAttemptAt, now),
-        lampOffOnly ? inArray(robotCommands.kind, LAMP_OFF_KINDS) : undefined,
-      ),
-    )
-    .limit(BATCH);
-  return rows.map((row) => row.robotId);
-};
-
 /**
  * One dispatch round over due commands: gives up the expired ones, sends the due ones of robots online now
  * (a robot offline gets them when it is back: `offline` collects the robots left waiting). Returns how many
@@ -309,7 +282,6 @@ async function dispatchDue(
   offline: Set<string>,
   heardAgain: Set<string>,
   giveUpToo: boolean,
-  lampOff: LampOffSignal,
 ): Promise<number> {
   const now = new Date();
   const { commandGiveUpMs, commandResendMs, commandStopAlertMs } = ctx.config;
@@ -332,31 +304,16 @@ async function dispatchDue(
     await alertUnconfirmedStops(ctx, tx, commandStopAlertMs, now);
   });
 
-  // Robots with a due lamp-off command (a stop, a room not ready) first: UV-C harms in seconds, whatever the
-  // other robots' traffic.
-  takeLampOff(lampOff);
-  const lampOffFirst = await dueRobots(db, now, true);
-  const due = await dueRobots(db, now, false);
+  const due = await db
+    .selectDistinct({ robotId: robotCommands.robotId })
+    .from(robotCommands)
+    .where(and(inArray(robotCommands.state, OPEN), lte(robotCommands.nextAttemptAt, now)))
+    .limit(BATCH);
   // A robot heard again after a silence gets its open commands at once: what was sent meanwhile may be lost.
   const urgent = new Set([...heardAgain].filter((robotId) => ctx.fleet.isOnline(robotId)));
   for (const robotId of urgent) heardAgain.delete(robotId);
   let sent = 0;
-  const queue = [...new Set([...lampOffFirst, ...urgent, ...due])];
-  const served = new Set<string>();
-  /** Robots with a lamp-off command recorded during the round: served next, even if served already in it. */
-  const fastLane: string[] = [];
-  for (;;) {
-    // A lamp-off command recorded while the round is under way goes out before the round goes on to the next robot.
-    if (takeLampOff(lampOff)) {
-      fastLane.push(...(await dueRobots(db, new Date(), true)));
-    }
-    let robotId = fastLane.shift();
-    if (robotId === undefined) {
-      do robotId = queue.shift();
-      while (robotId !== undefined && served.has(robotId));
-    }
-    if (robotId === undefined) break;
-    served.add(robotId);
+  for (const robotId of new Set([...due.map((row) => row.robotId), ...urgent])) {
     if (!ctx.fleet.isOnline(robotId)) {
       offline.add(robotId);
       continue;
@@ -398,8 +355,6 @@ async function dispatchDue(
       }
       return count;
     });
-    // Its open commands are out: served again in this round (a lamp-off recorded since), it gets the due ones only.
-    urgent.delete(robotId);
   }
   return sent;
 }
@@ -424,7 +379,6 @@ export async function startCommandOutbox(ctx: OutboxContext, logger: FleetLogger
   /** When each robot's last state reached this process, and the robots heard again after a silence since. */
   const lastStateAt = new Map<string, number>();
   const heardAgain = new Set<string>();
-  const lampOff: LampOffSignal = { recorded: false };
 
   const refreshOpen = async () => {
     const rows = await db.selectDistinct({ robotId: robotCommands.robotId }).from(robotCommands).where(inArray(robotCommands.state, OPEN));
@@ -437,7 +391,7 @@ export async function startCommandOutbox(ctx: OutboxContext, logger: FleetLogger
       do {
         const poll = pending.poll;
         pending.poll = false;
-        await dispatchDue(ctx, db, logger, offline, heardAgain, poll, lampOff);
+        await dispatchDue(ctx, db, logger, offline, heardAgain, poll);
         // Between polls the set follows the recordings (NOTIFY) and the acknowledgements.
         if (poll) await refreshOpen();
       } while (self.again() && !self.closed);
@@ -449,13 +403,9 @@ export async function startCommandOutbox(ctx: OutboxContext, logger: FleetLogger
   const wake = dispatcher.wake;
 
   const unlisten = await ctx.database.notifier.listen(ROBOT_COMMAND_CHANNEL, (payload) => {
-    const [origin, robotId, kind] = payload.split(' ');
+    const [origin, robotId] = payload.split(' ');
     if (robotId) robotsWithOpen.add(robotId);
-    // A lamp-off command overtakes the round under way (its own process's NOTIFY too: the round may be long).
-    if (kind !== undefined && LAMP_OFF_KINDS.includes(kind)) {
-      lampOff.recorded = true;
-      wake();
-    } else if (origin !== THIS_PROCESS) wake();
+    if (origin !== THIS_PROCESS) wake();
   });
   /**
    * What each robot's last state (seen by this process) said it had taken. A state that says something new is
