@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { ActionButtonText, DecisionSource } from './actions.ts';
 import { BooleanQuery, Id, Text, Timestamp } from './common.ts';
 import { JOB_NOTES_MAX, ListFilterQuery, NotStartedReason, TrajectoryPoint } from './jobs.ts';
+import { RoomDoseStats } from './dose.ts';
 import { defineRoute } from './route.ts';
 
 /**
@@ -20,6 +21,12 @@ export const LoggedRoom = z.object({
   state: LoggedRoomState,
   /** J/m² the robot reported giving the room (an interrupted room keeps what it received); null when unknown. */
   dose_received: z.number().min(0).nullable(),
+  /**
+   * What the dose model says reached the room's floor area (dose.ts RoomDoseStats: min, p10, mean in J/m², coverage
+   * of the planned dose); null when it could not be computed (no polygon, no recorded path), absent in logs written
+   * before the model.
+   */
+  dose_stats: RoomDoseStats.nullable().optional(),
 });
 export type LoggedRoom = z.infer<typeof LoggedRoom>;
 
@@ -40,10 +47,22 @@ export const LoggedPrompt = z.object({
 export type LoggedPrompt = z.infer<typeof LoggedPrompt>;
 
 /**
- * What happened to a job while it ran, beside the robot's own results: so far a room's readiness changed by a
- * user (`room_not_ready`, `room_ready`). A general record: later kinds (pause, prompt, skip, stop, fault) join it.
+ * What happened to a job while it ran, beside the robot's own results, each with its time, who acted and the dose
+ * the room had received by then: a room's readiness changed by a user (`room_not_ready`, `room_ready`); a pause
+ * and resume (asked by a person, or the robot's own); a prompt asked and answered; a room skipped; a stop; a
+ * fault the robot reported (its error type in `cause`).
  */
-export const JobEventKind = z.enum(['room_not_ready', 'room_ready']);
+export const JobEventKind = z.enum([
+  'room_not_ready',
+  'room_ready',
+  'paused',
+  'resumed',
+  'prompt_asked',
+  'prompt_answered',
+  'room_skipped',
+  'stopped',
+  'fault',
+]);
 export type JobEventKind = z.infer<typeof JobEventKind>;
 
 export const LoggedJobEvent = z.object({
@@ -57,6 +76,12 @@ export const LoggedJobEvent = z.object({
   room_name: z.string().nullable(),
   /** The dose in J/m² the room had received by then, when known. */
   dose: z.number().nullable(),
+  /**
+   * Why, in a word a client can translate: e.g. `operator` (a person's command), `robot` (the robot's own), the
+   * prompt's button (`wait_to_enter`, …), `confirm` / `skip` (an answer), the robot's error type for a fault.
+   * Null or absent where the kind says it all (logs written before it).
+   */
+  cause: z.string().nullable().optional(),
 });
 export type LoggedJobEvent = z.infer<typeof LoggedJobEvent>;
 

@@ -23,6 +23,10 @@ import { getCerts, getOpenIdConfiguration, getUserInfo, postLogout, postRevoke, 
 import { createJob, deleteJob, getDoses, getJob, listJobs, updateJob, updateJobNotes } from './jobs.ts';
 import { EventStreamReply, streamJobs } from './live.ts';
 import { getLog, getLogStatus, listLogs, updateLogNotes } from './logs.ts';
+import { getLogDose } from './dose.ts';
+import { getJobReportCsv, getJobReportPdf, getPeriodReport, getPeriodReportCsv, getPeriodReportPdf } from './reports.ts';
+import { exportAudit, listAudit, verifyAudit } from './audit.ts';
+import { createWebhook, deleteWebhook, listWebhooks, testWebhook, updateWebhook } from './webhooks.ts';
 import { removeDevice, subscribe, unsubscribe } from './notifications.ts';
 import {
   addRobotsToGroup,
@@ -109,6 +113,20 @@ export const ROUTE_TABLE: readonly RouteTableEntry[] = [
     getLog,
     getLogStatus,
     updateLogNotes,
+    getLogDose,
+    getJobReportPdf,
+    getJobReportCsv,
+    getPeriodReport,
+    getPeriodReportPdf,
+    getPeriodReportCsv,
+    listAudit,
+    exportAudit,
+    verifyAudit,
+    listWebhooks,
+    createWebhook,
+    updateWebhook,
+    deleteWebhook,
+    testWebhook,
     listUsers,
     getMyProfile,
     getUsername,

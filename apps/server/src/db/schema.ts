@@ -14,6 +14,9 @@ import type {
   ItemCategory,
   JobActiveState,
   JobStatus,
+  DoseGrid,
+  LampInterval,
+  LampModel,
   LoggedJobEvent,
   LoggedPrompt,
   LoggedRoom,
@@ -262,6 +265,8 @@ export const robots = pgTable(
     /** The robot's current VDA 5050 errors, as reported (and sent in its `errors` updates). */
     errors: jsonb('errors').$type<RobotError[]>().notNull().default(sql`'[]'::jsonb`),
     factsheet: jsonb('factsheet'),
+    /** The robot model's UV-C lamp (contracts LampModel); null: the default lamp (dose/lamp.ts DEFAULT_LAMP). */
+    lamp: jsonb('lamp').$type<LampModel>(),
     createdAt: createdAt(),
   },
   (t) => [
@@ -354,6 +359,12 @@ export const jobRooms = pgTable(
 
 /** The log's rooms and trajectory are kept as they are sent (the log entry's `attributes.rooms`, the job's `trajectory`). */
 export type { LoggedRoom, TrajectoryPoint };
+/** The dose field of a log as stored: the lamp, lamp-on intervals, and each room's grid keyed by its order. */
+export interface StoredLogDose {
+  lamp: LampModel;
+  lamp_intervals: LampInterval[];
+  grids: Record<string, DoseGrid>;
+}
 /** A logged room as stored: logs written before migration 0007 have no `dose_received`. */
 export type StoredLoggedRoom = Omit<LoggedRoom, 'dose_received'> & { dose_received?: number | null };
 
@@ -380,6 +391,12 @@ export const logs = pgTable(
     prompts: jsonb('prompts').$type<LoggedPrompt[]>().notNull().default(sql`'[]'::jsonb`),
     /** The job's events (job_events) as they were when it ended. */
     events: jsonb('events').$type<LoggedJobEvent[]>().notNull().default(sql`'[]'::jsonb`),
+    /**
+     * The dose model's result (dose/README.md), computed when the log is written: the lamp it assumed, the lamp-on
+     * intervals, and each room's grid by its order (the per-room figures are in `rooms[].dose_stats`). Null for a
+     * log written before the model, or with no recorded path.
+     */
+    dose: jsonb('dose').$type<StoredLogDose>(),
     createdAt: createdAt(),
   },
   (t) => [
@@ -427,6 +444,25 @@ export const trajectoryPoints = pgTable(
     y: real('y').notNull(),
   },
   (t) => [index('trajectory_points_job').on(t.jobId, t.id)],
+);
+
+/**
+ * When the robot reported its lamp on in a room of a job (robot times): opened by the first state that shows the
+ * room's disinfection running unpaused, closed by the first that does not. With the trajectory, the dose model's
+ * input (dose/README.md). `endedAt` null while the lamp is on.
+ */
+export const lampIntervals = pgTable(
+  'lamp_intervals',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    jobId: uuid('job_id')
+      .notNull()
+      .references(() => jobs.id, { onDelete: 'cascade' }),
+    orderNo: integer('order_no').notNull(),
+    startedAt: timestamp('started_at', { withTimezone: true }).notNull(),
+    endedAt: timestamp('ended_at', { withTimezone: true }),
+  },
+  (t) => [index('lamp_intervals_job').on(t.jobId, t.id)],
 );
 
 /**
