@@ -11,7 +11,7 @@ import { robotVisible, seesEverything } from '../lib/visibility.ts';
 import { dateConditions, filterTimeZone, listCount, listedRobots, newestFirst, pageQuery, type ListTable } from '../jobs/list-filter.ts';
 import type { ListFilter } from '../jobs/repository.ts';
 
-type LogRow = Omit<typeof logs.$inferSelect, 'trajectory'> & { hasTrajectory: boolean };
+type LogRow = Omit<typeof logs.$inferSelect, 'trajectory' | 'dose'> & { hasTrajectory: boolean };
 
 const visibility = (executor: Executor, principal: Principal): SQL | undefined =>
   seesEverything(principal) ? undefined : robotVisible(executor, principal, logs.robotId);
