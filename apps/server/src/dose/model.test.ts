@@ -11,6 +11,8 @@ import {
   gridOver,
   irradiance,
   profileFactor,
+  radialIrradiance,
+  radialTable,
   roomDoses,
 } from './model.ts';
 
@@ -213,5 +215,15 @@ describe('bounds', () => {
     const grid = gridOver(square(0, 0, 0.1, 0.1));
     expect(grid?.columns).toBe(4);
     expect(grid?.inside.every(Boolean)).toBe(true);
+  });
+});
+
+describe('the radial table', () => {
+  it('agrees with the direct sum within 0.03 %', () => {
+    const radial = radialTable(DEFAULT_LAMP);
+    for (const r of [0, 0.1, 0.3, 0.3051, 0.77, 1.234, 3, 7.777, 59.999, 75]) {
+      const direct = radialIrradiance(DEFAULT_LAMP, r);
+      expect(Math.abs(radial(r) - direct) / direct).toBeLessThan(3e-4);
+    }
   });
 });

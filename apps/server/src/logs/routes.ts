@@ -1,7 +1,8 @@
 import type { FastifyPluginAsync } from 'fastify';
-import { getLog, getLogStatus, listLogs, updateLogNotes } from '@uvd/contracts';
+import { ErrorCode, getLog, getLogDose, getLogStatus, listLogs, updateLogNotes } from '@uvd/contracts';
 import type { AppContext } from '../context.ts';
-import { notFound } from '../lib/http-error.ts';
+import { logDose } from '../dose/repository.ts';
+import { HttpError, notFound } from '../lib/http-error.ts';
 import { registerRoute } from '../lib/route.ts';
 import * as repository from './repository.ts';
 
@@ -19,6 +20,20 @@ export const logsRoutes: FastifyPluginAsync<AppContext> = async (app, ctx) => {
     if (!query.extra_navigation_data || !row.hasTrajectory) return entry;
     const trajectory = await repository.logTrajectory(ctx.db, row.jobId);
     return trajectory ? { ...entry, trajectory } : entry;
+  });
+
+  registerRoute(app, getLogDose, async ({ params, principal }) => {
+    const row = await repository.findLog(ctx.db, principal, params.id);
+    if (!row) throw notFound('Log');
+    const dose = await logDose(ctx.db, row.jobId);
+    if (!dose) {
+      throw new HttpError(
+        404,
+        ErrorCode.notFound,
+        'This log has no dose map: its job recorded no path, or no lamp-on times, or it was logged before the dose model.',
+      );
+    }
+    return dose;
   });
 
   registerRoute(app, getLogStatus, async ({ params, principal }) => {

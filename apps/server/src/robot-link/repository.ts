@@ -2,6 +2,7 @@
 import { and, asc, desc, eq, inArray, isNull, ne, notInArray } from 'drizzle-orm';
 import { ActionButtonText, DecisionSource, JobEventKind, type LoggedJobEvent, type LoggedPrompt, type NotStartedReason } from '@uvd/contracts';
 import type { Executor } from '../db/client.ts';
+import { doseOfEndedJob, withDoseStats } from '../dose/repository.ts';
 import { actions, jobEvents, jobRooms, jobs, logs, robotCommands, robots, rooms, trajectoryPoints, type LoggedRoom, type TrajectoryPoint } from '../db/schema.ts';
 import type { OrderBody, OrderRoom } from './order.ts';
 import { CommandBody } from './outbox.ts';
@@ -242,6 +243,8 @@ export async function writeLog(executor: Executor, job: JobRow, robotName: strin
       state: jobRooms.state,
       doseReceived: jobRooms.doseReceived,
       name: rooms.name,
+      polygon: rooms.polygon,
+      floorId: rooms.floorId,
     })
     .from(jobRooms)
     .innerJoin(rooms, eq(rooms.id, jobRooms.roomId))
@@ -263,6 +266,13 @@ export async function writeLog(executor: Executor, job: JobRow, robotName: strin
   const trajectory: TrajectoryPoint[] = points.flatMap((point) =>
     point.floorId ? [{ t: Math.round(point.t * 10) / 10, x: point.x, y: point.y, floor_id: point.floorId }] : [],
   );
+  // The dose model's fields and figures (dose/README.md), from this job's lamp intervals and the path.
+  const dose = await doseOfEndedJob(
+    executor,
+    job,
+    trajectory,
+    logged.map((room, index) => ({ ...room, polygon: roomRows[index]?.polygon ?? [], floorId: roomRows[index]?.floorId ?? null })),
+  );
   const prompts = await loggedPrompts(executor, job.id);
   const events = await loggedEvents(executor, job.id);
   await executor
@@ -281,10 +291,11 @@ export async function writeLog(executor: Executor, job: JobRow, robotName: strin
       plannedStartTime: job.startTime,
       reason,
       notes: job.notes,
-      rooms: logged,
+      rooms: logged.map((room) => withDoseStats(room, dose?.stats)),
       trajectory: trajectory.length > 0 ? trajectory : null,
       prompts,
       events,
+      dose: dose?.dose ?? null,
     })
     .onConflictDoNothing();
   await executor.delete(trajectoryPoints).where(eq(trajectoryPoints.jobId, job.id));
