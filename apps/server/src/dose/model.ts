@@ -43,8 +43,8 @@ const TABLE_REACH_M = 60;
 
 /**
  * radialIrradiance by a table of TABLE_STEP_M steps out to TABLE_REACH_M, linearly interpolated (relative error
- * below 0.03 % from MIN_RADIUS_M out), computed directly beyond: a field's cells × exposures × segments would
- * otherwise cost up to ~17 M source terms per room.
+ * below 0.03 % from MIN_RADIUS_M out); beyond it the tube (at most 5 m) is a point at its centre, within 0.2 %.
+ * A field's cells × exposures × segments would otherwise cost up to ~17 M source terms per room.
  */
 export function radialTable(lamp: LampModel): (r: number) => number {
   const size = Math.ceil(TABLE_REACH_M / TABLE_STEP_M) + 2;
@@ -53,7 +53,11 @@ export function radialTable(lamp: LampModel): (r: number) => number {
   return (r) => {
     const position = r / TABLE_STEP_M;
     const index = Math.floor(position);
-    if (index + 1 >= size) return radialIrradiance(lamp, r);
+    if (index + 1 >= size) {
+      const dz = lamp.height_m - REFERENCE_HEIGHT_M;
+      const d2 = r * r + dz * dz;
+      return (lamp.uvc_power_w / (2 * TAU)) * (r / (d2 * Math.sqrt(d2)));
+    }
     const here = table[index] ?? 0;
     return here + ((table[index + 1] ?? 0) - here) * (position - index);
   };
