@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { and, count, eq, inArray } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
-import { buildings, contacts, floors, groups, jobRooms, jobs, logs, organizations, robotGroups, robots, roomGroups, rooms, userGroups, users } from '../db/schema.ts';
+import { buildings, contacts, floors, groups, jobRooms, jobs, lampIntervals, logs, organizations, robotGroups, robots, roomGroups, rooms, userGroups, users } from '../db/schema.ts';
 import { verifyPassword } from '../identity/passwords.ts';
 import { createTestDatabase, type TestDatabase } from '../testing/test-database.ts';
 import { descendants, distanceToPolygon, insidePolygon, parseXml } from '../testing/seed-fixtures.ts';
 import { DEMO, NORTHWIND } from './demo-data.ts';
 import { seedDemoIfEmpty, type SeedSummary } from './demo-seed.ts';
+import { DEFAULT_LAMP } from '../dose/lamp.ts';
 import { generateHospital } from './hospital.ts';
 import { toPixel } from './plan-svg.ts';
 
@@ -94,6 +95,44 @@ describe('demo seed', () => {
     expect(robotMemberships.filter((membership) => membership.groupId === wardA?.id)).toHaveLength(2);
     const [contactCount] = await db.select({ n: count() }).from(contacts).where(eq(contacts.orgId, 'demo'));
     expect(contactCount?.n).toBeGreaterThanOrEqual(3);
+  });
+
+  it('has a dose map for every log with a path, from lamp intervals that match the room results', async () => {
+    const site = await rowsOf('demo');
+    expect(site.robots.filter((robot) => robot.kind === 'disinfection').every((robot) => robot.lamp !== null)).toBe(true);
+    expect(site.robots.find((robot) => robot.kind === 'disinfection')?.lamp).toEqual(DEFAULT_LAMP);
+    const withPath = site.logs.filter((log) => log.trajectory && log.trajectory.length > 0);
+    expect(withPath.length).toBeGreaterThan(0);
+    expect(site.logs.every((log) => (log.dose !== null) === withPath.includes(log))).toBe(true);
+    const intervals = await db
+      .select()
+      .from(lampIntervals)
+      .where(inArray(lampIntervals.jobId, withPath.map((log) => log.jobId)));
+    const figures: { dose: number; mean: number; coverage: number }[] = [];
+    for (const log of withPath) {
+      const dose = log.dose;
+      if (!dose) continue;
+      for (const room of log.rooms) {
+        const ran = intervals.filter((interval) => interval.jobId === log.jobId && interval.orderNo === room.order);
+        // The lamp ran in exactly the rooms logged done, within the job's times.
+        expect(ran.length).toBe(room.state === 'done' ? 1 : 0);
+        for (const interval of ran) {
+          expect(interval.startedAt >= log.startTime && interval.endedAt !== null && interval.endedAt <= (log.endTime ?? now)).toBe(true);
+        }
+        expect(dose.grids[String(room.order)]).toBeDefined();
+        const stats = room.dose_stats;
+        expect(stats).toBeTruthy();
+        if (!stats) continue;
+        if (room.state === 'done') figures.push({ dose: room.dose, mean: stats.mean, coverage: stats.coverage });
+        else expect(stats.mean).toBe(0);
+      }
+    }
+    // Lit from its entry point at the door, a done room's mean is near its planned dose, and part of it reaches it.
+    const meanRatio = figures.reduce((sum, figure) => sum + figure.mean / figure.dose, 0) / figures.length;
+    console.info('demo dose: mean / planned', meanRatio.toFixed(2), 'coverage', (figures.reduce((sum, f) => sum + f.coverage, 0) / figures.length).toFixed(2));
+    expect(meanRatio).toBeGreaterThan(0.5);
+    expect(meanRatio).toBeLessThan(3);
+    expect(figures.every((figure) => figure.coverage > 0)).toBe(true);
   });
 
   it('has two weeks of logs, each with its Completed job and room results', async () => {

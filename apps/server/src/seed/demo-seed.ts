@@ -10,9 +10,10 @@
  */
 import { and, count, eq, inArray, sql } from 'drizzle-orm';
 import type { Database, Executor } from '../db/client.ts';
-import { buildings, contacts, floors, groups, jobRooms, jobs, logs, organizations, robotGroups, robots, roomGroups, userGroups, users } from '../db/schema.ts';
+import { buildings, contacts, floors, groups, jobRooms, jobs, lampIntervals, logs, organizations, robotGroups, robots, roomGroups, userGroups, users } from '../db/schema.ts';
 import { hashPassword } from '../identity/passwords.ts';
 import { DEMO_ORGANIZATIONS, type DemoOrganization, type DemoRobot, type DemoUser } from './demo-data.ts';
+import { DEFAULT_LAMP } from '../dose/lamp.ts';
 import { generateHistory, type HistoryRobot } from './history.ts';
 import type { HospitalFloor } from './hospital.ts';
 import { siteKey, writeSite } from './site-writer.ts';
@@ -157,6 +158,8 @@ const robotValues = (orgId: string, robot: DemoRobot, floorId: string, home: Hos
   floorId,
   pose: home,
   home,
+  // The demo's UV robots are one model with the default lamp (dose/lamp.ts); a delivery robot has none.
+  lamp: (robot.kind ?? 'disinfection') === 'disinfection' ? DEFAULT_LAMP : null,
 });
 
 /** Adds the given logistics robots and users to an organization seeded before (groups and floors by name). */
@@ -270,6 +273,7 @@ async function seedOrganization(tx: Executor, organization: DemoOrganization, ha
         name: room.name,
         dose: room.dose,
         entryPoint: room.entryPoint,
+        polygon: room.polygon,
       })),
       creators: creators.length > 0 ? creators : userRows,
     });
@@ -289,6 +293,7 @@ async function seedOrganization(tx: Executor, organization: DemoOrganization, ha
   for (const chunk of chunks(history.jobs, 500)) await tx.insert(jobs).values(chunk.map((job) => ({ orgId, ...job })));
   for (const chunk of chunks(history.jobRooms, 2000)) await tx.insert(jobRooms).values(chunk);
   for (const chunk of chunks(history.logs, 500)) await tx.insert(logs).values(chunk.map((log) => ({ orgId, ...log })));
+  for (const chunk of chunks(history.lampIntervals, 2000)) await tx.insert(lampIntervals).values(chunk);
 
   const floorsWritten = organization.site.buildings.reduce((n, building) => n + building.floors.length, 0);
   return {

@@ -3,8 +3,10 @@
  * most of them) and a few jobs scheduled for the coming days. Deterministic for a given seed and "now".
  */
 import { randomUUID } from 'node:crypto';
-import type { LoggedRoom, Pose, TrajectoryPoint } from '../db/schema.ts';
-import { DEFAULT_TIMEZONE, defaultJobName, wallClock } from '@uvd/contracts';
+import type { LoggedRoom, Point, Pose, StoredLogDose, TrajectoryPoint } from '../db/schema.ts';
+import { DEFAULT_TIMEZONE, defaultJobName, wallClock, type LampModel } from '@uvd/contracts';
+import { DEFAULT_LAMP } from '../dose/lamp.ts';
+import { computeLogDose } from '../dose/log-dose.ts';
 import { createPrng, type Prng } from './prng.ts';
 
 export interface HistoryRoom {
@@ -12,6 +14,8 @@ export interface HistoryRoom {
   name: string;
   dose: number | null;
   entryPoint: Pose;
+  /** Its outline (metres on its floor's map), for the dose model. */
+  polygon: Point[];
 }
 
 export interface HistoryRobot {
@@ -20,6 +24,8 @@ export interface HistoryRobot {
   floorId: string;
   home: Pose;
   corridorY: number;
+  /** The lamp the dose model assumes for this robot's logs (robots.lamp; DEFAULT_LAMP when absent). */
+  lamp?: LampModel | null;
   /** Rooms of the robot's floor, in their order on the floor. */
   rooms: HistoryRoom[];
   /** Users who create this robot's jobs. */
@@ -74,12 +80,22 @@ export interface LogRow {
   notes: string;
   rooms: LoggedRoom[];
   trajectory: TrajectoryPoint[] | null;
+  dose: StoredLogDose | null;
+}
+
+/** When the robot's lamp was on in a room of a job (the executor's record; robot times). */
+export interface LampIntervalRow {
+  jobId: string;
+  orderNo: number;
+  startedAt: Date;
+  endedAt: Date;
 }
 
 export interface History {
   jobs: JobRow[];
   jobRooms: JobRoomRow[];
   logs: LogRow[];
+  lampIntervals: LampIntervalRow[];
 }
 
 const SPEED = 0.4; // m/s, a UV robot's cautious indoor pace
@@ -154,7 +170,7 @@ function trajectoryOf(robot: HistoryRobot, visits: { room: HistoryRoom; dwell: n
 
 export function generateHistory(robots: readonly HistoryRobot[], options: HistoryOptions): History {
   const prng = createPrng(options.seed);
-  const history: History = { jobs: [], jobRooms: [], logs: [] };
+  const history: History = { jobs: [], jobRooms: [], logs: [], lampIntervals: [] };
   const doseChoices = [options.defaultDose, options.defaultDose, options.defaultDose, ...options.doses];
 
   const plan = (robot: HistoryRobot, startTime: Date) => {
@@ -231,6 +247,35 @@ export function generateHistory(robots: readonly HistoryRobot[], options: Histor
             };
           }),
         );
+        // Older robot software did not record its path: about a third of the logs have none, and no dose map.
+        const trajectory = prng.chance(0.68) ? points : null;
+        // The lamp ran while the robot dwelt at the entry point of each room it disinfected (a not_ready room was
+        // only looked at); the dose model turns that into each room's field and figures, as the server does.
+        const lampIntervals: LampIntervalRow[] = trajectory
+          ? logged.flatMap((room) => {
+              const times = visitTimes.get(room.order);
+              return room.state === 'done' && times ? [{ jobId: job.id, orderNo: room.order, startedAt: after(times.arrive), endedAt: after(times.leave) }] : [];
+            })
+          : [];
+        history.lampIntervals.push(...lampIntervals);
+        const dose = trajectory
+          ? computeLogDose({
+              lamp: robot.lamp ?? DEFAULT_LAMP,
+              trajectory,
+              rooms: job.rooms.map(({ room, dose: planned }, order) => ({
+                order,
+                dose: planned,
+                state: logged[order]?.state ?? 'not_reached',
+                polygon: room.polygon,
+                floorId: robot.floorId,
+              })),
+              intervals: lampIntervals.map((interval) => ({ order: interval.orderNo, startedAt: interval.startedAt, endedAt: interval.endedAt })),
+              jobEnd: endTime,
+              robotStartedAt: startTime,
+              startedAt: startTime,
+            })
+          : null;
+        if (dose) for (const room of logged) room.dose_stats = dose.stats.get(room.order) ?? null;
         history.logs.push({
           jobId: job.id,
           jobName: job.name,
@@ -242,8 +287,8 @@ export function generateHistory(robots: readonly HistoryRobot[], options: Histor
           endTime,
           notes: job.notes,
           rooms: logged,
-          // Older robot software did not record its path: about a third of the logs have none.
-          trajectory: prng.chance(0.68) ? points : null,
+          trajectory,
+          dose: dose?.dose ?? null,
         });
       }
     }
