@@ -40,6 +40,9 @@ export function radialIrradiance(lamp: LampModel, r: number): number {
 
 const TABLE_STEP_M = 0.005;
 const TABLE_REACH_M = 60;
+/** Tables kept, by lamp geometry (a fleet has a few robot models); all dropped when more are needed. */
+const RADIAL_TABLES_KEPT = 32;
+const radialTables = new Map<string, Float64Array>();
 
 /**
  * radialIrradiance by a table of TABLE_STEP_M steps out to TABLE_REACH_M, linearly interpolated (relative error
@@ -48,8 +51,16 @@ const TABLE_REACH_M = 60;
  */
 export function radialTable(lamp: LampModel): (r: number) => number {
   const size = Math.ceil(TABLE_REACH_M / TABLE_STEP_M) + 2;
-  const table = new Float64Array(size);
-  for (let i = 0; i < size; i += 1) table[i] = radialIrradiance(lamp, i * TABLE_STEP_M);
+  // Building a table costs ~200 000 source terms, more than a typical room's field: one per lamp geometry.
+  const key = `${lamp.uvc_power_w}|${lamp.height_m}|${lamp.length_m}`;
+  let table = radialTables.get(key);
+  if (!table) {
+    table = new Float64Array(size);
+    for (let i = 0; i < size; i += 1) table[i] = radialIrradiance(lamp, i * TABLE_STEP_M);
+    if (radialTables.size >= RADIAL_TABLES_KEPT) radialTables.clear();
+    radialTables.set(key, table);
+  }
+  const values = table;
   return (r) => {
     const position = r / TABLE_STEP_M;
     const index = Math.floor(position);
@@ -58,8 +69,8 @@ export function radialTable(lamp: LampModel): (r: number) => number {
       const d2 = r * r + dz * dz;
       return (lamp.uvc_power_w / (2 * TAU)) * (r / (d2 * Math.sqrt(d2)));
     }
-    const here = table[index] ?? 0;
-    return here + ((table[index + 1] ?? 0) - here) * (position - index);
+    const here = values[index] ?? 0;
+    return here + ((values[index + 1] ?? 0) - here) * (position - index);
   };
 }
 
