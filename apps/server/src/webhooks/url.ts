@@ -31,8 +31,8 @@ for (const [network, prefix] of [
 for (const [network, prefix] of [
   ['::', 128],
   ['::1', 128],
-  // IPv4-mapped and NAT64 addresses reach IPv4 hosts, private ones included.
-  ['::ffff:0:0', 96],
+  // NAT64 addresses reach IPv4 hosts, private ones included. (IPv4-mapped ones, ::ffff:a.b.c.d, BlockList checks
+  // against the IPv4 rules itself.)
   ['64:ff9b::', 96],
   ['100::', 64],
   ['2001:db8::', 32],
