@@ -40,7 +40,8 @@ async function logEntryOf(executor: Executor, orgId: string, jobId: string): Pro
     .select({ ...logColumns, hasTrajectory: sql<boolean>`(${trajectory} IS NOT NULL AND jsonb_array_length(${trajectory}) > 0)` })
     .from(logs)
     .where(and(eq(logs.jobId, jobId), eq(logs.orgId, orgId)));
-  return row ? LogEntry.parse(toLogEntry(row)) : undefined;
+  // Never a throw: this runs in the transaction that ends the job, which a webhook must not be able to undo.
+  return row ? LogEntry.safeParse(toLogEntry(row)).data : undefined;
 }
 
 /** The webhook events a bus event decides, if any. */
