@@ -1,6 +1,7 @@
 /**
- * At least once across a crash: a server process killed (kill -9) while its receiver hangs mid-request leaves its
- * claims to lapse, and after its restart every delivery arrives, signed, with the id it had before.
+ * Across processes: two server processes on one PostgreSQL share the outbox (each delivery sent by one of them);
+ * a server process killed (kill -9) while its receiver hangs mid-request leaves its claims to lapse, and after its
+ * restart every delivery arrives, signed, with the id it had before.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -9,13 +10,64 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { buildApp, type App } from '../app.ts';
 import { openDatabase, type Database } from '../db/client.ts';
 import { organizations, webhookDeliveries, webhooks } from '../db/schema.ts';
 import { waitUntil } from '../testing/execution-fixtures.ts';
+import { startTestServer, type TestServer } from '../testing/harness.ts';
 import { createTestDatabase, testEngine } from '../testing/test-database.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../testing/webhook-receiver.ts';
-import { WEBHOOK_CHANNEL } from './outbox.ts';
+import { recordDeliveries, WEBHOOK_CHANNEL } from './outbox.ts';
 import { newWebhookSecret } from './signing.ts';
+
+describe.skipIf(testEngine() !== 'postgres')('two server processes on one PostgreSQL (needs TEST_DATABASE_URL)', () => {
+  let receiver: WebhookReceiver;
+  let processA: TestServer;
+  let databaseB: Database;
+  let processB: App;
+
+  beforeAll(async () => {
+    receiver = await startWebhookReceiver();
+    processA = await startTestServer({ webhooks: { hosts: ['127.0.0.1'], giveUpMs: 60_000, retryBaseMs: 50, sendTimeoutMs: 2000 } });
+    const url = processA.testDatabase.url;
+    if (!url) throw new Error('process A is not on PostgreSQL');
+    databaseB = await openDatabase({ databaseUrl: url });
+    processB = await buildApp({ config: processA.context.config, database: databaseB });
+  });
+  afterAll(async () => {
+    await processB.app.close();
+    await databaseB.close();
+    await processA.close();
+    await receiver.close();
+  });
+
+  it('sends each delivery once while both processes send', async () => {
+    const orgId = await processA.createOrg('hooks');
+    const admin = await processA.createUser(orgId, ['done-admin']);
+    const created = await processA.request('POST', '/api/webhooks', { token: admin.token, body: { url: receiver.url('shared'), events: ['log.created'] } });
+    expect(created.status).toBe(201);
+    const { id, secret } = z.object({ id: z.uuid(), secret: z.string() }).parse(created.body);
+    receiver.expectSecret('shared', secret);
+    const events = 24;
+    for (let i = 0; i < events; i += 1) {
+      // Recorded through either process's transactions, as the bus's hook does; both workers wake on the NOTIFY.
+      const db = i % 2 === 0 ? processA.context.db : databaseB.db;
+      await db.transaction((tx) =>
+        recordDeliveries(tx, orgId, [id], { dedupeKey: `shared-${i}`, payload: { type: 'log.created', timestamp: new Date().toISOString(), data: { n: i } } }),
+      );
+    }
+    await receiver.waitFor(() => receiver.delivered('shared').length >= events, 30_000);
+    // Give a duplicate the time to show up before judging.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const received = receiver.delivered('shared');
+    expect(received).toHaveLength(events);
+    expect(new Set(received.map((request) => request.id)).size).toBe(events);
+    expect(received.every((request) => request.verifiedByLibrary)).toBe(true);
+    const rows = await processA.context.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, id));
+    expect(rows.filter((row) => row.status === 'sent' && row.attempts === 1)).toHaveLength(events);
+  });
+});
 
 const serverEntry = fileURLToPath(new URL('../server.ts', import.meta.url));
 
