@@ -41,6 +41,8 @@ import { robotsRoutes } from './robots/routes.ts';
 import { roomsRoutes } from './rooms/routes.ts';
 import { settingsRoutes } from './settings/routes.ts';
 import { usersRoutes } from './users/routes.ts';
+import { webhooksRoutes } from './webhooks/routes.ts';
+import { startWebhooks } from './webhooks/worker.ts';
 
 export const API_PREFIX = '/api';
 export const IDP_PREFIX = '/idp';
@@ -60,6 +62,7 @@ const apiModules: readonly FastifyPluginAsync<AppContext>[] = [
   deliveriesRoutes,
   robotLinkRoutes,
   liveRoutes,
+  webhooksRoutes,
 ];
 
 export interface BuildOptions {
@@ -113,6 +116,7 @@ export async function buildApp({ config, database }: BuildOptions): Promise<App>
   const senders = await pushSenders(config, database.db, app.log);
   const worker = await startNotifications({ config, database, bus }, { senders: senders.senders, logger: app.log });
   const notifications = Object.assign(worker, { vapidPublicKey: senders.vapidPublicKey });
+  const webhooks = await startWebhooks({ config, database, bus }, { logger: app.log });
   const fleet = await createFleet({ config, database, bus, logger: app.log });
   const commands = await startCommandOutbox({ config, database, bus, fleet }, app.log);
   const context: AppContext = { config, database, db: database.db, bus, keys, fleet, commands, notifications };
@@ -122,6 +126,7 @@ export async function buildApp({ config, database }: BuildOptions): Promise<App>
     await commands.close();
     await fleet.close();
     await notifications.close();
+    await webhooks.close();
     await senders.close();
     await bus.close();
   });

@@ -45,6 +45,7 @@ describe('loadConfig', () => {
         retryBaseMs: 2000,
         sendTimeoutMs: 10_000,
       },
+      webhooks: { hosts: [], giveUpMs: 86_400_000, retryBaseMs: 5000, sendTimeoutMs: 10_000 },
       loadShedding: { maxInFlight: 64, maxEventLoopDelayMs: 1000, maxEventLoopUtilization: 0.98, retryAfterSeconds: 5 },
       http: { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 10_000, maxConnections: 10_000 },
     });

@@ -227,6 +227,32 @@ const Push = z
   }));
 
 /**
+ * Signed webhooks (webhooks/README.md): which hosts a webhook URL may name beyond public https ones, and how its
+ * deliveries are retried and given up.
+ */
+const Webhooks = z
+  .object({
+    /**
+     * Hosts a webhook may reach although they are not public https: plain http, a private or loopback address
+     * (comma-separated; e.g. `127.0.0.1` for tests, an integration host on the hospital network).
+     */
+    WEBHOOK_HOSTS: z.string().optional(),
+    /** A delivery not accepted (2xx) this long after its event is given up. */
+    WEBHOOK_GIVE_UP_SECONDS: z.coerce.number().positive().default(86_400),
+    /** The first retry's wait; each next one doubles, up to an hour. */
+    WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(10).default(5000),
+    /** A receiver slower than this to answer counts as unreachable (retried); a send is presumed dead after twice this. */
+    WEBHOOK_SEND_TIMEOUT_SECONDS: z.coerce.number().positive().default(10),
+  })
+  .transform((e) => ({
+    /** Lowercase host names or addresses. */
+    hosts: list(e.WEBHOOK_HOSTS).map((host) => host.toLowerCase()),
+    giveUpMs: e.WEBHOOK_GIVE_UP_SECONDS * 1000,
+    retryBaseMs: e.WEBHOOK_RETRY_BASE_MS,
+    sendTimeoutMs: e.WEBHOOK_SEND_TIMEOUT_SECONDS * 1000,
+  }));
+
+/**
  * Load shedding (plugins/load-shedding.ts): beyond this many requests being handled at once, or when the event
  * loop's delay averages this much over a second (the mean of 10 ms samples: the loop is busy for most of each
  * turn), a request is answered 503 with Retry-After at once instead of queueing behind the others. Health
@@ -287,6 +313,7 @@ const ConfigSchema = z
     fleet: Fleet,
     bruteForce: BruteForce,
     push: Push,
+    webhooks: Webhooks,
     loadShedding: LoadShedding,
     http: Http,
   })
@@ -302,6 +329,7 @@ export type Config = z.output<typeof ConfigSchema>;
 export type LoadSheddingConfig = Config['loadShedding'];
 export type HttpConfig = Config['http'];
 export type PushConfig = Config['push'];
+export type WebhooksConfig = Config['webhooks'];
 
 type Group = (typeof ConfigSchema.in.shape)[keyof typeof ConfigSchema.in.shape];
 type Variables<G> = G extends z.ZodType ? keyof z.input<G> : never;

@@ -38,15 +38,22 @@ export type Webhook = z.infer<typeof Webhook>;
 export const CreatedWebhook = Webhook.extend({ secret: z.string().startsWith('whsec_') });
 export type CreatedWebhook = z.infer<typeof CreatedWebhook>;
 
-export const WebhookInput = z.object({
+const webhookFields = {
   url: Text().max(2000).pipe(z.url({ error: WEBHOOK_MESSAGES.url })),
   events: z.array(WebhookEventType, { error: WEBHOOK_MESSAGES.events }).min(1, { error: WEBHOOK_MESSAGES.events }),
-  enabled: z.boolean().default(true),
-  description: Text().max(200).default(''),
+  enabled: z.boolean(),
+  description: Text().max(200),
+};
+
+export const WebhookInput = z.object({
+  ...webhookFields,
+  enabled: webhookFields.enabled.default(true),
+  description: webhookFields.description.default(''),
 });
 export type WebhookInput = z.input<typeof WebhookInput>;
 
-export const WebhookUpdate = WebhookInput.partial();
+/** Without the create's defaults: a field left out of a change stays as it is. */
+export const WebhookUpdate = z.object(webhookFields).partial();
 export type WebhookUpdate = z.input<typeof WebhookUpdate>;
 
 export const WebhookList = z.object({ data: z.array(Webhook) });

@@ -29,6 +29,7 @@ import type {
   RobotMode,
   RobotStatus,
   TrajectoryPoint,
+  WebhookEventType,
 } from '@uvd/contracts';
 import {
   bigint,
@@ -779,5 +780,62 @@ export const pushDeliveries = pgTable(
   (t) => [
     uniqueIndex('push_deliveries_once').on(t.pushEventId, t.token),
     index('push_deliveries_due').on(t.nextAttemptAt).where(sql`status IN ('pending', 'sending')`),
+  ],
+);
+
+/**
+ * An organization's webhooks (webhooks/README.md): a URL that receives the events it subscribed to, signed with
+ * its own Standard Webhooks secret (`whsec_…`, kept to sign; shown to the admin once, at creation).
+ */
+export const webhooks = pgTable(
+  'webhooks',
+  {
+    id: id(),
+    orgId: orgId(),
+    url: text('url').notNull(),
+    secret: text('secret').notNull(),
+    events: text('events').array().$type<WebhookEventType[]>().notNull(),
+    enabled: boolean('enabled').notNull().default(true),
+    description: text('description').notNull().default(''),
+    createdAt: createdAt(),
+  },
+  (t) => [index('webhooks_org').on(t.orgId, t.createdAt)],
+);
+
+/**
+ * The outbox of webhook deliveries: one row per event and webhook, written in the transaction that records the
+ * event, sent after commit and retried until a 2xx or the give-up time. The row id is the `webhook-id` header, the
+ * same on every retry, so a receiver can drop a second copy.
+ */
+export const webhookDeliveries = pgTable(
+  'webhook_deliveries',
+  {
+    id: id(),
+    orgId: orgId(),
+    webhookId: uuid('webhook_id')
+      .notNull()
+      .references(() => webhooks.id, { onDelete: 'cascade' }),
+    eventType: text('event_type').$type<WebhookEventType>().notNull(),
+    /** Makes an event once per webhook: `log.created:{job}`, `delivery.delivered:{delivery}`, `test:{uuid}`. */
+    dedupeKey: text('dedupe_key').notNull(),
+    /** The body as sent (contracts WebhookPayload). */
+    payload: jsonb('payload').notNull(),
+    /** A test event of POST /webhooks/:id/test: sent even while the webhook is disabled. */
+    test: boolean('test').notNull().default(false),
+    status: text('status').$type<'pending' | 'sending' | 'sent' | 'failed'>().notNull().default('pending'),
+    attempts: integer('attempts').notNull().default(0),
+    nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true }).notNull().defaultNow(),
+    leaseUntil: timestamp('lease_until', { withTimezone: true }),
+    lastAttemptAt: timestamp('last_attempt_at', { withTimezone: true }),
+    /** The receiver's last answer; null when it gave none (network error, timeout). */
+    lastHttpStatus: integer('last_http_status'),
+    lastError: text('last_error'),
+    sentAt: timestamp('sent_at', { withTimezone: true }),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex('webhook_deliveries_once').on(t.webhookId, t.dedupeKey),
+    index('webhook_deliveries_due').on(t.nextAttemptAt).where(sql`status IN ('pending', 'sending')`),
+    index('webhook_deliveries_last').on(t.webhookId, t.lastAttemptAt),
   ],
 );
