@@ -118,6 +118,8 @@ export const AuditTab = () => {
   const actorOf = useActorOf();
   const invalidRange = draft.from !== '' && draft.to !== '' && draft.from > draft.to;
 
+  const rangeProps = { isInvalid: invalidRange, 'aria-invalid': invalidRange, 'aria-describedby': invalidRange ? 'audit-range-error' : undefined };
+
   const submit = (event: SyntheticEvent<HTMLFormElement>) => {
     event.preventDefault();
     if (invalidRange) return;
@@ -284,8 +286,8 @@ export const AuditTab = () => {
           {field('q', t('audit.filter.q'), 'search')}
           {field('actor', t('audit.filter.actor'))}
           {field('entity', t('audit.filter.entity'))}
-          {field('from', t('audit.filter.from'), 'date', { isInvalid: invalidRange, 'aria-describedby': invalidRange ? 'audit-range-error' : undefined })}
-          {field('to', t('audit.filter.to'), 'date', { isInvalid: invalidRange, 'aria-describedby': invalidRange ? 'audit-range-error' : undefined })}
+          {field('from', t('audit.filter.from'), 'date', rangeProps)}
+          {field('to', t('audit.filter.to'), 'date', rangeProps)}
         </div>
         {invalidRange ? (
           <div id="audit-range-error" className="invalid-feedback d-block" role="alert">
