@@ -43,7 +43,7 @@ async function expectNoSidewaysScroll(page: Page, screen: string): Promise<void>
 
 /** The entry's "Show changes" button; resolves with the before/after it opened. */
 async function openChanges(page: Page, row: Locator): Promise<Locator> {
-  const toggle = row.getByRole('button', { name: new RegExp(`^${t('en', 'audit.showChangesOf').replace('{{seq}}', '\\d+')}$`) });
+  const toggle = row.getByRole('button', { name: new RegExp(`^${t('en', 'audit.showChanges')} ${t('en', 'audit.ofEntry').replace('{{seq}}', '\\d+')}$`) });
   await toggle.click();
   await expect.poll(() => toggle.getAttribute('aria-expanded')).toBe('true');
   const id = await toggle.getAttribute('aria-controls');

@@ -100,17 +100,17 @@ describe('the audit trail tab (issue #24 item 5)', () => {
   it("opens an entry's before and after as the fields it changed, and closes it again", async () => {
     await renderApp({ path: '/admin#audit', network: admin() });
     await screen.findAllByTestId('audit-row');
-    const show = screen.getByRole('button', { name: 'Show the changes of entry 3' });
+    const show = screen.getByRole('button', { name: 'Show changes of entry 3' });
     expect(show).toHaveAttribute('aria-expanded', 'false');
     await userEvent.click(show);
-    const hide = screen.getByRole('button', { name: 'Hide the changes of entry 3' });
+    const hide = screen.getByRole('button', { name: 'Hide changes of entry 3' });
     expect(hide).toHaveAttribute('aria-expanded', 'true');
     const diff = screen.getByRole('table', { name: 'Changes of entry 3' });
     expect(hide).toHaveAttribute('aria-controls', diff.id);
     // Only `ready` changed: the unchanged name and notes would hide it.
     expect(within(diff).getAllByRole('row').map((row) => row.textContent)).toEqual(['FieldBeforeAfter', 'readytruefalse']);
 
-    await userEvent.click(screen.getByRole('button', { name: 'Show the changes of entry 2' }));
+    await userEvent.click(screen.getByRole('button', { name: 'Show changes of entry 2' }));
     const created = screen.getByRole('table', { name: 'Changes of entry 2' });
     expect(within(created).getAllByRole('row').map((row) => row.textContent)).toEqual(['FieldBeforeAfter', 'namenot setTom Tech', 'phonenot set+358 40 123']);
 

@@ -157,7 +157,7 @@ describe('the webhooks tab (issue #24 item 6)', () => {
     const network = admin().on(testWebhook, { status: 202, body: { queued: true } });
     await renderApp({ path: '/admin#webhooks', network });
     await screen.findAllByTestId('webhook-row');
-    await userEvent.click(screen.getByRole('button', { name: `Send a test event to ${HOOK.url}` }));
+    await userEvent.click(screen.getByRole('button', { name: `Send test to ${HOOK.url}` }));
     expect(await screen.findByText(`A test event is on its way to ${HOOK.url}`)).toBeInTheDocument();
     expect(network.callsTo(testWebhook)[0]?.url.pathname).toBe(`/api/webhooks/${HOOK.id}/test`);
   });

@@ -58,7 +58,7 @@ export const AuditDiff = ({ entry, id }: AuditDiffProps) => {
         {changes.map((change) => (
           <tr key={change.field}>
             <th scope="row" className="fw-normal text-break">
-              <code>{change.field}</code>
+              <span className="font-monospace">{change.field}</span>
             </th>
             <td className="text-break">{change.before === undefined ? absent : <del className="text-danger-emphasis">{valueText(change.before)}</del>}</td>
             <td className="text-break">{change.after === undefined ? absent : <ins className="text-success-emphasis">{valueText(change.after)}</ins>}</td>

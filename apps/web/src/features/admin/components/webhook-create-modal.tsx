@@ -152,7 +152,7 @@ export const WebhookCreateModal = ({ show, onClose, onCreated }: WebhookCreateMo
                 type="checkbox"
                 label={
                   <>
-                    {t(`webhooks.event.${EVENT_KEY[name]}`)} <code className="small">{name}</code>
+                    {t(`webhooks.event.${EVENT_KEY[name]}`)} <span className="font-monospace small text-body-secondary">{name}</span>
                   </>
                 }
                 checked={chosen.includes(name)}

@@ -71,7 +71,7 @@ export const WebhooksTab = () => {
         loading={webhooks.isPending}
         failed={webhooks.isError}
         columns={[
-          { header: t('webhooks.column.url'), cell: (webhook) => <code className="text-break">{webhook.url}</code>, text: (webhook) => webhook.url },
+          { header: t('webhooks.column.url'), cell: (webhook) => <span className="font-monospace text-break">{webhook.url}</span>, text: (webhook) => webhook.url },
           { header: t('webhooks.column.description'), cell: (webhook) => webhook.description, text: (webhook) => webhook.description },
           { header: t('webhooks.column.events'), cell: eventsText, text: eventsText },
           { header: t('webhooks.column.enabled'), cell: enabledText, text: enabledText },
