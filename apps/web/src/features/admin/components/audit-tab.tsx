@@ -179,8 +179,7 @@ export const AuditTab = () => {
       }}
     >
       {/* The visible words begin the accessible name (WCAG 2.5.3), which says which entry. */}
-      {t(open.has(entry.seq) ? 'audit.hideChanges' : 'audit.showChanges')}
-      <span className="visually-hidden"> {t('audit.ofEntry', { seq: entry.seq })}</span>
+      {t(open.has(entry.seq) ? 'audit.hideChanges' : 'audit.showChanges')} <span className="visually-hidden">{t('audit.ofEntry', { seq: entry.seq })}</span>
     </Button>
   );
   const columns: { header: string; cell: (entry: AuditEntry) => ReactNode }[] = [

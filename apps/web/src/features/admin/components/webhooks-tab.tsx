@@ -95,7 +95,7 @@ export const WebhooksTab = () => {
         idOf={(webhook) => webhook.id}
         labelOf={(webhook) => webhook.url}
         extraAction={(webhook) => (
-          <span className="d-inline-flex flex-wrap gap-2 justify-content-end">
+          <span className="d-inline-flex flex-wrap gap-2 justify-content-end align-items-end">
             <Button
               variant="outline-secondary"
               size="sm"
