@@ -9,7 +9,7 @@ const withQuery = (path: string, query: Record<string, string | undefined>): str
   return text ? `${path}?${text}` : path;
 };
 
-export type AdminTab = 'users' | 'groups' | 'robots' | 'contacts';
+export type AdminTab = 'users' | 'groups' | 'robots' | 'contacts' | 'audit' | 'webhooks';
 export type AssignTab = 'users' | 'locations' | 'robots';
 
 export const paths = {

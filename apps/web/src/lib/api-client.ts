@@ -113,6 +113,9 @@ const BACKEND_BY_SEGMENT: Record<string, Backend> = {
   unsubscribe: 'notifications',
   remove: 'notifications',
   deliveries: 'logistics',
+  // Administration of the organization, beside its users and groups.
+  audit: 'users',
+  webhooks: 'users',
 };
 
 export const backendOf = (path: string): Backend => {

@@ -81,8 +81,9 @@ describe('admin dashboard tabs (spec §2)', () => {
     expect(screen.getByRole('tab', { name: 'Robots' })).toHaveFocus();
     await userEvent.keyboard('{ArrowLeft}{ArrowLeft}');
     expect(router.location().hash).toBe('#users');
+    // From the first tab, Left wraps to the last one.
     await userEvent.keyboard('{ArrowLeft}');
-    expect(router.location().hash).toBe('#contacts');
+    expect(router.location().hash).toBe('#webhooks');
   });
 
   it('lists robots read-only, without an add button', async () => {

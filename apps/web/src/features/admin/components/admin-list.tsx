@@ -131,7 +131,8 @@ export const AdminList = <T,>({
                   </div>
                 ))}
               </dl>
-              {hasActions ? <div className="text-nowrap">{actionsOf(item)}</div> : null}
+              {/* One action under another: side by side, three of them push the last past a phone's edge. */}
+              {hasActions ? <div className="d-flex flex-column align-items-end gap-2 text-nowrap">{actionsOf(item)}</div> : null}
             </li>
           ))
         )}

@@ -54,7 +54,9 @@ export const HashTabList = <T extends string>({ prefix, label, tabs, current, la
     refs.current.get(tab)?.focus();
   };
   return (
-    <ul className="nav nav-tabs mb-3 flex-nowrap overflow-auto" role="tablist" aria-label={label}>
+    // Tabs wrap onto a second line rather than scroll: on a phone the dashboard's six would hide the last ones
+    // behind a sideways scroll nobody sees.
+    <ul className="nav nav-tabs mb-3 flex-wrap" role="tablist" aria-label={label}>
       {tabs.map((tab) => (
         <li className="nav-item" role="presentation" key={tab}>
           <button

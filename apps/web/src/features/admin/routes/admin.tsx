@@ -22,10 +22,12 @@ import {
 import { AddModal } from '../components/add-modal.tsx';
 import type { AddField } from '../components/add-modal.tsx';
 import { AdminList } from '../components/admin-list.tsx';
+import { AuditTab } from '../components/audit-tab.tsx';
 import { HashTabList, panelId, tabId, useHashTab } from '../components/hash-tabs.tsx';
 import { UserAccessFields } from '../components/user-access-fields.tsx';
+import { WebhooksTab } from '../components/webhooks-tab.tsx';
 
-const TABS: readonly AdminTab[] = ['users', 'groups', 'robots', 'contacts'];
+const TABS: readonly AdminTab[] = ['users', 'groups', 'robots', 'contacts', 'audit', 'webhooks'];
 const PREFIX = 'admin';
 
 /** The text fields of the spec's create payload; role and groups are chosen beside them. */
@@ -292,9 +294,11 @@ const PANELS: Record<AdminTab, () => React.JSX.Element> = {
   groups: GroupsTab,
   robots: RobotsTab,
   contacts: ContactsTab,
+  audit: AuditTab,
+  webhooks: WebhooksTab,
 };
 
-/** Spec §2 admin dashboard: four tabs by hash (#users default, #groups, #robots, #contacts). */
+/** Spec §2 admin dashboard, tabs by hash (#users default, #groups, #robots, #contacts), and issue #24's #audit and #webhooks. */
 export const AdminRoute = () => {
   const { t } = useTranslation();
   const [tab, select] = useHashTab(TABS, 'users');
