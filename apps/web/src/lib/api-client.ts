@@ -113,6 +113,8 @@ const BACKEND_BY_SEGMENT: Record<string, Backend> = {
   unsubscribe: 'notifications',
   remove: 'notifications',
   deliveries: 'logistics',
+  // The reports read the logs: the logs backend serves them.
+  reports: 'logs',
 };
 
 export const backendOf = (path: string): Backend => {
@@ -275,8 +277,38 @@ export const sendRequest = async <C extends RouteContract>(
   }
 };
 
+/**
+ * A file reply (a report's PDF or CSV) as bytes: `request` reads replies as text, which would garble a PDF. Same
+ * headers and error mapping as `request`; never retried.
+ */
+export const sendFileRequest = async <C extends RouteContract>(instance: HttpInstance, contract: C, parts: RequestParts<C>): Promise<Blob> => {
+  const wire: WireParts = parts;
+  let response: Response;
+  try {
+    response = await instance.send(pathOf(contract, wire.params), {
+      method: contract.method,
+      query: serialiseQuery(wire.query).toString(),
+      signal: wire.signal,
+      bearer: wire.bearer,
+      headers: wire.headers,
+    });
+    if (response.status >= 200 && response.status <= 299) return await response.blob();
+  } catch (error) {
+    throw toApiRequestError(error, wire.signal);
+  }
+  let data: unknown;
+  try {
+    data = await readBody(response);
+  } catch (error) {
+    throw toApiRequestError(error, wire.signal);
+  }
+  throw statusError(response.status, data);
+};
+
 export interface ApiClient {
   request<C extends RouteContract>(contract: C, parts: RequestParts<C>): Promise<ReplyOf<C>>;
+  /** A file reply as a Blob (`sendFileRequest`). */
+  requestFile<C extends RouteContract>(contract: C, parts: RequestParts<C>): Promise<Blob>;
   /** Base address of a backend (live streams open their own connections). */
   baseUrl(backend: Backend): string;
   getAccessToken(): string | null;
@@ -294,6 +326,7 @@ export const createApiClient = (config: RuntimeConfig, options: HttpClientOption
   };
   return {
     request: (contract, parts) => sendRequest(instanceFor(backendOf(contract.path)), contract, parts),
+    requestFile: (contract, parts) => sendFileRequest(instanceFor(backendOf(contract.path)), contract, parts),
     baseUrl: (backend) => config.backends[backend],
     getAccessToken: () => options.getAccessToken?.() ?? null,
   };
