@@ -119,8 +119,8 @@ export const causeText = (t: TFunction, cause: string): string => {
   return button.success ? t(`actions.${button.data}`) : cause;
 };
 
-/** Kinds whose line already says the cause (the prompt's question, the answer given). */
-const CAUSE_IN_LINE = new Set<LoggedJobEvent['kind']>(['prompt_asked', 'prompt_answered']);
+/** Kinds whose line already says the cause (the prompt's question, the answer given, the fault). */
+const CAUSE_IN_LINE = new Set<LoggedJobEvent['kind']>(['prompt_asked', 'prompt_answered', 'fault']);
 
 /**
  * What happened to the job while it ran (a room's readiness changed, a pause, a prompt and its answer, a skip, a
