@@ -104,7 +104,12 @@ const signedIn = () => {
 
 const openDetail = async (network: FakeNetwork, language: 'en' | 'fi' = 'en') => {
   const view = await renderApp({ path: '/logs', network, language });
-  const toggle = await screen.findByRole('button', { name: language === 'en' ? 'Show log details: Ward 3A / morning' : 'Näytä lokin tiedot: Ward 3A / morning' });
+  // The first render loads the screen's chunks: on a loaded machine that takes longer than a click's reply.
+  const toggle = await screen.findByRole(
+    'button',
+    { name: language === 'en' ? 'Show log details: Ward 3A / morning' : 'Näytä lokin tiedot: Ward 3A / morning' },
+    { timeout: 15_000 },
+  );
   await userEvent.click(toggle);
   return { ...view, detail: await screen.findByTestId('log-detail') };
 };

@@ -53,7 +53,8 @@ const lastQuery = (calls: RecordedRequest[]): Record<string, string> => {
 
 const openReports = async (network: FakeNetwork, language: 'en' | 'fi' = 'en') => {
   const view = await renderApp({ path: '/reports', network, language });
-  await screen.findByRole('heading', { level: 1, name: language === 'en' ? 'Reports' : 'Raportit' });
+  // The first render loads the screen's chunks: on a loaded machine that takes a while.
+  await screen.findByRole('heading', { level: 1, name: language === 'en' ? 'Reports' : 'Raportit' }, { timeout: 15_000 });
   return view;
 };
 
