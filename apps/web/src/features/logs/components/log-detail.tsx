@@ -200,7 +200,8 @@ export const LogDetail = ({ id }: { id: string }) => {
       <ReportDownloads entry={entry} timezone={timezone} />
       <NotesEditor key={entry.notes} entry={entry} />
       <div className="row">
-        <div className={doseMap ? 'col-12 col-xl-5' : 'col-12'}>
+        {/* Beside each other from 1400 px: narrower, the results' eight columns need the whole width. */}
+        <div className={doseMap ? 'col-12 col-xxl-5' : 'col-12'}>
           <h2 className="h6" id="log-rooms-heading">
             {t('logDetail.rooms')}
           </h2>
@@ -212,7 +213,7 @@ export const LogDetail = ({ id }: { id: string }) => {
           <PromptList prompts={entry.attributes.prompts} timezone={timezone} />
           <EventList events={entry.events} timezone={timezone} />
         </div>
-        <div className={doseMap ? 'col-12 col-xl-7' : 'col-12'}>
+        <div className={doseMap ? 'col-12 col-xxl-7' : 'col-12'}>
           {dose.isPending ? (
             <Skeleton lines={2} />
           ) : dose.isError ? (

@@ -48,7 +48,9 @@ export const RoomResults = ({ rooms, statsOf }: { rooms: readonly LoggedRoom[]; 
     </>
   );
   return (
-    // Scrolls sideways on a phone; focusable, so a keyboard can scroll it too (WCAG 2.1.1).
+    // Scrolls sideways on a phone; focusable, so a keyboard can scroll it too (WCAG 2.1.1). The frame is a size
+    // container: inside the logs table's cell its eight columns would otherwise widen the whole row past the screen.
+    <div className="log-results-frame">
     <div className="table-responsive" role="region" aria-labelledby="log-rooms-heading" tabIndex={0}>
       <Table size="sm" className="mb-2 align-middle">
         <thead>
@@ -83,6 +85,7 @@ export const RoomResults = ({ rooms, statsOf }: { rooms: readonly LoggedRoom[]; 
           })}
         </tbody>
       </Table>
+    </div>
     </div>
   );
 };
