@@ -49,7 +49,7 @@ describe('routes and guards (spec §2)', () => {
     await waitFor(() => {
       expect(router.location().pathname).toBe('/jobs');
     });
-    expect(navLabels()).toEqual(['Jobs', 'Robots', 'Profile', 'Map', 'Logs', 'Settings']);
+    expect(navLabels()).toEqual(['Jobs', 'Robots', 'Profile', 'Map', 'Logs', 'Reports', 'Settings']);
 
     await router.navigate('/admin/groups/0b8f3a52-51d4-4e0c-9d0f-2a6c7d8e9f01');
     await waitFor(() => {
@@ -61,7 +61,7 @@ describe('routes and guards (spec §2)', () => {
     for (const role of ['done-admin', 'done-superadmin'] as const) {
       const { router, unmount } = await renderApp({ path: '/admin', network: signedIn([role]) });
       expect(await screen.findByRole('heading', { level: 1, name: 'Administration' })).toBeInTheDocument();
-      expect(navLabels()).toEqual(['Jobs', 'Robots', 'Profile', 'Admin', 'Map', 'Logs', 'Settings']);
+      expect(navLabels()).toEqual(['Jobs', 'Robots', 'Profile', 'Admin', 'Map', 'Logs', 'Reports', 'Settings']);
       await router.navigate('/admin/groups/0b8f3a52-51d4-4e0c-9d0f-2a6c7d8e9f01');
       expect(await screen.findByRole('heading', { level: 1, name: 'Group assignment' })).toBeInTheDocument();
       unmount();
@@ -129,7 +129,7 @@ describe('routes and guards (spec §2)', () => {
     const user = userEvent.setup();
     const { router } = await renderApp({ path: '/no/such/screen', network: signedIn(['done-teleoperator']) });
     const heading = await screen.findByRole('heading', { level: 1, name: 'Page not found' });
-    expect(navLabels()).toEqual(['Jobs', 'Robots', 'Profile', 'Map', 'Logs', 'Settings']);
+    expect(navLabels()).toEqual(['Jobs', 'Robots', 'Profile', 'Map', 'Logs', 'Reports', 'Settings']);
     // Inside the one main region of the app's frame, not centred apart from the other screens' headings.
     expect(screen.getAllByRole('main')).toHaveLength(1);
     expect(heading.closest('main')).toHaveClass('app-main');

@@ -30,6 +30,7 @@ const ProfileRoute = lazyScreen(() => import('../features/profile/routes/profile
 const RobotsRoute = lazyScreen(() => import('../features/robots/routes/robots.tsx'), (m) => m.RobotsRoute);
 const SettingsRoute = lazyScreen(() => import('../features/settings/routes/settings.tsx'), (m) => m.SettingsRoute);
 const LogsRoute = lazyScreen(() => import('../features/logs/routes/logs.tsx'), (m) => m.LogsRoute);
+const ReportsRoute = lazyScreen(() => import('../features/reports/routes/reports.tsx'), (m) => m.ReportsRoute);
 const DeliveriesRoute = lazyScreen(() => import('../features/deliveries/routes/deliveries.tsx'), (m) => m.DeliveriesRoute);
 const DeliveryCreateRoute = lazyScreen(() => import('../features/deliveries/routes/delivery-create.tsx'), (m) => m.DeliveryCreateRoute);
 const DeliveryRoute = lazyScreen(() => import('../features/deliveries/routes/delivery.tsx'), (m) => m.DeliveryRoute);
@@ -85,6 +86,7 @@ export const AppRoutes = () => (
             <Route path={paths.robots.path} element={<RobotsRoute />} />
             <Route path={paths.settings.path} element={<SettingsRoute />} />
             <Route path={paths.logs.path} element={<LogsRoute />} />
+            <Route path={paths.reports.path} element={<ReportsRoute />} />
             <Route
               path={paths.deliveries.path}
               element={<DeliveriesRoute />}

@@ -46,6 +46,7 @@ export const paths = {
   robots: { path: '/robots', getHref: () => '/robots' },
   settings: { path: '/settings', getHref: () => '/settings' },
   logs: { path: '/logs', getHref: (query: { robot?: string; startDate?: string } = {}) => withQuery('/logs', query) },
+  reports: { path: '/reports', getHref: () => '/reports' },
   deliveries: { path: '/deliveries', getHref: () => '/deliveries' },
   delivery: { path: '/deliveries/:id', getHref: (id: string) => `/deliveries/${encodeURIComponent(id)}` },
   deliveryCreate: { path: '/deliveries/create', getHref: () => '/deliveries/create' },

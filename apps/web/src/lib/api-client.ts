@@ -116,6 +116,8 @@ const BACKEND_BY_SEGMENT: Record<string, Backend> = {
   // Administration of the organization, beside its users and groups.
   audit: 'users',
   webhooks: 'users',
+  // The reports read the logs: the logs backend serves them.
+  reports: 'logs',
 };
 
 export const backendOf = (path: string): Backend => {
@@ -232,11 +234,13 @@ export const retryAfterMs = (value: string | null): number | null => {
  * no reply came (network error, timeout) or the server answered 503 with a Retry-After of at most
  * MAX_RETRY_AFTER_MS: the server gives every retry of the key the first one's effect and reply.
  */
-export const sendRequest = async <C extends RouteContract>(
+const sendCall = async <C extends RouteContract, T>(
   instance: HttpInstance,
   contract: C,
   parts: RequestParts<C>,
-): Promise<ReplyOf<C>> => {
+  // How a 2xx reply is read: parsed with the contract, or as bytes (a report's PDF: as text it would be garbled).
+  read: (response: Response) => Promise<T>,
+): Promise<T> => {
   // The typed parts, seen as what goes on the wire (serialised below whatever their schema).
   const wire: WireParts = parts;
   // toString, not URLSearchParams.size: Safari before 17 has no size, and the query would be dropped.
@@ -266,20 +270,34 @@ export const sendRequest = async <C extends RouteContract>(
       continue;
     }
     if (!response) throw new ApiRequestError({ kind: 'network', message: 'no reply' });
+    const { status } = response;
+    try {
+      if (status >= 200 && status <= 299) return await read(response);
+    } catch (error) {
+      // An ApiRequestError (a reply its contract does not allow) passes through as it is.
+      throw toApiRequestError(error, wire.signal);
+    }
     let data: unknown;
     try {
       data = await readBody(response);
     } catch (error) {
       throw toApiRequestError(error, wire.signal);
     }
-    const { status } = response;
-    if (status < 200 || status > 299) throw statusError(status, data);
-    return parseReply(contract, status, data);
+    throw statusError(status, data);
   }
 };
 
+export const sendRequest = <C extends RouteContract>(instance: HttpInstance, contract: C, parts: RequestParts<C>): Promise<ReplyOf<C>> =>
+  sendCall(instance, contract, parts, async (response) => parseReply(contract, response.status, await readBody(response)));
+
+/** A file reply (a report's PDF or CSV) as a Blob, with the same headers and error mapping as `sendRequest`. */
+export const sendFileRequest = <C extends RouteContract>(instance: HttpInstance, contract: C, parts: RequestParts<C>): Promise<Blob> =>
+  sendCall(instance, contract, parts, (response) => response.blob());
+
 export interface ApiClient {
   request<C extends RouteContract>(contract: C, parts: RequestParts<C>): Promise<ReplyOf<C>>;
+  /** A file reply as a Blob (`sendFileRequest`): a report's PDF or CSV. */
+  requestFile<C extends RouteContract>(contract: C, parts: RequestParts<C>): Promise<Blob>;
   /** Base address of a backend (live streams open their own connections). */
   baseUrl(backend: Backend): string;
   getAccessToken(): string | null;
@@ -297,6 +315,7 @@ export const createApiClient = (config: RuntimeConfig, options: HttpClientOption
   };
   return {
     request: (contract, parts) => sendRequest(instanceFor(backendOf(contract.path)), contract, parts),
+    requestFile: (contract, parts) => sendFileRequest(instanceFor(backendOf(contract.path)), contract, parts),
     baseUrl: (backend) => config.backends[backend],
     getAccessToken: () => options.getAccessToken?.() ?? null,
   };

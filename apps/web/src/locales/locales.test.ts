@@ -135,6 +135,12 @@ const SAME_AS_ENGLISH = new Set([
   // Only placeholders: the pickup and drop-off rooms' names.
   'deliveries.fromTo',
   'se:deliveries.robot',
+  // SI units, and a range that is only its bounds (Finnish writes it as English does).
+  'dose.jPerM2',
+  'dose.mjPerCm2',
+  'fi:dose.range',
+  // Swedish: Period
+  'se:reports.period',
 ]);
 
 const placeholders = (text: string) => [...text.matchAll(/\{\{\s*(\w+)\s*\}\}/g)].map((match) => match[1]).sort();

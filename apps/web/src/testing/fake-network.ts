@@ -89,7 +89,9 @@ export class FakeNetwork {
         else signal.addEventListener('abort', abort);
       });
     }
-    const text = reply.body === undefined || reply.body === null ? null : JSON.stringify(reply.body);
+    // A file reply (a PDF or CSV, named by its content-type header) goes on the wire as it is, not as JSON.
+    const file = typeof reply.body === 'string' && /^(application\/pdf|text\/csv)/.test(reply.headers?.['content-type'] ?? '') ? reply.body : null;
+    const text = reply.body === undefined || reply.body === null ? null : (file ?? JSON.stringify(reply.body));
     return new Response(reply.status === 204 ? null : text, {
       status: reply.status,
       headers: { ...(text === null ? {} : { 'content-type': 'application/json' }), ...reply.headers },

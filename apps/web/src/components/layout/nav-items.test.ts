@@ -5,8 +5,8 @@ const keys = (...args: Parameters<typeof navItemsFor>) => navItemsFor(...args).m
 
 describe('navigation links (spec §1, §6)', () => {
   it('shows the disinfection links in spec order; admin only to the restricted roles', () => {
-    expect(keys('disinfection', ['done-teleoperator'])).toEqual(['jobs', 'robots', 'profile', 'map', 'logs', 'settings']);
-    expect(keys('disinfection', ['done-admin'])).toEqual(['jobs', 'robots', 'profile', 'admin', 'map', 'logs', 'settings']);
+    expect(keys('disinfection', ['done-teleoperator'])).toEqual(['jobs', 'robots', 'profile', 'map', 'logs', 'reports', 'settings']);
+    expect(keys('disinfection', ['done-admin'])).toEqual(['jobs', 'robots', 'profile', 'admin', 'map', 'logs', 'reports', 'settings']);
     expect(keys('disinfection', ['done-superadmin'])).toContain('admin');
     expect(keys('disinfection', ['done-teleoperator', 'done-admin'])).toContain('admin');
     expect(keys('disinfection', [])).not.toContain('admin');
@@ -26,6 +26,7 @@ describe('navigation links (spec §1, §6)', () => {
       '/admin#users',
       '/map',
       '/logs',
+      '/reports',
       '/settings',
     ]);
   });

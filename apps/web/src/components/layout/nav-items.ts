@@ -2,7 +2,7 @@ import { isRestricted } from '@uvd/contracts';
 import type { RuntimeConfig } from '../../config/runtime-config.ts';
 import { paths } from '../../config/paths.ts';
 
-export type NavKey = 'jobs' | 'robots' | 'profile' | 'admin' | 'map' | 'logs' | 'settings' | 'deliveries';
+export type NavKey = 'jobs' | 'robots' | 'profile' | 'admin' | 'map' | 'logs' | 'settings' | 'deliveries' | 'reports';
 
 export interface NavItem {
   key: NavKey;
@@ -19,6 +19,8 @@ const DISINFECTION: NavItem[] = [
   { key: 'admin', href: paths.admin.getHref(), restricted: true },
   { key: 'map', href: paths.map.getHref(), restricted: false },
   { key: 'logs', href: paths.logs.getHref(), restricted: false },
+  // Every signed-in user: the server keeps a teleoperator's reports to their groups.
+  { key: 'reports', href: paths.reports.getHref(), restricted: false },
   { key: 'settings', href: paths.settings.getHref(), restricted: false },
 ];
 /** Spec §1: "The logistics app shows only deliveries." */

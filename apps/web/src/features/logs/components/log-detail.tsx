@@ -1,35 +1,23 @@
-import type { LogEntry, LoggedJobEvent, LoggedPrompt, LoggedRoom } from '@uvd/contracts';
+import { ActionButtonText } from '@uvd/contracts';
+import type { LogDose, LogEntry, LoggedJobEvent, LoggedPrompt, LoggedRoom, RoomDoseStats } from '@uvd/contracts';
 import { Suspense, lazy, useState } from 'react';
-import { Button, Form, Table } from 'react-bootstrap';
+import { Button, Form } from 'react-bootstrap';
 import { useTranslation } from 'react-i18next';
 import { Skeleton } from '../../../components/skeleton.tsx';
 import { Spinner } from '../../../components/spinner.tsx';
 import { useSessionUser } from '../../../lib/auth/auth-context.tsx';
 import { formatDateTime } from '../../../lib/format-date.ts';
 import { toast } from '../../../lib/toast.ts';
+import type { TFunction } from 'i18next';
+import { useLogDose } from '../api/get-log-dose.ts';
 import { useLog, useUpdateLogNotes } from '../api/logs-query.ts';
+import { doseScaleOf } from './dose-scale.ts';
+import { ReportDownloads } from './report-downloads.tsx';
+import { RoomResults } from './room-results.tsx';
 
 // The plan, its zoom and the floor queries load when a row with a trajectory opens, not with the logs list.
 const TrajectoryMap = lazy(async () => ({ default: (await import('./trajectory-map.tsx')).TrajectoryMap }));
-
-type RoomResult = 'disinfected' | 'not_disinfected' | 'not_ready' | 'not_reached';
-
-/**
- * Spec §3 room result labels: a room whose lamp ran and was interrupted reads "Not disinfected (Aborted)"; one the
- * robot never began stays "Not reached", whatever ended the job.
- */
-export const roomResult = (room: LoggedRoom): RoomResult => {
-  if (room.state === 'done') return 'disinfected';
-  if (room.state === 'aborted') return 'not_disinfected';
-  return room.state;
-};
-
-/** J/m² received of the planned dose, as the robot reported it (one decimal); the planned dose alone when it did not. */
-const DoseCell = ({ room }: { room: LoggedRoom }) => {
-  const { t } = useTranslation();
-  if (room.dose_received === null) return <>{room.dose}</>;
-  return <>{t('logDetail.doseOf', { received: Math.round(room.dose_received * 10) / 10, planned: room.dose })}</>;
-};
+const DoseMaps = lazy(async () => ({ default: (await import('./dose-map.tsx')).DoseMaps }));
 
 const NotesEditor = ({ entry }: { entry: LogEntry }) => {
   const { t } = useTranslation();
@@ -105,7 +93,39 @@ const PromptList = ({ prompts, timezone }: { prompts: readonly LoggedPrompt[]; t
   );
 };
 
-/** What happened to the job while it ran (a room's readiness changed, …): what, who, when, and the dose by then. */
+/** Causes an event may name that the console words itself; a prompt's button is worded as its prompt. */
+const KNOWN_CAUSES = [
+  'operator',
+  'robot',
+  'server',
+  'confirm',
+  'skip',
+  'robot_offline',
+  'robot_battery_low',
+  'room_not_ready',
+  'uvd_low_battery',
+  'uvd_link_lost',
+  'uvd_path_blocked',
+  'orderError',
+  'orderUpdateError',
+] as const;
+type KnownCause = (typeof KNOWN_CAUSES)[number];
+const isKnownCause = (cause: string): cause is KnownCause => (KNOWN_CAUSES as readonly string[]).includes(cause);
+
+/** An event's cause in the user's language; a cause the console does not know (a robot's own error type) as sent. */
+export const causeText = (t: TFunction, cause: string): string => {
+  if (isKnownCause(cause)) return t(`logDetail.cause.${cause}`);
+  const button = ActionButtonText.safeParse(cause);
+  return button.success ? t(`actions.${button.data}`) : cause;
+};
+
+/** Kinds whose line already says the cause (the prompt's question, the answer given, the fault). */
+const CAUSE_IN_LINE = new Set<LoggedJobEvent['kind']>(['prompt_asked', 'prompt_answered', 'fault']);
+
+/**
+ * What happened to the job while it ran (a room's readiness changed, a pause, a prompt and its answer, a skip, a
+ * stop, a fault): what, where, who, when, why, and the dose the room had by then.
+ */
 const EventList = ({ events, timezone }: { events: readonly LoggedJobEvent[]; timezone: string }) => {
   const { t } = useTranslation();
   if (events.length === 0) return null;
@@ -113,31 +133,46 @@ const EventList = ({ events, timezone }: { events: readonly LoggedJobEvent[]; ti
     <>
       <h2 className="h6">{t('logDetail.events')}</h2>
       <ul className="list-unstyled mb-2">
-        {events.map((event, index) => (
-          // Events are listed as recorded and never reordered: their place is their key.
-          <li key={`${String(index)}-${event.at}`} className="mb-2" data-testid="logged-event">
-            <div>
-              {t(`logDetail.event.${event.kind}`, {
-                room: event.room_name ?? '–',
-                by: event.actor ?? '–',
-                at: formatDateTime(event.at, timezone),
-              })}
-            </div>
-            {event.dose === null ? null : (
-              <div className="text-body-secondary">{t('logDetail.eventDose', { dose: event.dose })}</div>
-            )}
-          </li>
-        ))}
+        {events.map((event, index) => {
+          const cause = event.cause ?? null;
+          const robotActs = event.kind === 'fault' || event.kind === 'prompt_asked' || cause === 'robot';
+          return (
+            // Events are listed as recorded and never reordered: their place is their key.
+            <li key={`${String(index)}-${event.at}`} className="mb-2" data-testid="logged-event">
+              <div>
+                {t(`logDetail.event.${event.kind}`, {
+                  room: event.room_name ?? t('logDetail.wholeJob'),
+                  by: event.actor ?? t(robotActs ? 'logDetail.byRobot' : 'logDetail.bySystem'),
+                  at: formatDateTime(event.at, timezone),
+                  cause: cause === null ? '–' : causeText(t, cause),
+                })}
+              </div>
+              {cause === null || CAUSE_IN_LINE.has(event.kind) ? null : (
+                <div className="text-body-secondary">{t('logDetail.eventCause', { cause: causeText(t, cause) })}</div>
+              )}
+              {event.dose === null ? null : (
+                <div className="text-body-secondary">{t('logDetail.eventDose', { dose: Math.round(event.dose * 10) / 10 })}</div>
+              )}
+            </li>
+          );
+        })}
       </ul>
     </>
   );
 };
+
+/** A room's figures from the dose model: the log's own, else the dose map's for the same place in the job. */
+const statsFinder =
+  (dose: LogDose | null | undefined) =>
+  (room: LoggedRoom): RoomDoseStats | null =>
+    room.dose_stats ?? dose?.rooms.find((candidate) => candidate.order === room.order && candidate.room_id === room.room_id)?.stats ?? null;
 
 /** The expanded row (spec §2 "Logs list"): robot, creator, times, notes, logged rooms and the trajectory map. */
 export const LogDetail = ({ id }: { id: string }) => {
   const { t } = useTranslation();
   const { timezone } = useSessionUser();
   const log = useLog(id);
+  const dose = useLogDose(id);
   if (log.isPending) return <Skeleton lines={4} />;
   if (log.isError)
     return (
@@ -147,6 +182,8 @@ export const LogDetail = ({ id }: { id: string }) => {
     );
   const entry = log.data;
   const rooms = [...entry.attributes.rooms].sort((a, b) => a.order - b.order);
+  const trajectory = entry.trajectory ?? [];
+  const doseMap = dose.data ?? null;
   return (
     // Padded like the jobs list's details: the grid row's negative margins stay inside the table cell.
     <div className="p-2" data-testid="log-detail">
@@ -160,43 +197,46 @@ export const LogDetail = ({ id }: { id: string }) => {
         <dt className="col-sm-3">{t('logDetail.endTime')}</dt>
         <dd className="col-sm-9">{entry.endtime === null ? '–' : formatDateTime(entry.endtime, timezone)}</dd>
       </dl>
+      <ReportDownloads entry={entry} timezone={timezone} />
       <NotesEditor key={entry.notes} entry={entry} />
-      <h2 className="h6">{t('logDetail.rooms')}</h2>
-      {rooms.length === 0 ? (
-        <p className="text-body-secondary">{t('logDetail.nodata')}</p>
-      ) : (
-        <div className="table-responsive">
-          <Table size="sm" className="mb-2">
-            <thead>
-              <tr>
-                <th scope="col">{t('logDetail.order')}</th>
-                <th scope="col">{t('logDetail.room')}</th>
-                <th scope="col">{t('logDetail.status')}</th>
-                <th scope="col">{t('logDetail.dose')}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rooms.map((room) => (
-                <tr key={`${String(room.order)}-${room.room_id}`} data-testid="logged-room">
-                  <td>{room.order + 1}</td>
-                  <td>{room.room_name}</td>
-                  <td>{t(`roomResult.${roomResult(room)}`)}</td>
-                  <td>
-                    <DoseCell room={room} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </Table>
+      <div className="row">
+        {/* Beside each other from 1400 px: narrower, the results' eight columns need the whole width. */}
+        <div className={doseMap ? 'col-12 col-xxl-5' : 'col-12'}>
+          <h2 className="h6" id="log-rooms-heading">
+            {t('logDetail.rooms')}
+          </h2>
+          {rooms.length === 0 ? (
+            <p className="text-body-secondary">{t('logDetail.nodata')}</p>
+          ) : (
+            <RoomResults rooms={rooms} statsOf={statsFinder(doseMap)} />
+          )}
+          <PromptList prompts={entry.attributes.prompts} timezone={timezone} />
+          <EventList events={entry.events} timezone={timezone} />
         </div>
-      )}
-      <PromptList prompts={entry.attributes.prompts} timezone={timezone} />
-      <EventList events={entry.events} timezone={timezone} />
-      {entry.trajectory && entry.trajectory.length > 0 ? (
-        <Suspense fallback={<Spinner />}>
-          <TrajectoryMap points={entry.trajectory} />
-        </Suspense>
-      ) : null}
+        <div className={doseMap ? 'col-12 col-xxl-7' : 'col-12'}>
+          {dose.isPending ? (
+            <Skeleton lines={2} />
+          ) : dose.isError ? (
+            <div className="alert alert-warning" role="alert">
+              {t('dose.loadFailed')}
+            </div>
+          ) : doseMap ? (
+            <Suspense fallback={<Spinner />}>
+              <DoseMaps dose={doseMap} trajectory={trajectory} scale={doseScaleOf(doseMap)} />
+            </Suspense>
+          ) : rooms.length > 0 ? (
+            <p className="text-body-secondary" data-testid="no-dose-map">
+              {t(entry.has_trajectory ? 'dose.noneComputed' : 'dose.noneWithoutPath')}
+            </p>
+          ) : null}
+          {/* Without a dose map the path is still worth seeing on its own. */}
+          {!doseMap && !dose.isPending && trajectory.length > 0 ? (
+            <Suspense fallback={<Spinner />}>
+              <TrajectoryMap points={trajectory} />
+            </Suspense>
+          ) : null}
+        </div>
+      </div>
     </div>
   );
 };

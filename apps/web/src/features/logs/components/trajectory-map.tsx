@@ -73,7 +73,7 @@ export const TrajectoryMap = ({ points }: { points: readonly TrajectoryPoint[] }
 };
 
 /** Where the path on this floor begins (a ring) and ends (a dot). */
-const PathEnds = ({ frame, points }: { frame: MapFrame; points: readonly TrajectoryPoint[] }) => {
+export const PathEnds = ({ frame, points }: { frame: MapFrame; points: readonly TrajectoryPoint[] }) => {
   const first = points[0];
   const last = points[points.length - 1];
   if (!first || !last) return null;
