@@ -7,21 +7,36 @@
  * The worker is TypeScript. Node loads it through tsx's loader, registered in the worker itself: the server runs
  * under `node --import tsx`, but vitest (which transforms its own modules) and other hosts pass no such flag.
  */
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { z } from 'zod';
 import type { PdfStart } from './pdf.ts';
 import type { FromWorker, ToWorker } from './pdf-worker.ts';
 import type { ReportRoom } from './rows.ts';
 
 const WORKER_ENTRY = new URL('./pdf-worker.ts', import.meta.url).href;
-const TSX_API = pathToFileURL(createRequire(import.meta.url).resolve('tsx/esm/api')).href;
+
+/**
+ * tsx's ESM API (`tsx/esm/api`, its `import` condition), found through the package's exports map: CommonJS
+ * resolution would give its CommonJS build, whose register() does not load in a worker.
+ */
+function tsxApi(): string {
+  const require = createRequire(import.meta.url);
+  const manifestPath = require.resolve('tsx/package.json');
+  const manifest: unknown = JSON.parse(readFileSync(manifestPath, 'utf8'));
+  const entry = z.object({ exports: z.object({ './esm/api': z.object({ import: z.object({ default: z.string() }) }) }) }).parse(manifest);
+  return pathToFileURL(join(dirname(manifestPath), entry.exports['./esm/api'].import.default)).href;
+}
+const TSX_API = tsxApi();
 
 // An eval'd CommonJS script: registers tsx, then imports the TypeScript entry.
 const BOOTSTRAP = `
 const { workerData } = require('node:worker_threads');
-import(workerData.tsx).then((api) => (api.register ? api : api.default).register()).then(() => import(workerData.entry));
+import(workerData.tsx).then((api) => api.register()).then(() => import(workerData.entry));
 `;
 
 /** At most `size` reports drawn at once; the others wait their turn (each worker holds a font and a page). */
