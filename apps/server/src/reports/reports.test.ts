@@ -190,7 +190,7 @@ function parseCsv(text: string): string[][] {
   let field = '';
   let quoted = false;
   for (let index = 0; index < text.length; index++) {
-    const char = text[index];
+    const char = text.charAt(index);
     if (quoted) {
       if (char === '"' && text[index + 1] === '"') {
         field += '"';
@@ -514,17 +514,17 @@ describe('a large period report', () => {
         ),
       );
     }
-    let finished = false;
+    const progress = { finished: false };
     const report = download('/reports/period/pdf', w.admin, { from_date: '2030-06-01', to_date: '2030-06-30' }).then(async (response) => {
       const bytes = await response.arrayBuffer();
-      finished = true;
+      progress.finished = true;
       return { status: response.status, size: bytes.byteLength };
     });
     // While the report is under way, health checks keep being answered: the drawing happens off the event loop.
     const answeredDuring: number[] = [];
-    while (!finished) {
+    while (!progress.finished) {
       const health = await fetch(new URL('/healthz', server.url));
-      if (!finished) answeredDuring.push(health.status);
+      if (!progress.finished) answeredDuring.push(health.status);
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     const result = await report;

@@ -316,7 +316,7 @@ export async function periodSummary(db: Executor, filter: PeriodFilter, fromDate
     planned += rowPlanned;
     fully += rowFully;
     if (typeof row.building_id === 'string') {
-      const building = buildingsSeen.get(row.building_id) ?? { name: String(row.building_name ?? ''), planned: 0, fully: 0 };
+      const building = buildingsSeen.get(row.building_id) ?? { name: typeof row.building_name === 'string' ? row.building_name : '', planned: 0, fully: 0 };
       building.planned += rowPlanned;
       building.fully += rowFully;
       buildingsSeen.set(row.building_id, building);
