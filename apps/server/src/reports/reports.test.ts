@@ -522,9 +522,10 @@ describe('a large period report', () => {
     });
     // While the report is under way, health checks keep being answered: the drawing happens off the event loop.
     const answeredDuring: number[] = [];
-    while (!progress.finished) {
+    const underWay = () => !progress.finished;
+    while (underWay()) {
       const health = await fetch(new URL('/healthz', server.url));
-      if (!progress.finished) answeredDuring.push(health.status);
+      if (underWay()) answeredDuring.push(health.status);
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     const result = await report;
