@@ -111,14 +111,24 @@ async function* drawInWorker(slots: WorkerSlots, start: PdfStart, pages: AsyncIt
     worker.postMessage(message);
   };
   const rows = pages?.[Symbol.asyncIterator]();
+  // The next page is read while the worker draws this one: at most two pages are held.
+  const read = (): Promise<IteratorResult<ReportRoom[]>> => (rows ? rows.next() : Promise.resolve({ done: true, value: undefined }));
+  let upcoming = read();
+  // A failed read surfaces where the page is awaited, not as an unhandled rejection meanwhile.
+  upcoming.catch(() => undefined);
   try {
     post({ type: 'start', start });
     for (;;) {
       const message = await next();
       if (message.type === 'chunk') yield message.bytes;
       else if (message.type === 'ready') {
-        const page = rows ? await rows.next() : { done: true as const, value: undefined };
-        post(page.done ? { type: 'end' } : { type: 'rooms', rooms: page.value });
+        const page = await upcoming;
+        if (page.done) post({ type: 'end' });
+        else {
+          post({ type: 'rooms', rooms: page.value });
+          upcoming = read();
+          upcoming.catch(() => undefined);
+        }
       } else if (message.type === 'done') return;
       else throw new Error(`PDF worker: ${message.message}`);
     }
