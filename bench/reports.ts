@@ -48,7 +48,7 @@ await db.insert(organizations).values({ id: orgId, name: orgId, uvcDoses: [100],
 const site = await createSite(db, orgId, { floors: 2, roomsPerFloor: roomsPerJob, robots: 1 });
 const roomIds = site.floors.flatMap((floor) => floor.roomIds);
 
-let filled = process.hrtime.bigint();
+const filled = process.hrtime.bigint();
 const side = Math.max(1, Math.round(Math.sqrt(cells)));
 for (let first = 0; first < jobCount; first += 250) {
   await db.insert(logs).values(
