@@ -3,7 +3,7 @@
  * robots of their groups; the restricted roles: every log of their organization); a scope narrows it to rooms of
  * a building, a floor or a group. Period rows are read in pages by keyset (starttime, job id), never all at once.
  */
-import { and, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import { DEFAULT_TIMEZONE, Id, type Compliance, type LampInterval, type LoggedJobEvent, type LoggedPrompt, type MapPoint, type PeriodSummary, type ReportScope, type TrajectoryPoint } from '@uvd/contracts';
 import type { Executor } from '../db/client.ts';
 import { buildings, floors, groups, logs, organizations, roomGroups, rooms, userGroups, users, type StoredLogDose } from '../db/schema.ts';
@@ -342,8 +342,8 @@ export async function periodSummary(db: Executor, filter: PeriodFilter, fromDate
   };
 }
 
-/** Logs per page when a period's rooms are read: a few hundred rooms, one PDF worker message. */
-export const PERIOD_PAGE_LOGS = 100;
+/** Logs per page when a period's rooms are read: about a hundred rooms; on PGlite one page's query holds the event loop (bench:reports). */
+export const PERIOD_PAGE_LOGS = 50;
 
 /**
  * The rooms of a period in the scope, oldest job first, one page of logs at a time (keyset on starttime and job
@@ -356,7 +356,11 @@ export async function* periodRooms(db: Executor, filter: PeriodFilter, pageLogs 
   const inScope = filter.scope.scope === 'organization' ? undefined : new Set<string>();
   let cursor: { start: string; jobId: string } | undefined;
   for (;;) {
-    const after = cursor ? sql`AND (${logs.startTime}, ${logs.jobId}) > (${cursor.start}::timestamptz, ${cursor.jobId}::uuid)` : sql``;
+    // The order matches `logs_org_start` (org, starttime DESC, job_id) read backwards, so each page is an index
+    // range from the cursor on: a row comparison, or job ids ascending, would make every page sort what follows.
+    const after = cursor
+      ? sql`AND ${logs.startTime} >= ${cursor.start}::timestamptz AND (${logs.startTime} > ${cursor.start}::timestamptz OR ${logs.jobId} < ${cursor.jobId}::uuid)`
+      : sql``;
     // The scope's rooms of each log, chosen by the database: a building's report never reads its other rooms' ids.
     const scoped =
       filter.scope.scope === 'organization'
@@ -375,7 +379,7 @@ export async function* periodRooms(db: Executor, filter: PeriodFilter, pageLogs 
       })
       .from(logs)
       .where(sql`${where} ${after} AND EXISTS (SELECT 1 FROM jsonb_array_elements(${logs.rooms}) AS r(room) WHERE ${filter.scope.roomCondition(room)})`)
-      .orderBy(logs.startTime, logs.jobId)
+      .orderBy(logs.startTime, desc(logs.jobId))
       .limit(pageLogs);
     if (rows.length === 0) return;
     const sources = rows.map(
