@@ -260,16 +260,16 @@ const compliance = (planned: number, fully: number): Compliance => ({
   rate: planned === 0 ? null : fully / planned,
 });
 
-/** ISO week (yyyy-Www) of a calendar day. */
+/** ISO week (yyyy-Www) of a calendar day, as PostgreSQL's `IYYY-"W"IW` writes it. */
 export function isoWeek(year: number, month: number, day: number): string {
   const date = new Date(Date.UTC(2000, 0, 1));
   date.setUTCFullYear(year, month - 1, day);
-  const weekday = (date.getUTCDay() + 6) % 7; // Monday 0
-  date.setUTCDate(date.getUTCDate() - weekday + 3); // the Thursday of its week decides the year
+  // The Thursday of the day's week (weeks run Monday to Sunday) decides its year; its weeks count from that year's first.
+  date.setUTCDate(date.getUTCDate() + 3 - ((date.getUTCDay() + 6) % 7));
   const weekYear = date.getUTCFullYear();
-  const firstThursday = new Date(Date.UTC(2000, 0, 4));
-  firstThursday.setUTCFullYear(weekYear, 0, 4);
-  const week = 1 + Math.round((date.getTime() - firstThursday.getTime()) / 86_400_000 / 7 - ((firstThursday.getUTCDay() + 6) % 7 - 3) / 7);
+  const newYear = new Date(Date.UTC(2000, 0, 1));
+  newYear.setUTCFullYear(weekYear, 0, 1);
+  const week = Math.floor(Math.round((date.getTime() - newYear.getTime()) / 86_400_000) / 7) + 1;
   return `${String(weekYear).padStart(4, '0')}-W${String(week).padStart(2, '0')}`;
 }
 
