@@ -453,12 +453,21 @@ describe('period reports', () => {
       [{ to_date: '2030-03-10' }, 'from_date'],
       [{ from_date: '2030-03-01', to_date: '2030-03-10', scope: 'ward', scope_id: w.groupId }, 'scope'],
       [{ from_date: '2030-03-01', to_date: '2030-03-10', scope: 'group', scope_id: 'not-an-id' }, 'scope_id'],
+      [{ from_date: '0000-12-01', to_date: '0001-01-02' }, 'from_date'],
     ];
     for (const path of ['/api/reports/period', '/api/reports/period/pdf', '/api/reports/period/csv']) {
       for (const [query, field] of cases) expectError(await server.request('GET', path, { token: w.admin.token, query }), 400, field);
     }
-    // 366 days is the longest period.
-    expect((await server.request('GET', '/api/reports/period', { token: w.admin.token, query: { from_date: '2030-01-01', to_date: '2031-01-01' } })).status).toBe(200);
+    // 366 days is the longest period; the first and last days of the calendar are days like any other.
+    for (const query of [
+      { from_date: '2030-01-01', to_date: '2031-01-01' },
+      { from_date: '0001-01-01', to_date: '0001-01-31' },
+      { from_date: '9999-12-01', to_date: '9999-12-31' },
+    ]) {
+      for (const path of ['/api/reports/period', '/api/reports/period/pdf', '/api/reports/period/csv']) {
+        expect((await server.request('GET', path, { token: w.admin.token, query })).status, `${path} ${query.from_date}`).toBe(200);
+      }
+    }
   });
 
   it('CSV and PDF hold every room of the period in the scope, oldest first, in the user’s language', async () => {

@@ -4,7 +4,7 @@
  * a building, a floor or a group. Period rows are read in pages by keyset (starttime, job id), never all at once.
  */
 import { and, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
-import { DEFAULT_TIMEZONE, Id, type Compliance, type LampInterval, type LoggedJobEvent, type LoggedPrompt, type MapPoint, type PeriodSummary, type ReportScope, type TrajectoryPoint } from '@uvd/contracts';
+import { DEFAULT_TIMEZONE, EARLIEST_INSTANT_MS, Id, LATEST_INSTANT_MS, type Compliance, type LampInterval, type LoggedJobEvent, type LoggedPrompt, type MapPoint, type PeriodSummary, type ReportScope, type TrajectoryPoint } from '@uvd/contracts';
 import type { Executor } from '../db/client.ts';
 import { buildings, floors, groups, logs, organizations, roomGroups, rooms, userGroups, users, type StoredLogDose } from '../db/schema.ts';
 import type { Principal } from '../identity/principal.ts';
@@ -231,7 +231,11 @@ export function periodBounds(fromDate: string, toDate: string, timeZone: string)
   };
   const [fy, fm, fd] = parts(fromDate);
   const [ty, tm, td] = parts(toDate);
-  return { from: new Date(zonedDayStart(fy, fm, fd, timeZone)), to: new Date(zonedDayStart(ty, tm, td + 1, timeZone)) };
+  // No driver sends an instant outside years 1–9999 to PostgreSQL (midnight of 0001-01-01 east of UTC is in year 0).
+  return {
+    from: new Date(Math.max(EARLIEST_INSTANT_MS, zonedDayStart(fy, fm, fd, timeZone))),
+    to: new Date(Math.min(LATEST_INSTANT_MS, zonedDayStart(ty, tm, td + 1, timeZone))),
+  };
 }
 
 interface PeriodFilter {

@@ -3,7 +3,7 @@ import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { getJobReportCsv, getJobReportPdf, getPeriodReport, getPeriodReportCsv, getPeriodReportPdf, type PeriodSummary } from '@uvd/contracts';
 import type { AppContext } from '../context.ts';
 import type { Principal } from '../identity/principal.ts';
-import { notFound } from '../lib/http-error.ts';
+import { badRequest, notFound } from '../lib/http-error.ts';
 import { registerRoute } from '../lib/route.ts';
 import { csvLines } from './csv.ts';
 import { formatter, knownTimeZone, languageOf, type Formatter } from './messages.ts';
@@ -49,6 +49,10 @@ export const reportsRoutes: FastifyPluginAsync<AppContext> = async (app, ctx) =>
 
   /** The period, its scope and the summary, or the 4xx of a scope not the caller's. */
   const period = async (principal: Principal, query: { from_date: string; to_date: string; scope: PeriodSummary['scope']; scope_id?: string | undefined }) => {
+    // The contract's dates allow year 0, which neither PostgreSQL nor an ISO week of the summary knows.
+    for (const field of ['from_date', 'to_date'] as const) {
+      if (query[field] < '0001-01-01') throw badRequest(`Invalid querystring field "${field}": dates start at 0001-01-01`, { issues: [{ field, message: 'dates start at 0001-01-01' }] });
+    }
     const format = await callerFormat(principal);
     const scope = await repository.resolveScope(ctx.db, principal, query.scope, query.scope_id);
     const bounds = repository.periodBounds(query.from_date, query.to_date, format.timeZone);
