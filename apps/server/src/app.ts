@@ -37,6 +37,7 @@ import { openapiPlugin } from './plugins/openapi.ts';
 import { originOf, securityHeadersPlugin } from './plugins/security-headers.ts';
 import { resolveWebDist, spaPlugin } from './plugins/spa.ts';
 import { xsrfPlugin } from './plugins/xsrf.ts';
+import { reportsRoutes } from './reports/routes.ts';
 import { robotsRoutes } from './robots/routes.ts';
 import { roomsRoutes } from './rooms/routes.ts';
 import { settingsRoutes } from './settings/routes.ts';
@@ -54,6 +55,7 @@ const apiModules: readonly FastifyPluginAsync<AppContext>[] = [
   robotsRoutes,
   roomsRoutes,
   logsRoutes,
+  reportsRoutes,
   usersRoutes,
   groupsRoutes,
   contactsRoutes,

@@ -300,6 +300,13 @@ const Http = z
     maxConnections: e.HTTP_MAX_CONNECTIONS,
   }));
 
+/** Reports (reports/README.md): PDFs drawn at once, each in a worker thread of its own; more wait their turn. */
+const Reports = z
+  .object({
+    REPORT_PDF_WORKERS: z.coerce.number().int().min(1).max(16).default(2),
+  })
+  .transform((e) => ({ pdfWorkers: e.REPORT_PDF_WORKERS }));
+
 /**
  * Every group reads the whole environment. Config is the fields of the first groups (config.port, config.mqttUrl,
  * ...) beside the others as one property each (config.fleet.staleMs, config.push.vapid, ...).
@@ -316,6 +323,7 @@ const ConfigSchema = z
     webhooks: Webhooks,
     loadShedding: LoadShedding,
     http: Http,
+    reports: Reports,
   })
   .transform(({ live, server, mqtt, identity, ...nested }) => ({
     ...live,
