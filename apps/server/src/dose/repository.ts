@@ -43,9 +43,11 @@ export async function doseOfEndedJob(
   });
 }
 
-/** A logged room with its figures from the model (null where it had none). */
-export const withDoseStats = <T extends { order: number }>(room: T, stats: ReadonlyMap<number, RoomDoseStats | null> | undefined): T & { dose_stats?: RoomDoseStats | null } =>
-  stats ? { ...room, dose_stats: stats.get(room.order) ?? null } : room;
+/** A logged room with its figures from the model: null where it had none (absent only in logs from before it). */
+export const withDoseStats = <T extends { order: number }>(room: T, stats: ReadonlyMap<number, RoomDoseStats | null> | undefined): T & { dose_stats: RoomDoseStats | null } => ({
+  ...room,
+  dose_stats: stats?.get(room.order) ?? null,
+});
 
 /**
  * The dose map of a log the caller may see (logs/routes.ts checks visibility first), with each room's polygon and
