@@ -2,6 +2,7 @@
  * Registers a route from its contract in `@uvd/contracts`: the same declaration validates the request,
  * serialises the reply, types the handler and feeds the OpenAPI document.
  */
+import type { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { z } from 'zod';
@@ -27,7 +28,10 @@ export interface RouteContext<R extends RouteContract> {
   reply: FastifyReply;
 }
 
-export type RouteHandler<R extends RouteContract> = (context: RouteContext<R>) => Promise<Reply<R>>;
+/** A route that `produces` a media type other than JSON may stream its reply (an export, a report). */
+type Streamed<R extends RouteContract> = R['produces'] extends string ? Readable : never;
+
+export type RouteHandler<R extends RouteContract> = (context: RouteContext<R>) => Promise<Reply<R> | Streamed<R>>;
 
 /**
  * The reply schemas of a route as Fastify and @fastify/swagger read them: the success replies of a contract that
