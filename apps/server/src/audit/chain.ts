@@ -53,8 +53,9 @@ export function toAuditEntry(row: AuditRow): AuditEntry {
  * The hash of an entry at `seq` after `prevHash`. Exported entries verify offline with the same recipe: the
  * entry's fields without `hash` and `prev_hash`, plus `org_id`, in canonical JSON.
  */
-export function entryHash(orgId: string, entry: Omit<AuditEntry, 'hash' | 'prev_hash'>, prevHash: string | null): string {
-  const content = canonicalJson({ ...entry, org_id: orgId });
+export function entryHash(orgId: string, entry: Omit<AuditEntry, 'hash' | 'prev_hash'> & Partial<AuditEntry>, prevHash: string | null): string {
+  const { hash: _hash, prev_hash: _prevHash, ...fields } = entry;
+  const content = canonicalJson({ ...fields, org_id: orgId });
   return createHash('sha256')
     .update(`${prevHash ?? ''}\n${content}`)
     .digest('hex');
