@@ -17,8 +17,8 @@ export const AuditOperation = z.enum(['insert', 'update', 'delete']);
 export type AuditOperation = z.infer<typeof AuditOperation>;
 
 export const AuditEntry = z.object({
-  /** Position in the organization's chain, from 1. */
-  seq: z.number().int().min(1),
+  /** Position in the organization's chain, from 1; null while not yet chained, like `hash`. */
+  seq: z.number().int().min(1).nullable(),
   at: Timestamp,
   source: AuditSource,
   /** The user's username, or null for a robot or the server. */

@@ -32,7 +32,7 @@ export function canonicalJson(value: unknown): string {
 /** The entry as the API gives it (and the export writes it). */
 export function toAuditEntry(row: AuditRow): AuditEntry {
   return {
-    seq: row.seq ?? 0,
+    seq: row.seq,
     at: row.at.toISOString(),
     source: row.source,
     actor: row.actor,
