@@ -280,7 +280,10 @@ describe('npm run audit:verify', () => {
     const run = (orgId: string) =>
       promisify(execFile)('npx', ['tsx', 'src/audit/verify-cli.ts', '--org', orgId], { cwd: new URL('../..', import.meta.url).pathname, env: { ...process.env, DATABASE_URL: url } }).then(
         (result) => ({ code: 0, out: result.stdout + result.stderr }),
-        (error: { code?: number; stdout?: string; stderr?: string }) => ({ code: error.code ?? -1, out: `${error.stdout ?? ''}${error.stderr ?? ''}` }),
+        (error: unknown) => {
+          const failure = error as { code?: number; stdout?: string; stderr?: string };
+          return { code: failure.code ?? -1, out: `${failure.stdout ?? ''}${failure.stderr ?? ''}` };
+        },
       );
     const good = await run(org);
     expect(good.code).toBe(0);

@@ -26,7 +26,9 @@ export function canonicalJson(value: unknown): string {
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(',')}}`;
   }
-  return JSON.stringify(value) ?? 'null';
+  // Parsed JSON holds nothing else than these; undefined (a missing array item) reads as null, as in JSON.stringify.
+  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return JSON.stringify(value);
+  return 'null';
 }
 
 /** The entry as the API gives it (and the export writes it). */

@@ -223,6 +223,10 @@ async function openPostgres(databaseUrl: string, timing: ListenTiming): Promise<
   };
 }
 
+/** `query` of a pool or client as drizzle calls it (a config object or text, and values), whatever its overloads. */
+type ForwardedQuery = (...args: unknown[]) => Promise<unknown>;
+const queryOf = (client: pg.Pool | pg.PoolClient): ForwardedQuery => client.query.bind(client);
+
 const queryText = (config: unknown): string =>
   typeof config === 'string' ? config : typeof config === 'object' && config !== null && 'text' in config && typeof config.text === 'string' ? config.text : '';
 
@@ -232,33 +236,38 @@ const queryText = (config: unknown): string =>
  * does. Drizzle opens a transaction with `connect()` and `begin`; a lone statement is `pool.query`.
  */
 function auditingPool(pool: pg.Pool): pg.Pool {
-  const auditingClient = (client: pg.PoolClient): pg.PoolClient =>
-    new Proxy(client, {
+  const auditingClient = (client: pg.PoolClient): pg.PoolClient => {
+    const query = queryOf(client);
+    return new Proxy(client, {
       get(target, property) {
         if (property === 'query') {
-          return async (...args: unknown[]) => {
-            const result: unknown = await Reflect.apply(target.query, target, args);
+          return async (...args: unknown[]): Promise<unknown> => {
+            const result = await query(...args);
             const actor = auditSetting();
             if (actor !== undefined && /^\s*begin\b/i.test(queryText(args[0]))) await target.query(SET_AUDIT_SQL, [actor]);
             return result;
           };
         }
         const value: unknown = Reflect.get(target, property, target);
-        return typeof value === 'function' ? value.bind(target) : value;
+        if (typeof value !== 'function') return value;
+        const bound: unknown = value.bind(target);
+        return bound;
       },
     });
+  };
+  const poolQuery = queryOf(pool);
   return new Proxy(pool, {
     get(target, property) {
       if (property === 'connect') return async () => auditingClient(await target.connect());
       if (property === 'query') {
-        return async (...args: unknown[]) => {
+        return async (...args: unknown[]): Promise<unknown> => {
           const actor = auditSetting();
-          if (actor === undefined || !mayWrite(queryText(args[0]))) return Reflect.apply(target.query, target, args);
+          if (actor === undefined || !mayWrite(queryText(args[0]))) return poolQuery(...args);
           const client = await target.connect();
           try {
             await client.query('BEGIN');
             await client.query(SET_AUDIT_SQL, [actor]);
-            const result: unknown = await Reflect.apply(client.query, client, args);
+            const result = await queryOf(client)(...args);
             await client.query('COMMIT');
             return result;
           } catch (error) {
@@ -270,7 +279,9 @@ function auditingPool(pool: pg.Pool): pg.Pool {
         };
       }
       const value: unknown = Reflect.get(target, property, target);
-      return typeof value === 'function' ? value.bind(target) : value;
+      if (typeof value !== 'function') return value;
+      const bound: unknown = value.bind(target);
+      return bound;
     },
   });
 }
