@@ -58,6 +58,7 @@ DECLARE
   org text;
   lookup text;
   parent text[];
+  parent_id uuid;
   secret text;
   context jsonb;
   setting text;
@@ -74,7 +75,15 @@ BEGIN
   ELSE
     FOREACH lookup IN ARRAY string_to_array(org_source, '|') LOOP
       parent := string_to_array(lookup, '.');
-      EXECUTE format('SELECT org_id FROM %I WHERE id = $1', parent[1]) INTO org USING (the_row ->> parent[2])::uuid;
+      parent_id := (the_row ->> parent[2])::uuid;
+      -- Static queries, not EXECUTE: PL/pgSQL keeps their plans, where EXECUTE plans again for every row.
+      CASE parent[1]
+        WHEN 'jobs' THEN SELECT org_id INTO org FROM jobs WHERE id = parent_id;
+        WHEN 'rooms' THEN SELECT org_id INTO org FROM rooms WHERE id = parent_id;
+        WHEN 'groups' THEN SELECT org_id INTO org FROM groups WHERE id = parent_id;
+        WHEN 'users' THEN SELECT org_id INTO org FROM users WHERE id = parent_id;
+        WHEN 'robots' THEN SELECT org_id INTO org FROM robots WHERE id = parent_id;
+      END CASE;
       EXIT WHEN org IS NOT NULL;
     END LOOP;
   END IF;
