@@ -12,6 +12,9 @@ import type { Config } from './config.ts';
 import type { AppContext } from './context.ts';
 import type { Database } from './db/client.ts';
 import { actionsRoutes } from './actions/routes.ts';
+import { startAuditChainer } from './audit/chain.ts';
+import { auditPlugin } from './audit/plugin.ts';
+import { auditRoutes } from './audit/routes.ts';
 import { contactsRoutes } from './contacts/routes.ts';
 import { deliveriesRoutes } from './deliveries/routes.ts';
 import { startExecution } from './robot-link/execution.ts';
@@ -47,6 +50,8 @@ import { startWebhooks } from './webhooks/worker.ts';
 
 export const API_PREFIX = '/api';
 export const IDP_PREFIX = '/idp';
+/** The audit chainer's poll, behind the NOTIFY that wakes it at once (a missed notification waits this long). */
+const AUDIT_CHAIN_POLL_MS = 5_000;
 
 /** Backends of spec §7, each mounted under /api; a deployment may split them behind a proxy. */
 const apiModules: readonly FastifyPluginAsync<AppContext>[] = [
@@ -65,6 +70,7 @@ const apiModules: readonly FastifyPluginAsync<AppContext>[] = [
   robotLinkRoutes,
   liveRoutes,
   webhooksRoutes,
+  auditRoutes,
 ];
 
 export interface BuildOptions {
@@ -123,7 +129,14 @@ export async function buildApp({ config, database }: BuildOptions): Promise<App>
   const commands = await startCommandOutbox({ config, database, bus, fleet }, app.log);
   const context: AppContext = { config, database, db: database.db, bus, keys, fleet, commands, notifications };
   const execution = await startExecution(context);
+  const auditChainer = await startAuditChainer(database.db, database.notifier, {
+    pollMs: AUDIT_CHAIN_POLL_MS,
+    onError: (error) => {
+      app.log.warn({ err: error }, 'audit chain: chaining failed (retried at the next poll)');
+    },
+  });
   app.addHook('onClose', async () => {
+    await auditChainer.close();
     await execution.close();
     await commands.close();
     await fleet.close();
@@ -152,6 +165,7 @@ export async function buildApp({ config, database }: BuildOptions): Promise<App>
   await app.register(authPlugin, {
     verify: config.idpIssuerBase ? remoteVerifier(config.idpIssuerBase) : localVerifier(keys),
   });
+  await app.register(auditPlugin);
 
   // routes
   registerRoute(app, getHealth, async () => ({ status: 'ok' as const, database: database.kind }));

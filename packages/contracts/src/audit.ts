@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { DateOrDateTime, Id, Text, Timestamp, pagination } from './common.ts';
+import { FROM_AFTER_TO, fromNotAfterTo } from './jobs.ts';
 import { RESTRICTED_ROLES } from './roles.ts';
 import { defineRoute } from './route.ts';
 
@@ -16,8 +17,8 @@ export const AuditOperation = z.enum(['insert', 'update', 'delete']);
 export type AuditOperation = z.infer<typeof AuditOperation>;
 
 export const AuditEntry = z.object({
-  /** Position in the organization's chain, from 1. */
-  seq: z.number().int().min(1),
+  /** Position in the organization's chain, from 1; null while not yet chained, like `hash`. */
+  seq: z.number().int().min(1).nullable(),
   at: Timestamp,
   source: AuditSource,
   /** The user's username, or null for a robot or the server. */
@@ -39,15 +40,19 @@ export const AuditEntry = z.object({
 });
 export type AuditEntry = z.infer<typeof AuditEntry>;
 
-export const AuditListQuery = z.object({
-  ...pagination(50),
+const auditFilterShape = {
   /** Free text: matches actor, entity, entity id, request and the before/after values. */
   q: Text().max(200).optional(),
   actor: Text().max(200).optional(),
   entity: Text().max(100).optional(),
   from_date: DateOrDateTime.optional(),
   to_date: DateOrDateTime.optional(),
-});
+};
+
+/** Filters of the trail's search; a bare date is a day in the caller's timezone, as in the jobs and logs lists. */
+export const AuditListQuery = z
+  .object({ ...pagination(50), ...auditFilterShape })
+  .refine(fromNotAfterTo, { message: FROM_AFTER_TO, path: ['from_date'] });
 export type AuditListQuery = z.input<typeof AuditListQuery>;
 
 export const AuditList = z.object({ count: z.number().int().min(0), payload: z.array(AuditEntry) });
@@ -78,7 +83,7 @@ export const exportAudit = defineRoute({
   path: '/audit/export',
   summary: 'The audit entries matching the filters as NDJSON, oldest first, with their hashes (verifiable offline)',
   tags: ['audit'],
-  querystring: AuditListQuery.omit({ offset: true, limit: true }),
+  querystring: z.object(auditFilterShape).refine(fromNotAfterTo, { message: FROM_AFTER_TO, path: ['from_date'] }),
   produces: 'application/x-ndjson',
   response: { 200: z.string().describe('NDJSON') },
   roles: RESTRICTED_ROLES,

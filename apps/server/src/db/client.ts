@@ -5,7 +5,7 @@
 import { mkdirSync } from 'node:fs';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { PGlite } from '@electric-sql/pglite';
+import { PGlite, type QueryOptions, type Results, type Transaction } from '@electric-sql/pglite';
 import type { ExtractTablesWithRelations } from 'drizzle-orm';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
@@ -13,6 +13,7 @@ import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
 import pg from 'pg';
+import { auditSetting, mayWrite, SET_AUDIT_SQL } from '../audit/context.ts';
 import * as schema from './schema.ts';
 
 export type Schema = typeof schema;
@@ -127,6 +128,26 @@ class TakingTurnsPGlite extends PGlite {
     });
   }
 
+  /** Hands the author of the changes, if any, to the audit triggers (audit/context.ts). */
+  override async transaction<T>(callback: (tx: Transaction) => Promise<T>): Promise<T> {
+    const actor = auditSetting();
+    if (actor === undefined) return super.transaction(callback);
+    return super.transaction(async (tx) => {
+      await tx.query(SET_AUDIT_SQL, [actor]);
+      return callback(tx);
+    });
+  }
+
+  /** A lone write with an author runs in a transaction of its own that carries the author. */
+  override async query<T>(query: string, params?: unknown[], options?: QueryOptions): Promise<Results<T>> {
+    const actor = auditSetting();
+    if (actor === undefined || !mayWrite(query)) return super.query<T>(query, params, options);
+    return super.transaction(async (tx) => {
+      await tx.query(SET_AUDIT_SQL, [actor]);
+      return tx.query<T>(query, params, options);
+    });
+  }
+
   async #takeTurn(): Promise<void> {
     if (this.#sliceStartedAt !== undefined) {
       if (performance.now() - this.#sliceStartedAt < QUERY_SLICE_MS) return;
@@ -169,7 +190,7 @@ async function openPostgres(databaseUrl: string, timing: ListenTiming): Promise<
   pool.on('error', (error) => {
     console.warn(`PostgreSQL pool: idle connection lost (${error.message})`);
   });
-  const db = drizzlePg({ client: pool, schema });
+  const db = drizzlePg({ client: auditingPool(pool), schema });
   const lockClient = await pool.connect();
   try {
     await lockClient.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
@@ -200,6 +221,69 @@ async function openPostgres(databaseUrl: string, timing: ListenTiming): Promise<
       await pool.end();
     },
   };
+}
+
+/** `query` of a pool or client as drizzle calls it (a config object or text, and values), whatever its overloads. */
+type ForwardedQuery = (...args: unknown[]) => Promise<unknown>;
+const queryOf = (client: pg.Pool | pg.PoolClient): ForwardedQuery => client.query.bind(client);
+
+const queryText = (config: unknown): string =>
+  typeof config === 'string' ? config : typeof config === 'object' && config !== null && 'text' in config && typeof config.text === 'string' ? config.text : '';
+
+/**
+ * The pool as drizzle sees it: every transaction opened while someone is changing things (audit/context.ts) starts by
+ * handing the author to the audit triggers, and a lone write with an author runs in a transaction of its own that
+ * does. Drizzle opens a transaction with `connect()` and `begin`; a lone statement is `pool.query`.
+ */
+function auditingPool(pool: pg.Pool): pg.Pool {
+  const auditingClient = (client: pg.PoolClient): pg.PoolClient => {
+    const query = queryOf(client);
+    return new Proxy(client, {
+      get(target, property) {
+        if (property === 'query') {
+          return async (...args: unknown[]): Promise<unknown> => {
+            const result = await query(...args);
+            const actor = auditSetting();
+            if (actor !== undefined && /^\s*begin\b/i.test(queryText(args[0]))) await target.query(SET_AUDIT_SQL, [actor]);
+            return result;
+          };
+        }
+        const value: unknown = Reflect.get(target, property, target);
+        if (typeof value !== 'function') return value;
+        const bound: unknown = value.bind(target);
+        return bound;
+      },
+    });
+  };
+  const poolQuery = queryOf(pool);
+  return new Proxy(pool, {
+    get(target, property) {
+      if (property === 'connect') return async () => auditingClient(await target.connect());
+      if (property === 'query') {
+        return async (...args: unknown[]): Promise<unknown> => {
+          const actor = auditSetting();
+          if (actor === undefined || !mayWrite(queryText(args[0]))) return poolQuery(...args);
+          const client = await target.connect();
+          try {
+            await client.query('BEGIN');
+            await client.query(SET_AUDIT_SQL, [actor]);
+            const result = await queryOf(client)(...args);
+            await client.query('COMMIT');
+            return result;
+          } catch (error) {
+            await client.query('ROLLBACK').catch(() => undefined);
+            throw error;
+          } finally {
+            client.release();
+          }
+        };
+      }
+      const value: unknown = Reflect.get(target, property, target);
+      if (typeof value !== 'function') return value;
+      const bound: unknown = value.bind(target);
+      return bound;
+    },
+  });
 }
 
 /**

@@ -5,6 +5,8 @@
 import { sql } from 'drizzle-orm';
 import { DEFAULT_START_WINDOW_MINUTES } from '@uvd/contracts';
 import type {
+  AuditOperation,
+  AuditSource,
   CustodyStepKind,
   DeliveryPlace,
   DeliveryPriority,
@@ -837,5 +839,43 @@ export const webhookDeliveries = pgTable(
     uniqueIndex('webhook_deliveries_once').on(t.webhookId, t.dedupeKey),
     index('webhook_deliveries_due').on(t.nextAttemptAt).where(sql`status IN ('pending', 'sending')`),
     index('webhook_deliveries_last').on(t.webhookId, t.lastAttemptAt),
+  ],
+);
+
+// ---------------------------------------------------------------- audit trail
+
+/**
+ * The audit trail (audit/README.md): one row per change of an audited table, written by triggers in the transaction
+ * that makes the change (drizzle/handwritten/audit.sql), chained per organization after commit by the chainer
+ * (`seq`, `prev_hash`, `hash`). Append-only: a trigger refuses deleting a row and changing one, except chaining it
+ * once. No foreign key to the organization: its removal must not take the record with it.
+ */
+export const auditEntries = pgTable(
+  'audit_entries',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    orgId: text('org_id').notNull(),
+    /** Position in the organization's chain from 1; null until the chainer reaches it. */
+    seq: bigint('seq', { mode: 'number' }),
+    /** Milliseconds: the hash covers the time as JavaScript reads it, so nothing finer may be stored. */
+    at: timestamp('at', { withTimezone: true, precision: 3 }).notNull(),
+    source: text('source').$type<AuditSource>().notNull(),
+    actor: text('actor'),
+    actorId: uuid('actor_id'),
+    ip: text('ip'),
+    request: text('request'),
+    entity: text('entity').notNull(),
+    entityId: text('entity_id'),
+    operation: text('operation').$type<AuditOperation>().notNull(),
+    before: jsonb('before').$type<Record<string, unknown>>(),
+    after: jsonb('after').$type<Record<string, unknown>>(),
+    prevHash: text('prev_hash'),
+    hash: text('hash'),
+  },
+  (t) => [
+    uniqueIndex('audit_entries_org_seq').on(t.orgId, t.seq),
+    index('audit_entries_org_at').on(t.orgId, t.at.desc(), t.id.desc()),
+    // The chainer's queue: entries not chained yet.
+    index('audit_entries_unchained').on(t.orgId, t.id).where(sql`hash IS NULL`),
   ],
 );

@@ -28,7 +28,7 @@ export interface RouteContext<R extends RouteContract> {
   reply: FastifyReply;
 }
 
-/** A route that `produces` a file (a PDF, a CSV) may stream it: Fastify pipes a Readable to the client. */
+/** A route that `produces` a file or an export (a PDF, a CSV, NDJSON) may stream it: Fastify pipes a Readable to the client. */
 type Streamed<R extends RouteContract> = R['produces'] extends string ? Readable : never;
 
 export type RouteHandler<R extends RouteContract> = (context: RouteContext<R>) => Promise<Reply<R> | Streamed<R>>;

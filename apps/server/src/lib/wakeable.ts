@@ -1,3 +1,5 @@
+import { withoutAuditActor } from '../audit/context.ts';
+
 /**
  * A background round that runs when woken and never twice at once: a wake while a round is under way makes that
  * round go again once it ends (`again()` tells the round), instead of starting a second one beside it. The
@@ -27,7 +29,8 @@ export function wakeable(round: (self: Wakeable) => Promise<void>, onError: (err
         return;
       }
       woken = false;
-      running = round(self)
+      // A wake from a request handler must not make the round (and its writes) that request's in the audit trail.
+      running = withoutAuditActor(() => round(self))
         .catch(onError)
         .finally(() => {
           running = undefined;
