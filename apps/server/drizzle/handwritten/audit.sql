@@ -158,3 +158,6 @@ CREATE TRIGGER audit_contacts AFTER INSERT OR UPDATE OR DELETE ON contacts FOR E
 --> statement-breakpoint
 -- The device token is a push credential.
 CREATE TRIGGER audit_device_subscriptions AFTER INSERT OR UPDATE OR DELETE ON device_subscriptions FOR EACH ROW EXECUTE FUNCTION uvd_audit_record('device_subscription', 'user_id,topic', 'org_id', 'token', '');
+--> statement-breakpoint
+-- An organization's webhooks: where its events go. The signing secret never enters the record.
+CREATE TRIGGER audit_webhooks AFTER INSERT OR UPDATE OR DELETE ON webhooks FOR EACH ROW EXECUTE FUNCTION uvd_audit_record('webhook', 'id', 'org_id', 'secret', '');

@@ -127,12 +127,15 @@ describe('demo seed', () => {
         else expect(stats.mean).toBe(0);
       }
     }
-    // Lit from its entry point at the door, a done room's mean is near its planned dose, and part of it reaches it.
+    // Lit from its entry point at the door, most done rooms reach their planned dose over the whole floor (the
+    // demo's lamp is made so, dose/lamp.ts), a few fall short in a corner, none is left unlit.
     const meanRatio = figures.reduce((sum, figure) => sum + figure.mean / figure.dose, 0) / figures.length;
-    console.info('demo dose: mean / planned', meanRatio.toFixed(2), 'coverage', (figures.reduce((sum, f) => sum + f.coverage, 0) / figures.length).toFixed(2));
-    expect(meanRatio).toBeGreaterThan(0.5);
-    expect(meanRatio).toBeLessThan(3);
-    expect(figures.every((figure) => figure.coverage > 0)).toBe(true);
+    const fullyDosed = figures.filter((figure) => figure.coverage >= 1).length / figures.length;
+    console.info('demo dose: mean / planned', meanRatio.toFixed(2), 'fully dosed', fullyDosed.toFixed(2));
+    expect(meanRatio).toBeGreaterThan(1);
+    expect(fullyDosed).toBeGreaterThan(0.7);
+    expect(fullyDosed).toBeLessThan(1);
+    expect(figures.every((figure) => figure.coverage > 0.5)).toBe(true);
   });
 
   it('has two weeks of logs, each with its Completed job and room results', async () => {
