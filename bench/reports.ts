@@ -21,6 +21,7 @@ import { formatter } from '../apps/server/src/reports/messages.ts';
 import { pdfStream, WorkerSlots } from '../apps/server/src/reports/pdf-host.ts';
 import { periodBounds, periodRooms, periodSummary, resolveScope } from '../apps/server/src/reports/repository.ts';
 import { createSite } from '../apps/server/src/testing/site-fixtures.ts';
+import { benchDoseMap } from './dose-map.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -38,10 +39,8 @@ const jobCount = Math.ceil(roomCount / roomsPerJob);
 const FROM = '2030-01-01';
 const TO = '2030-12-31';
 
-const scratch = await createScratchDatabase(
-  args.engine === 'postgres' ? (process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test') : undefined,
-  'uvd_bench',
-);
+const databaseUrl = args.engine === 'postgres' ? (process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test') : undefined;
+const scratch = await createScratchDatabase(databaseUrl, 'uvd_bench');
 const db = scratch.database.db;
 const orgId = `bench-${randomBytes(3).toString('hex')}`;
 await db.insert(organizations).values({ id: orgId, name: orgId, uvcDoses: [100], defaultDose: 100 });
@@ -170,3 +169,7 @@ for (const step of steps) {
 }
 
 await scratch.drop();
+
+// The dose map a log's rooms get when the job ends (dose/), per room, beside reading the same log rows.
+console.log('\nDose map per room (the demo history, as the server computes it when a job ends):');
+await benchDoseMap(databaseUrl ? { databaseUrl } : {});
