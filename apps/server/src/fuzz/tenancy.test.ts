@@ -10,6 +10,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CreatedDelivery, isStreamRoute, Job, OAuthError, ROUTE_TABLE, routeUrl, type Role, type RouteTableEntry } from '@uvd/contracts';
 import { actions, logs } from '../db/schema.ts';
+import { DEFAULT_LAMP } from '../dose/lamp.ts';
 import { lockDelivery, publishDeliveryChange } from '../deliveries/lifecycle.ts';
 import { startTestServer, type TestServer, type TestUser } from '../testing/harness.ts';
 import { openSse, type SseClient } from '../testing/live-fixtures.ts';
@@ -100,6 +101,8 @@ beforeAll(async () => {
     robotName: 'Robot',
     createdBy: adminA.username,
     startTime: new Date('2030-01-01T00:00:00Z'),
+    // A dose map, so that its route has one to guard.
+    dose: { lamp: DEFAULT_LAMP, lamp_intervals: [], grids: {} },
   });
   const [action] = await server.context.db
     .insert(actions)
@@ -142,6 +145,10 @@ const FIXED: Record<string, unknown> = {
   password: 'long enough password',
   language: 'en',
   timezone: 'Europe/Helsinki',
+  // A report's period and scope: a month of the first organization's group (scope_id is a group id).
+  from_date: '2030-01-01',
+  to_date: '2030-01-31',
+  scope: 'group',
 };
 
 /** A valid value of `schema` with every id slot holding the first organization's id of its kind. */
