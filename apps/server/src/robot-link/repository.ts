@@ -1,8 +1,21 @@
 /** SQL of job execution. Callers pass the organization: every query filters on it. */
-import { and, asc, desc, eq, inArray, isNull, ne, notInArray } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, isNotNull, isNull, ne, notInArray, sql } from 'drizzle-orm';
 import { ActionButtonText, DecisionSource, JobEventKind, type LoggedJobEvent, type LoggedPrompt, type NotStartedReason } from '@uvd/contracts';
 import type { Executor } from '../db/client.ts';
-import { actions, jobEvents, jobRooms, jobs, logs, robotCommands, robots, rooms, trajectoryPoints, type LoggedRoom, type TrajectoryPoint } from '../db/schema.ts';
+import {
+  actions,
+  jobEvents,
+  jobRooms,
+  jobs,
+  lampIntervals,
+  logs,
+  robotCommands,
+  robots,
+  rooms,
+  trajectoryPoints,
+  type LoggedRoom,
+  type TrajectoryPoint,
+} from '../db/schema.ts';
 import type { OrderBody, OrderRoom } from './order.ts';
 import { CommandBody } from './outbox.ts';
 import { loggedRoomState, type RoomState } from './progress.ts';
@@ -216,17 +229,134 @@ async function loggedEvents(executor: Executor, jobId: string): Promise<LoggedJo
         room_id: event.roomId,
         room_name: roomName,
         dose: event.dose,
+        cause: causeOf(event.details),
       },
     ];
   });
 }
 
+/** The cause is kept in the event's details (recordJobEvent); null where none was recorded. */
+const causeOf = (details: Record<string, unknown>): string | null => (typeof details.cause === 'string' ? details.cause : null);
+
+export interface JobEventInput {
+  orgId: string;
+  jobId: string;
+  at: Date;
+  kind: JobEventKind;
+  actor: string | null;
+  orderNo: number | null;
+  roomId: string | null;
+  dose: number | null;
+  /** Why (LoggedJobEvent.cause), kept as `details.cause`; null or absent where the kind says it all. */
+  cause?: string | null;
+  /** What a kind needs beyond these (the decision's source, the error's level, …). */
+  details?: Record<string, unknown>;
+}
+
 /** Records an event of the job in `executor` (the transaction that decided what happened). */
-export async function recordJobEvent(
-  executor: Executor,
-  event: { orgId: string; jobId: string; at: Date; kind: JobEventKind; actor: string | null; orderNo: number | null; roomId: string | null; dose: number | null },
-): Promise<void> {
-  await executor.insert(jobEvents).values(event);
+export async function recordJobEvent(executor: Executor, event: JobEventInput): Promise<void> {
+  const { cause, details, ...values } = event;
+  await executor.insert(jobEvents).values({ ...values, details: { ...details, ...(cause == null ? {} : { cause }) } });
+}
+
+/** The job's room under way (its lamp ran or runs: state `active`), if any. */
+export async function activeRoom(executor: Executor, jobId: string): Promise<JobRoomState | undefined> {
+  const [row] = await executor
+    .select({ orderNo: jobRooms.orderNo, roomId: jobRooms.roomId, state: jobRooms.state, doseReceived: jobRooms.doseReceived })
+    .from(jobRooms)
+    .where(and(eq(jobRooms.jobId, jobId), eq(jobRooms.state, 'active')))
+    .orderBy(asc(jobRooms.orderNo))
+    .limit(1);
+  return row ? { ...row, state: toRoomState(row.state) } : undefined;
+}
+
+/** The job's room `roomId` (a room is in a job once), if it is one. */
+export async function jobRoomOf(executor: Executor, jobId: string, roomId: string): Promise<JobRoomState | undefined> {
+  const [row] = await executor
+    .select({ orderNo: jobRooms.orderNo, roomId: jobRooms.roomId, state: jobRooms.state, doseReceived: jobRooms.doseReceived })
+    .from(jobRooms)
+    .where(and(eq(jobRooms.jobId, jobId), eq(jobRooms.roomId, roomId)))
+    .limit(1);
+  return row ? { ...row, state: toRoomState(row.state) } : undefined;
+}
+
+/** The job's last `paused` or `resumed` event: whether the job's pause is already told (interruptions.ts). */
+export async function lastPauseEvent(executor: Executor, jobId: string): Promise<{ kind: JobEventKind; actor: string | null } | undefined> {
+  const [row] = await executor
+    .select({ kind: jobEvents.kind, actor: jobEvents.actor })
+    .from(jobEvents)
+    .where(and(eq(jobEvents.jobId, jobId), inArray(jobEvents.kind, ['paused', 'resumed'])))
+    .orderBy(desc(jobEvents.id))
+    .limit(1);
+  const kind = JobEventKind.safeParse(row?.kind);
+  return row && kind.success ? { kind: kind.data, actor: row.actor } : undefined;
+}
+
+/** The job's faults the robot still reported at the last look: errorType → event id (`details.cleared_at` unset). */
+export async function openFaults(executor: Executor, jobId: string): Promise<Map<string, number>> {
+  const rows = await executor
+    .select({ id: jobEvents.id, details: jobEvents.details })
+    .from(jobEvents)
+    .where(and(eq(jobEvents.jobId, jobId), eq(jobEvents.kind, 'fault'), sql`${jobEvents.details} ->> 'cleared_at' IS NULL`));
+  return new Map(rows.flatMap((row) => (typeof row.details.cause === 'string' ? [[row.details.cause, row.id] as const] : [])));
+}
+
+/** Marks fault events as no longer reported by the robot, at its time `at`. */
+export async function clearFaults(executor: Executor, eventIds: readonly number[], at: Date): Promise<void> {
+  if (eventIds.length === 0) return;
+  await executor
+    .update(jobEvents)
+    .set({ details: sql`${jobEvents.details} || jsonb_build_object('cleared_at', ${at.toISOString()}::text)` })
+    .where(inArray(jobEvents.id, [...eventIds]));
+}
+
+/** The last answer `skip` to a prompt of the job's room: who skipped it, from where. */
+export async function lastSkip(executor: Executor, jobId: string, roomId: string): Promise<ActionRow | undefined> {
+  const [row] = await executor
+    .select()
+    .from(actions)
+    .where(and(eq(actions.jobId, jobId), eq(actions.roomId, roomId), isNotNull(actions.decidedAt), eq(actions.confirm, false)))
+    .orderBy(desc(actions.decidedAt))
+    .limit(1);
+  return row;
+}
+
+// ---------------------------------------------------------------- lamp-on intervals
+
+export type LampIntervalRow = typeof lampIntervals.$inferSelect;
+
+/** Each room's latest lamp interval (open or closed), by order_no. */
+export async function latestLampIntervals(executor: Executor, jobId: string): Promise<Map<number, LampIntervalRow>> {
+  const rows = await executor.select().from(lampIntervals).where(eq(lampIntervals.jobId, jobId)).orderBy(asc(lampIntervals.id));
+  return new Map(rows.map((row) => [row.orderNo, row]));
+}
+
+/** The rooms whose lamp interval is open (the lamp was last reported on). */
+export async function openLampRooms(executor: Executor, jobId: string): Promise<Set<number>> {
+  const rows = await executor
+    .select({ orderNo: lampIntervals.orderNo })
+    .from(lampIntervals)
+    .where(and(eq(lampIntervals.jobId, jobId), isNull(lampIntervals.endedAt)));
+  return new Set(rows.map((row) => row.orderNo));
+}
+
+export async function openLampInterval(executor: Executor, jobId: string, orderNo: number, at: Date): Promise<void> {
+  await executor.insert(lampIntervals).values({ jobId, orderNo, startedAt: at });
+}
+
+export async function closeLampInterval(executor: Executor, id: number, at: Date): Promise<void> {
+  await executor
+    .update(lampIntervals)
+    .set({ endedAt: at })
+    .where(and(eq(lampIntervals.id, id), isNull(lampIntervals.endedAt)));
+}
+
+/** Closes the job's open lamp intervals at `at` (its end), never before they began. */
+export async function closeLampIntervals(executor: Executor, jobId: string, at: Date): Promise<void> {
+  await executor
+    .update(lampIntervals)
+    .set({ endedAt: sql`GREATEST(${lampIntervals.startedAt}, ${at.toISOString()}::timestamptz)` })
+    .where(and(eq(lampIntervals.jobId, jobId), isNull(lampIntervals.endedAt)));
 }
 
 /**
