@@ -150,6 +150,11 @@ export interface StateEvent {
    * state that arrives late (a network gap) still dates what happened when it happened.
    */
   robotTime: number;
+  /**
+   * When execution fell behind and this event replaced waiting ones that said the same (`supersedes`): the robot's
+   * time of the earliest of them, i.e. when what this event says began (a lamp switched on, a pause). Absent otherwise.
+   */
+  since?: number;
   fields: ReportedFields;
   /** The battery as reported (not rounded), for thresholds. */
   battery: { charge: number; charging: boolean };

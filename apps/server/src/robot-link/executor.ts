@@ -38,6 +38,8 @@ interface JobCache {
         lit: ReadonlySet<number>;
         /** The robot's faults the job's events hold open (errorType), as the table said when loaded. */
         faults: string;
+        /** Whether the robot's last pause report the job's events hold says paused, as when loaded. */
+        robotPaused: boolean;
       }
     | undefined;
   lastPoint: Position | undefined;
@@ -86,7 +88,7 @@ function jobEnd(order: OrderReport, robotTime: number): number {
   return ends.length > 0 ? Math.max(...ends) : robotTime;
 }
 
-export function createExecutor(ctx: Pick<AppContext, 'db' | 'bus' | 'fleet'>, onError: ErrorReporter): Executor {
+export function createExecutor(ctx: Pick<AppContext, 'db' | 'bus' | 'fleet' | 'config'>, onError: ErrorReporter): Executor {
   const jobCache = new Map<string, JobCache>();
   const openPrompts = new Map<string, Set<string>>();
   /**
@@ -121,6 +123,7 @@ export function createExecutor(ctx: Pick<AppContext, 'db' | 'bus' | 'fleet'>, on
             doses: cached?.running?.doses ?? new Map<number, { dose: number; writtenAt: number }>(),
             lit: await repository.openLampRooms(ctx.db, jobId),
             faults: [...(await repository.openFaults(ctx.db, jobId)).keys()].sort().join('\n'),
+            robotPaused: (await repository.reportedPause(ctx.db, jobId))?.paused ?? false,
           }
         : undefined;
     if (!running) lastLit.delete(jobId);
@@ -167,15 +170,17 @@ export function createExecutor(ctx: Pick<AppContext, 'db' | 'bus' | 'fleet'>, on
         ...room,
         state: progress.rooms.find((candidate) => candidate.orderNo === room.orderNo)?.state ?? room.state,
       }));
+      // A room under way gets its dose written with every transition (a lamp switched off, a pause), so what is
+      // recorded after it (an answer, a stop) carries it exactly, not as of the last paced write (DOSE_WRITE_MS).
+      for (const room of roomsAfter) {
+        const dose = order.doses.get(room.orderNo)?.dose;
+        if (room.state !== 'active' || progress.changed.includes(room.orderNo) || dose === undefined || dose === room.doseReceived) continue;
+        await repository.setRoomDose(tx, jobId, room.orderNo, dose);
+      }
       await recordStateInterruptions(
         tx,
-        {
-          job,
-          rooms: roomsAfter,
-          skipped,
-          pauseChanged: !progress.ended && progress.activeState !== activeState ? { paused: progress.activeState === 'paused' } : undefined,
-        },
-        { order, robotTime, errors: event.fields.errors, lastLit: lastLit.get(jobId) },
+        { job, rooms: roomsAfter, skipped, ended: progress.ended, commandGiveUpMs: ctx.config.commandGiveUpMs },
+        { order, robotTime: event.since ?? robotTime, receivedAt: event.receivedAt, errors: event.fields.errors, lastLit: lastLit.get(jobId) },
       );
       if (progress.ended && progress.completionStatus) {
         // Rooms given up while the battery is below the threshold were given up for it (the robot goes home to
@@ -247,7 +252,12 @@ export function createExecutor(ctx: Pick<AppContext, 'db' | 'bus' | 'fleet'>, on
     const faultsChanged = faultsOf(event.fields.errors).join('\n') !== running.faults;
     if (
       progress &&
-      (progress.changed.length > 0 || progress.ended || progress.activeState !== running.activeState || lampChanged || faultsChanged)
+      (progress.changed.length > 0 ||
+        progress.ended ||
+        progress.activeState !== running.activeState ||
+        order.paused !== running.robotPaused ||
+        lampChanged ||
+        faultsChanged)
     ) {
       await applyProgress(jobId, event);
     }
@@ -259,7 +269,7 @@ export function createExecutor(ctx: Pick<AppContext, 'db' | 'bus' | 'fleet'>, on
     return jobId;
   };
 
-  const syncPrompts = async (robot: FleetRobot, jobId: string | undefined, event: Pick<StateEvent, 'prompts' | 'order' | 'robotTime'>): Promise<void> => {
+  const syncPrompts = async (robot: FleetRobot, jobId: string | undefined, event: Pick<StateEvent, 'prompts' | 'order' | 'robotTime' | 'since'>): Promise<void> => {
     const { prompts } = event;
     let open = openPrompts.get(robot.robotId);
     if (!open) {
@@ -293,7 +303,7 @@ export function createExecutor(ctx: Pick<AppContext, 'db' | 'bus' | 'fleet'>, on
         await publishActionChange(ctx, tx, row);
         // Recorded with the prompt's row, which is inserted once across processes and repeated states.
         const dose = room ? (event.order.doses.get(room.orderNo)?.dose ?? room.doseReceived) : null;
-        await recordPromptAsked(tx, row, room, dose, new Date(event.robotTime));
+        await recordPromptAsked(tx, row, room, dose, new Date(event.since ?? event.robotTime));
       }
     });
     openPrompts.set(robot.robotId, new Set(jobId ? reported : []));
@@ -352,7 +362,8 @@ export function createExecutor(ctx: Pick<AppContext, 'db' | 'bus' | 'fleet'>, on
     const queue = queues.get(robotId);
     if (queue) {
       const last = queue.waiting.at(-1);
-      if (last && supersedes(event, last, LOW_BATTERY_PERCENT)) queue.waiting[queue.waiting.length - 1] = event;
+      // The replacement keeps when the replaced state was sent: a transition it shows began then (interruptions.ts).
+      if (last && supersedes(event, last, LOW_BATTERY_PERCENT)) queue.waiting[queue.waiting.length - 1] = { ...event, since: last.since ?? last.robotTime };
       else queue.waiting.push(event);
       return queue.run;
     }

@@ -109,8 +109,10 @@ export async function recordPromptAnswered(
 /** What one state of the robot says, as the executor hands it over with the job locked. */
 export interface ReportedState {
   order: OrderReport;
-  /** The robot's time of the state, ms. */
+  /** The robot's time of the state (of the first of the states it stands for, when coalesced), ms. */
   robotTime: number;
+  /** Its arrival (this server's clock), ms. */
+  receivedAt: number;
   errors: readonly RobotError[];
   /** Per room (order_no): the robot's time of the last state this process saw with its lamp on. */
   lastLit: ReadonlyMap<number, number> | undefined;
@@ -122,15 +124,17 @@ export interface JobAfterState {
   rooms: readonly JobRoomState[];
   /** Rooms the state ended as not_ready, with the robot's time. */
   skipped: readonly { orderNo: number; at: Date }[];
-  /** The robot's pause changed with this state (and the job goes on): now `paused` or not. */
-  pauseChanged: { paused: boolean } | undefined;
+  /** The state ends the job (a pause or resume it shows is no interruption then). */
+  ended: boolean;
+  /** How long a person's pause or resume may take to reach the robot (the outbox gives it up after that). */
+  commandGiveUpMs: number;
 }
 
 /**
  * Everything a state of the robot says about interruptions and the lamp, recorded in `tx` with the job locked and
- * against the rows as they are (so a state seen twice, or by two server processes, records once): rooms skipped as
- * not ready, faults that appeared or cleared, a pause or resume the robot made on its own, and lamp intervals
- * opened or closed.
+ * against the rows as they are (so a state seen twice, late, or by two server processes records once): rooms
+ * skipped as not ready, faults that appeared or cleared, a pause or resume the robot made on its own, and lamp
+ * intervals opened or closed.
  */
 export async function recordStateInterruptions(tx: Tx, after: JobAfterState, reported: ReportedState): Promise<void> {
   await recordSafely(tx, `interruptions of job ${after.job.id}`, async (savepoint) => {
@@ -139,6 +143,7 @@ export async function recordStateInterruptions(tx: Tx, after: JobAfterState, rep
     const at = new Date(robotTime);
     const doseOf = (room: JobRoomState) => order.doses.get(room.orderNo)?.dose ?? room.doseReceived;
     const active = rooms.find((room) => room.state === 'active');
+    const inRoom = roomFields(active, active ? doseOf(active) : null);
     const base = { orgId: job.orgId, jobId: job.id };
 
     for (const { orderNo, at: skippedAt } of after.skipped) {
@@ -167,7 +172,7 @@ export async function recordStateInterruptions(tx: Tx, after: JobAfterState, rep
         at,
         kind: 'fault',
         actor: null,
-        ...roomFields(active, active ? doseOf(active) : null),
+        ...inRoom,
         cause: errorType,
         details: { level: error?.errorLevel, ...(error?.errorDescription === undefined ? {} : { description: error.errorDescription }) },
       });
@@ -178,25 +183,44 @@ export async function recordStateInterruptions(tx: Tx, after: JobAfterState, rep
       at,
     );
 
-    if (after.pauseChanged) {
-      // A person's pause or resume is recorded at the decision; the robot's report of it is no new event. The robot
-      // paused (or resumed) on its own when the job's last pause event says otherwise.
-      const last = await repository.lastPauseEvent(savepoint, job.id);
-      const paused = after.pauseChanged.paused;
-      if (paused ? last?.kind !== 'paused' : last?.kind === 'paused') {
-        await repository.recordJobEvent(savepoint, {
-          ...base,
-          at,
-          kind: paused ? 'paused' : 'resumed',
-          actor: null,
-          ...roomFields(active, active ? doseOf(active) : null),
-          cause: ROBOT_CAUSE,
-          details: reportedFaults.length > 0 ? { errors: reportedFaults } : {},
-        });
-      }
-    }
-
+    if (!after.ended) await recordPause(savepoint, after, reported, inRoom, reportedFaults);
     await recordLamps(savepoint, job.id, rooms, reported);
+  });
+}
+
+/**
+ * The robot's pause against the job's events: a person's pause or resume is recorded at the decision, and the
+ * robot's report of it only marks it taken (`details.reported_at`); a pause or resume the robot reports with no
+ * such decision before it (within the time a command is tried) is the robot's own, recorded with cause `robot`.
+ * A state older than the last pause report recorded (a late copy) records nothing.
+ */
+async function recordPause(
+  tx: Tx,
+  after: JobAfterState,
+  reported: ReportedState,
+  inRoom: ReturnType<typeof roomFields>,
+  faults: readonly string[],
+): Promise<void> {
+  const { job } = after;
+  const paused = reported.order.paused;
+  const last = await repository.reportedPause(tx, job.id);
+  if ((last?.paused ?? false) === paused || (last && reported.robotTime < last.robotTime)) return;
+  const kind = paused ? 'paused' : 'resumed';
+  const at = new Date(reported.robotTime);
+  const person = await repository.untakenPersonPause(tx, job.id, kind, last?.id ?? 0, new Date(reported.receivedAt - after.commandGiveUpMs));
+  if (person !== undefined) {
+    await repository.markReported(tx, person, at);
+    return;
+  }
+  await repository.recordJobEvent(tx, {
+    orgId: job.orgId,
+    jobId: job.id,
+    at,
+    kind,
+    actor: null,
+    ...inRoom,
+    cause: ROBOT_CAUSE,
+    details: faults.length > 0 ? { errors: faults } : {},
   });
 }
 

@@ -280,16 +280,52 @@ export async function jobRoomOf(executor: Executor, jobId: string, roomId: strin
   return row ? { ...row, state: toRoomState(row.state) } : undefined;
 }
 
-/** The job's last `paused` or `resumed` event: whether the job's pause is already told (interruptions.ts). */
-export async function lastPauseEvent(executor: Executor, jobId: string): Promise<{ kind: JobEventKind; actor: string | null } | undefined> {
+const PAUSE_KINDS: JobEventKind[] = ['paused', 'resumed'];
+/** A person's pause event the robot took: its report's time is kept in `details.reported_at`. */
+const reportedByRobot = sql`(${jobEvents.actor} IS NULL OR ${jobEvents.details} ? 'reported_at')`;
+
+/**
+ * The job's pause as the robot last reported it, by the job's events: the last `paused` or `resumed` that is the
+ * robot's own or a person's it took, with the robot's time of that report. Undefined before any.
+ */
+export async function reportedPause(executor: Executor, jobId: string): Promise<{ id: number; paused: boolean; robotTime: number } | undefined> {
   const [row] = await executor
-    .select({ kind: jobEvents.kind, actor: jobEvents.actor })
+    .select({ id: jobEvents.id, kind: jobEvents.kind, actor: jobEvents.actor, at: jobEvents.at, details: jobEvents.details })
     .from(jobEvents)
-    .where(and(eq(jobEvents.jobId, jobId), inArray(jobEvents.kind, ['paused', 'resumed'])))
+    .where(and(eq(jobEvents.jobId, jobId), inArray(jobEvents.kind, PAUSE_KINDS), reportedByRobot))
     .orderBy(desc(jobEvents.id))
     .limit(1);
-  const kind = JobEventKind.safeParse(row?.kind);
-  return row && kind.success ? { kind: kind.data, actor: row.actor } : undefined;
+  if (!row) return undefined;
+  const reportedAt = typeof row.details.reported_at === 'string' ? Date.parse(row.details.reported_at) : Number.NaN;
+  return { id: row.id, paused: row.kind === 'paused', robotTime: row.actor === null || !Number.isFinite(reportedAt) ? row.at.getTime() : reportedAt };
+}
+
+/** A person's `kind` (paused or resumed) after event `afterId`, decided since `since`, that the robot has not reported yet. */
+export async function untakenPersonPause(executor: Executor, jobId: string, kind: JobEventKind, afterId: number, since: Date): Promise<number | undefined> {
+  const [row] = await executor
+    .select({ id: jobEvents.id })
+    .from(jobEvents)
+    .where(
+      and(
+        eq(jobEvents.jobId, jobId),
+        eq(jobEvents.kind, kind),
+        isNotNull(jobEvents.actor),
+        sql`NOT (${jobEvents.details} ? 'reported_at')`,
+        sql`${jobEvents.id} > ${afterId}`,
+        sql`${jobEvents.at} >= ${since.toISOString()}::timestamptz`,
+      ),
+    )
+    .orderBy(desc(jobEvents.id))
+    .limit(1);
+  return row?.id;
+}
+
+/** The robot reported a person's pause or resume (event `eventId`) at its time `at`. */
+export async function markReported(executor: Executor, eventId: number, at: Date): Promise<void> {
+  await executor
+    .update(jobEvents)
+    .set({ details: sql`${jobEvents.details} || jsonb_build_object('reported_at', ${at.toISOString()}::text)` })
+    .where(eq(jobEvents.id, eventId));
 }
 
 /** The job's faults the robot still reported at the last look: errorType → event id (`details.cleared_at` unset). */
