@@ -122,8 +122,7 @@ export function createExecutor(ctx: Pick<AppContext, 'db' | 'bus' | 'fleet' | 'c
             robotStarted: row.robotStartedAt !== null,
             doses: cached?.running?.doses ?? new Map<number, { dose: number; writtenAt: number }>(),
             lit: await repository.openLampRooms(ctx.db, jobId),
-            faults: [...(await repository.openFaults(ctx.db, jobId)).keys()].sort().join('\n'),
-            robotPaused: (await repository.reportedPause(ctx.db, jobId))?.paused ?? false,
+            ...(await repository.pauseAndFaults(ctx.db, jobId)),
           }
         : undefined;
     if (!running) lastLit.delete(jobId);
@@ -146,7 +145,7 @@ export function createExecutor(ctx: Pick<AppContext, 'db' | 'bus' | 'fleet' | 'c
    * robot's: a room's own start and end where the robot reports them, else the state's `robotTime`. The state's
    * interruptions and lamp transitions are recorded in the same transaction (interruptions.ts).
    */
-  const applyProgress = async (jobId: string, event: StateEvent): Promise<void> => {
+  const applyProgress = async (jobId: string, event: StateEvent, check: { lamps: boolean; faults: boolean; pause: boolean }): Promise<void> => {
     const { order, robotTime } = event;
     const battery = event.battery.charge;
     await ctx.db.transaction(async (tx) => {
@@ -179,7 +178,15 @@ export function createExecutor(ctx: Pick<AppContext, 'db' | 'bus' | 'fleet' | 'c
       }
       await recordStateInterruptions(
         tx,
-        { job, rooms: roomsAfter, skipped, ended: progress.ended, commandGiveUpMs: ctx.config.commandGiveUpMs },
+        {
+          job,
+          rooms: roomsAfter,
+          skipped,
+          ended: progress.ended,
+          commandGiveUpMs: ctx.config.commandGiveUpMs,
+          // A room that ends switches its lamp off; the state that ends the job leaves no interval to the job's end.
+          check: { ...check, lamps: check.lamps || progress.changed.length > 0 },
+        },
         { order, robotTime: event.since ?? robotTime, receivedAt: event.receivedAt, errors: event.fields.errors, lastLit: lastLit.get(jobId) },
       );
       if (progress.ended && progress.completionStatus) {
@@ -250,16 +257,12 @@ export function createExecutor(ctx: Pick<AppContext, 'db' | 'bus' | 'fleet' | 'c
     const lit = new Set([...order.lit].filter((orderNo) => underWay.has(orderNo)));
     const lampChanged = lit.size !== running.lit.size || [...lit].some((orderNo) => !running.lit.has(orderNo));
     const faultsChanged = faultsOf(event.fields.errors).join('\n') !== running.faults;
+    const pauseReported = order.paused !== running.robotPaused;
     if (
       progress &&
-      (progress.changed.length > 0 ||
-        progress.ended ||
-        progress.activeState !== running.activeState ||
-        order.paused !== running.robotPaused ||
-        lampChanged ||
-        faultsChanged)
+      (progress.changed.length > 0 || progress.ended || progress.activeState !== running.activeState || pauseReported || lampChanged || faultsChanged)
     ) {
-      await applyProgress(jobId, event);
+      await applyProgress(jobId, event, { lamps: lampChanged, faults: faultsChanged, pause: pauseReported || progress.activeState !== running.activeState });
     }
     if (lit.size > 0) {
       const times = lastLit.get(jobId) ?? new Map<number, number>();

@@ -128,6 +128,11 @@ export interface JobAfterState {
   ended: boolean;
   /** How long a person's pause or resume may take to reach the robot (the outbox gives it up after that). */
   commandGiveUpMs: number;
+  /**
+   * What the state may change beside the tables as the executor last loaded them: only those are read and
+   * reconciled (each is a few queries inside the job's lock, which readiness changes and stops wait for).
+   */
+  check: { lamps: boolean; faults: boolean; pause: boolean };
 }
 
 /**
@@ -137,6 +142,8 @@ export interface JobAfterState {
  * intervals opened or closed.
  */
 export async function recordStateInterruptions(tx: Tx, after: JobAfterState, reported: ReportedState): Promise<void> {
+  const { check } = after;
+  if (after.skipped.length === 0 && !check.lamps && !check.faults && !(check.pause && !after.ended)) return;
   await recordSafely(tx, `interruptions of job ${after.job.id}`, async (savepoint) => {
     const { job, rooms } = after;
     const { order, robotTime } = reported;
@@ -162,8 +169,8 @@ export async function recordStateInterruptions(tx: Tx, after: JobAfterState, rep
       });
     }
 
-    const open = await repository.openFaults(savepoint, job.id);
     const reportedFaults = faultsOf(reported.errors);
+    const open = check.faults ? await repository.openFaults(savepoint, job.id) : new Map<string, number>(reportedFaults.map((type) => [type, 0]));
     for (const errorType of reportedFaults) {
       if (open.has(errorType)) continue;
       const error = reported.errors.find((candidate) => candidate.errorType === errorType);
@@ -183,8 +190,8 @@ export async function recordStateInterruptions(tx: Tx, after: JobAfterState, rep
       at,
     );
 
-    if (!after.ended) await recordPause(savepoint, after, reported, inRoom, reportedFaults);
-    await recordLamps(savepoint, job.id, rooms, reported);
+    if (check.pause && !after.ended) await recordPause(savepoint, after, reported, inRoom, reportedFaults);
+    if (check.lamps) await recordLamps(savepoint, job.id, rooms, reported);
   });
 }
 

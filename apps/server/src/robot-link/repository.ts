@@ -1,5 +1,5 @@
 /** SQL of job execution. Callers pass the organization: every query filters on it. */
-import { and, asc, desc, eq, inArray, isNotNull, isNull, ne, notInArray, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, isNotNull, isNull, ne, notInArray, or, sql } from 'drizzle-orm';
 import { ActionButtonText, DecisionSource, JobEventKind, type LoggedJobEvent, type LoggedPrompt, type NotStartedReason } from '@uvd/contracts';
 import type { Executor } from '../db/client.ts';
 import {
@@ -298,6 +298,29 @@ export async function reportedPause(executor: Executor, jobId: string): Promise<
   if (!row) return undefined;
   const reportedAt = typeof row.details.reported_at === 'string' ? Date.parse(row.details.reported_at) : Number.NaN;
   return { id: row.id, paused: row.kind === 'paused', robotTime: row.actor === null || !Number.isFinite(reportedAt) ? row.at.getTime() : reportedAt };
+}
+
+/**
+ * In one query, what the executor compares each state with: whether the robot's last pause report the job's events
+ * hold says paused (`reportedPause`), and the open faults' error types, sorted and joined by newlines.
+ */
+export async function pauseAndFaults(executor: Executor, jobId: string): Promise<{ robotPaused: boolean; faults: string }> {
+  const rows = await executor
+    .select({ kind: jobEvents.kind, details: jobEvents.details })
+    .from(jobEvents)
+    .where(
+      and(
+        eq(jobEvents.jobId, jobId),
+        or(
+          and(eq(jobEvents.kind, 'fault'), sql`${jobEvents.details} ->> 'cleared_at' IS NULL`),
+          and(inArray(jobEvents.kind, PAUSE_KINDS), reportedByRobot),
+        ),
+      ),
+    )
+    .orderBy(asc(jobEvents.id));
+  const faults = new Set(rows.flatMap((row) => (row.kind === 'fault' && typeof row.details.cause === 'string' ? [row.details.cause] : [])));
+  const lastPause = rows.filter((row) => row.kind !== 'fault').at(-1);
+  return { robotPaused: lastPause?.kind === 'paused', faults: [...faults].sort().join('\n') };
 }
 
 /** A person's `kind` (paused or resumed) after event `afterId`, decided since `since`, that the robot has not reported yet. */
