@@ -54,19 +54,9 @@ export async function recordOperatorCommand(
   actor: string,
   details: { via: 'job' | 'robot'; robot_offline?: boolean },
 ): Promise<void> {
-  await recordSafely(tx, `${kind} of job ${job.id}`, async (savepoint) => {
-    const room = await repository.activeRoom(savepoint, job.id);
-    await repository.recordJobEvent(savepoint, {
-      orgId: job.orgId,
-      jobId: job.id,
-      at: new Date(),
-      kind,
-      actor,
-      ...roomFields(room, room?.doseReceived ?? null),
-      cause: OPERATOR_CAUSE,
-      details,
-    });
-  });
+  await recordSafely(tx, `${kind} of job ${job.id}`, (savepoint) =>
+    repository.recordJobEventInActiveRoom(savepoint, { orgId: job.orgId, jobId: job.id, at: new Date(), kind, actor, cause: OPERATOR_CAUSE, details }),
+  );
 }
 
 /** A prompt the robot asks, first recorded (`action` was just inserted); `at`: the robot's time of the state. */

@@ -259,15 +259,24 @@ export async function recordJobEvent(executor: Executor, event: JobEventInput): 
   await executor.insert(jobEvents).values({ ...values, details: { ...details, ...(cause == null ? {} : { cause }) } });
 }
 
-/** The job's room under way (its lamp ran or runs: state `active`), if any. */
-export async function activeRoom(executor: Executor, jobId: string): Promise<JobRoomState | undefined> {
-  const [row] = await executor
-    .select({ orderNo: jobRooms.orderNo, roomId: jobRooms.roomId, state: jobRooms.state, doseReceived: jobRooms.doseReceived })
-    .from(jobRooms)
-    .where(and(eq(jobRooms.jobId, jobId), eq(jobRooms.state, 'active')))
-    .orderBy(asc(jobRooms.orderNo))
-    .limit(1);
-  return row ? { ...row, state: toRoomState(row.state) } : undefined;
+/**
+ * Records an event of the job in its room under way (state `active`, with the dose written for it), or in none,
+ * in one statement: what a person's pause, resume or stop adds to its command's transaction.
+ */
+export async function recordJobEventInActiveRoom(
+  executor: Executor,
+  event: Omit<JobEventInput, 'orderNo' | 'roomId' | 'dose'>,
+): Promise<void> {
+  const details = { ...event.details, ...(event.cause == null ? {} : { cause: event.cause }) };
+  await executor.execute(sql`
+    INSERT INTO job_events (org_id, job_id, at, kind, actor, order_no, room_id, dose, details)
+    SELECT ${event.orgId}, ${event.jobId}, ${event.at.toISOString()}::timestamptz, ${event.kind}, ${event.actor},
+           room.order_no, room.room_id, room.dose_received, ${JSON.stringify(details)}::jsonb
+    FROM (SELECT 1) AS one
+    LEFT JOIN LATERAL (
+      SELECT order_no, room_id, dose_received FROM job_rooms
+      WHERE job_id = ${event.jobId} AND state = 'active' ORDER BY order_no LIMIT 1
+    ) AS room ON true`);
 }
 
 /** The job's room `roomId` (a room is in a job once), if it is one. */
