@@ -66,12 +66,14 @@ export interface Decision {
   /** The username of who answered (kept in the job's log). */
   by: string;
   source: DecisionSource;
+  /** When it was answered (the job's event has the same time); now by default. */
+  at?: Date;
 }
 
 export async function markDecided(executor: Executor, actionId: string, decision: Decision): Promise<ActionRow | undefined> {
   const [row] = await executor
     .update(actions)
-    .set({ disabled: true, confirm: decision.confirm, decidedBy: decision.by, decidedAt: new Date(), decisionSource: decision.source })
+    .set({ disabled: true, confirm: decision.confirm, decidedBy: decision.by, decidedAt: decision.at ?? new Date(), decisionSource: decision.source })
     .where(eq(actions.id, actionId))
     .returning();
   return row;

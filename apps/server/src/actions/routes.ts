@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { CommandRefusal, confirmAction, DataFlag, getAction, listWaitingActions } from '@uvd/contracts';
 import type { AppContext } from '../context.ts';
+import { recordPromptAnswered } from '../robot-link/interruptions.ts';
 import { actionChange, publishActionChange, recordDecision } from '../robot-link/lifecycle.ts';
 import { conflict, notFound } from '../lib/http-error.ts';
 import { idempotencyKey, idempotent } from '../lib/idempotency.ts';
@@ -54,12 +55,12 @@ export const actionsRoutes: FastifyPluginAsync<AppContext> = async (app, ctx) =>
           if (action.resolvedAt !== null || action.disabled) {
             throw conflict('The action was already answered or the robot no longer asks.', CommandRefusal.jobState);
           }
+          const decision = { confirm: body.confirm, by: principal.username, source: body.source, at: new Date() };
+          // The job's event before the robot is locked (recordDecision): its row references the job, which the
+          // executor locks before the robot.
+          await recordPromptAnswered(tx, action, decision);
           await recordDecision(ctx, tx, action, body.confirm);
-          const decided = await repository.markDecided(tx, action.id, {
-            confirm: body.confirm,
-            by: principal.username,
-            source: body.source,
-          });
+          const decided = await repository.markDecided(tx, action.id, decision);
           if (decided) await publishActionChange(ctx, tx, decided);
           return { data: true };
         },

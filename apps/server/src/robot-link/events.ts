@@ -74,6 +74,11 @@ export interface OrderReport {
   rooms: ReadonlyMap<number, RoomReport>;
   /** The order's rooms that received UV-C, by order_no. */
   doses: ReadonlyMap<number, RoomDose>;
+  /**
+   * The rooms whose lamp the state shows on (by order_no): their uvd_disinfect RUNNING, the robot not paused and
+   * the order not cancelled. A PAUSED action (the robot paused, the room set not ready) has its lamp off.
+   */
+  lit: ReadonlySet<number>;
   /** Where the robot is, when its mapId names a floor id. */
   position: { x: number; y: number; floorId: string } | undefined;
 }
@@ -126,6 +131,14 @@ export interface DeliveryReport {
   lastNodeId: string;
 }
 
+/**
+ * The robot's errors that are faults of a job it runs (FATAL or WARNING), by errorType, sorted: what the executor
+ * records as the job's `fault` events when one appears.
+ */
+export function faultsOf(errors: readonly RobotError[]): string[] {
+  return [...new Set(errors.filter((error) => error.errorLevel === 'FATAL' || error.errorLevel === 'WARNING').map((error) => error.errorType))].sort();
+}
+
 /** One accepted state, read. */
 export interface StateEvent {
   robot: FleetRobot;
@@ -137,6 +150,11 @@ export interface StateEvent {
    * state that arrives late (a network gap) still dates what happened when it happened.
    */
   robotTime: number;
+  /**
+   * When execution fell behind and this event replaced waiting ones that said the same (`supersedes`): the robot's
+   * time of the earliest of them, i.e. when what this event says began (a lamp switched on, a pause). Absent otherwise.
+   */
+  since?: number;
   fields: ReportedFields;
   /** The battery as reported (not rounded), for thresholds. */
   battery: { charge: number; charging: boolean };
@@ -208,10 +226,13 @@ export function orderOf(state: StateMessage): OrderReport {
     jobId !== undefined &&
     state.actionStates.some((action) => action.actionStatus === 'FINISHED' && isCancelActionOf(jobId, action.actionId));
   const rooms = new Map<number, RoomReport>();
+  const lit = new Set<number>();
   if (jobId !== undefined) {
     for (const action of state.actionStates) {
       const parsed = parseDisinfectActionId(action.actionId);
-      if (parsed?.jobId === jobId) rooms.set(parsed.orderNo, roomReport(action, cancelled));
+      if (parsed?.jobId !== jobId) continue;
+      rooms.set(parsed.orderNo, roomReport(action, cancelled));
+      if (action.actionStatus === 'RUNNING' && state.paused !== true && !cancelled) lit.add(parsed.orderNo);
     }
   }
   const position = state.agvPosition;
@@ -222,6 +243,7 @@ export function orderOf(state: StateMessage): OrderReport {
     cancelled,
     rooms,
     doses: jobId === undefined ? new Map() : dosesOf(state, jobId),
+    lit,
     position: position && Id.safeParse(position.mapId).success ? { x: position.x, y: position.y, floorId: position.mapId } : undefined,
   };
 }
@@ -330,14 +352,18 @@ export function readState(robot: FleetRobot, state: StateMessage, receivedAt = D
 const sameRooms = (a: ReadonlyMap<number, RoomReport>, b: ReadonlyMap<number, RoomReport>) =>
   a.size === b.size && [...a].every(([orderNo, report]) => b.get(orderNo) === report);
 
+const sameSet = (a: ReadonlySet<number>, b: ReadonlySet<number>) => a.size === b.size && [...a].every((value) => b.has(value));
+
+const sameFaults = (a: StateEvent, b: StateEvent) => faultsOf(a.fields.errors).join('\n') === faultsOf(b.fields.errors).join('\n');
+
 const samePrompts = (a: readonly Prompt[], b: readonly Prompt[]) =>
   a.length === b.length && a.every((prompt, index) => prompt.promptId === b[index]?.promptId);
 
 /**
  * Whether `later` may stand for `earlier` in job execution when execution falls behind: same order, same room
- * reports, pause, cancel and prompts, the battery on the same side of `lowBattery`. What differs (the position,
- * the battery within its side) only matters as the latest value, so every room result, prompt and threshold
- * crossing is still seen.
+ * reports, lamps, pause, cancel, prompts and faults, the battery on the same side of `lowBattery`. What differs
+ * (the position, the battery within its side) only matters as the latest value, so every room result, lamp
+ * switched on or off, prompt, fault and threshold crossing is still seen.
  */
 export function supersedes(later: StateEvent, earlier: StateEvent, lowBattery: number): boolean {
   return (
@@ -346,7 +372,9 @@ export function supersedes(later: StateEvent, earlier: StateEvent, lowBattery: n
     later.order.paused === earlier.order.paused &&
     later.order.cancelled === earlier.order.cancelled &&
     sameRooms(later.order.rooms, earlier.order.rooms) &&
+    sameSet(later.order.lit, earlier.order.lit) &&
     samePrompts(later.prompts, earlier.prompts) &&
+    sameFaults(later, earlier) &&
     later.battery.charge < lowBattery === earlier.battery.charge < lowBattery
   );
 }

@@ -13,8 +13,9 @@ import { CommandRefusal, LOW_BATTERY_PERCENT, type StateMessage } from '@uvd/con
 import { and, eq } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
 import { jobs } from '../db/schema.ts';
-import { readState, supersedes, type OrderReport, type Prompt, type RoomDose, type StateEvent } from './events.ts';
+import { faultsOf, readState, supersedes, type OrderReport, type RoomDose, type StateEvent } from './events.ts';
 import type { FleetRobot } from './fleet.ts';
+import { recordPromptAsked, recordStateInterruptions } from './interruptions.ts';
 import { finishJob, publishActionChange, publishJobChange } from './lifecycle.ts';
 import { isFinal, reduceProgress, worthRecording, type ActiveState, type Position } from './progress.ts';
 import * as repository from './repository.ts';
@@ -33,6 +34,12 @@ interface JobCache {
         robotStarted: boolean;
         /** Per room: the dose last written and when (ms), so a dose rising at every state is written at a pace. */
         doses: Map<number, { dose: number; writtenAt: number }>;
+        /** The rooms with a lamp interval open, as the table said when loaded. */
+        lit: ReadonlySet<number>;
+        /** The robot's faults the job's events hold open (errorType), as the table said when loaded. */
+        faults: string;
+        /** Whether the robot's last pause report the job's events hold says paused, as when loaded. */
+        robotPaused: boolean;
       }
     | undefined;
   lastPoint: Position | undefined;
@@ -81,9 +88,14 @@ function jobEnd(order: OrderReport, robotTime: number): number {
   return ends.length > 0 ? Math.max(...ends) : robotTime;
 }
 
-export function createExecutor(ctx: Pick<AppContext, 'db' | 'bus' | 'fleet'>, onError: ErrorReporter): Executor {
+export function createExecutor(ctx: Pick<AppContext, 'db' | 'bus' | 'fleet' | 'config'>, onError: ErrorReporter): Executor {
   const jobCache = new Map<string, JobCache>();
   const openPrompts = new Map<string, Set<string>>();
+  /**
+   * Per Running job, per room (order_no): the robot's time of the last state handled here that showed its lamp on,
+   * so a lamp found off after a silence is closed when it was last known on (interruptions.ts LAMP_REPORT_GAP_MS).
+   */
+  const lastLit = new Map<string, Map<number, number>>();
   const batteries = new Map<string, number>();
   /** Per robot: the events waiting, and the run that handles them (undefined when the queue is idle). */
   const queues = new Map<string, { waiting: StateEvent[]; run: Promise<void> }>();
@@ -109,8 +121,11 @@ export function createExecutor(ctx: Pick<AppContext, 'db' | 'bus' | 'fleet'>, on
             startedAt: (row.startedAt ?? row.startTime).getTime(),
             robotStarted: row.robotStartedAt !== null,
             doses: cached?.running?.doses ?? new Map<number, { dose: number; writtenAt: number }>(),
+            lit: await repository.openLampRooms(ctx.db, jobId),
+            ...(await repository.pauseAndFaults(ctx.db, jobId)),
           }
         : undefined;
+    if (!running) lastLit.delete(jobId);
     const last = cached?.lastPoint ?? (running ? await repository.lastTrajectoryPoint(ctx.db, jobId) : undefined);
     const entry: JobCache = {
       orgId: row.orgId,
@@ -127,29 +142,59 @@ export function createExecutor(ctx: Pick<AppContext, 'db' | 'bus' | 'fleet'>, on
 
   /**
    * Applies what the state changes, under the job's lock, against the rows as they are now. Times are the
-   * robot's: a room's own start and end where the robot reports them, else the state's `robotTime`.
+   * robot's: a room's own start and end where the robot reports them, else the state's `robotTime`. The state's
+   * interruptions and lamp transitions are recorded in the same transaction (interruptions.ts).
    */
-  const applyProgress = async (jobId: string, orgId: string, order: OrderReport, robotTime: number, battery: number): Promise<void> => {
+  const applyProgress = async (jobId: string, event: StateEvent, check: { lamps: boolean; faults: boolean; pause: boolean }): Promise<void> => {
+    const { order, robotTime } = event;
+    const battery = event.battery.charge;
     await ctx.db.transaction(async (tx) => {
-      const job = await repository.lockJob(tx, orgId, jobId);
+      const job = await repository.lockJob(tx, event.robot.orgId, jobId);
       if (job?.status !== 'Running') return;
       const rooms = await repository.jobRoomStates(tx, jobId);
       const activeState: ActiveState = job.activeState === 'paused' ? 'paused' : 'disinfecting';
       const progress = reduceProgress({ jobId, activeState, rooms }, order);
       if (!progress) return;
       const now = new Date();
+      const skipped: { orderNo: number; at: Date }[] = [];
       for (const orderNo of progress.changed) {
         const room = progress.rooms.find((candidate) => candidate.orderNo === orderNo);
         if (!room) continue;
         const dose = order.doses.get(orderNo);
         const at = (room.state === 'active' ? dose?.startedAt : dose?.endedAt) ?? robotTime;
         await repository.setRoomState(tx, jobId, orderNo, room.state, new Date(at), dose?.dose);
+        if (room.state === 'not_ready') skipped.push({ orderNo, at: new Date(at) });
       }
+      const roomsAfter = rooms.map((room) => ({
+        ...room,
+        state: progress.rooms.find((candidate) => candidate.orderNo === room.orderNo)?.state ?? room.state,
+      }));
+      // A room under way gets its dose written with every transition (a lamp switched off, a pause), so what is
+      // recorded after it (an answer, a stop) carries it exactly, not as of the last paced write (DOSE_WRITE_MS).
+      for (const room of roomsAfter) {
+        const dose = order.doses.get(room.orderNo)?.dose;
+        if (room.state !== 'active' || progress.changed.includes(room.orderNo) || dose === undefined || dose === room.doseReceived) continue;
+        await repository.setRoomDose(tx, jobId, room.orderNo, dose);
+      }
+      await recordStateInterruptions(
+        tx,
+        {
+          job,
+          rooms: roomsAfter,
+          skipped,
+          ended: progress.ended,
+          commandGiveUpMs: ctx.config.commandGiveUpMs,
+          // A room that ends switches its lamp off; the state that ends the job leaves no interval to the job's end.
+          check: { ...check, lamps: check.lamps || progress.changed.length > 0 },
+        },
+        { order, robotTime: event.since ?? robotTime, receivedAt: event.receivedAt, errors: event.fields.errors, lastLit: lastLit.get(jobId) },
+      );
       if (progress.ended && progress.completionStatus) {
         // Rooms given up while the battery is below the threshold were given up for it (the robot goes home to
         // charge): the log says so.
         const reason = progress.completionStatus === 'failed' && battery < LOW_BATTERY_PERCENT ? CommandRefusal.robotBatteryLow : null;
         await finishJob(ctx, tx, job, progress.completionStatus, { endedAt: new Date(jobEnd(order, robotTime)), reason });
+        lastLit.delete(jobId);
         return;
       }
       let current = job;
@@ -204,14 +249,31 @@ export function createExecutor(ctx: Pick<AppContext, 'db' | 'bus' | 'fleet'>, on
         job.lastPoint = next;
       }
     }
-    const progress = reduceProgress({ jobId, activeState: job.running.activeState, rooms: job.running.rooms }, order);
-    if (progress && (progress.changed.length > 0 || progress.ended || progress.activeState !== job.running.activeState)) {
-      await applyProgress(jobId, robot.orgId, order, robotTime, event.battery.charge);
+    const { running } = job;
+    const progress = reduceProgress({ jobId, activeState: running.activeState, rooms: running.rooms }, order);
+    // The lamp and the faults as the state shows them, beside what the tables held when the job was loaded: a
+    // difference is a transition to record (re-checked under the job's lock).
+    const underWay = new Set(running.rooms.filter((room) => !isFinal(room.state)).map((room) => room.orderNo));
+    const lit = new Set([...order.lit].filter((orderNo) => underWay.has(orderNo)));
+    const lampChanged = lit.size !== running.lit.size || [...lit].some((orderNo) => !running.lit.has(orderNo));
+    const faultsChanged = faultsOf(event.fields.errors).join('\n') !== running.faults;
+    const pauseReported = order.paused !== running.robotPaused;
+    if (
+      progress &&
+      (progress.changed.length > 0 || progress.ended || progress.activeState !== running.activeState || pauseReported || lampChanged || faultsChanged)
+    ) {
+      await applyProgress(jobId, event, { lamps: lampChanged, faults: faultsChanged, pause: pauseReported || progress.activeState !== running.activeState });
+    }
+    if (lit.size > 0) {
+      const times = lastLit.get(jobId) ?? new Map<number, number>();
+      for (const orderNo of lit) times.set(orderNo, Math.max(times.get(orderNo) ?? 0, robotTime));
+      lastLit.set(jobId, times);
     }
     return jobId;
   };
 
-  const syncPrompts = async (robot: FleetRobot, jobId: string | undefined, prompts: Prompt[]): Promise<void> => {
+  const syncPrompts = async (robot: FleetRobot, jobId: string | undefined, event: Pick<StateEvent, 'prompts' | 'order' | 'robotTime' | 'since'>): Promise<void> => {
+    const { prompts } = event;
     let open = openPrompts.get(robot.robotId);
     if (!open) {
       open = new Set((await repository.openActionsOfRobot(ctx.db, robot.robotId)).map((row) => row.promptId));
@@ -221,7 +283,7 @@ export function createExecutor(ctx: Pick<AppContext, 'db' | 'bus' | 'fleet'>, on
     const added = jobId ? prompts.filter((prompt) => !open.has(prompt.promptId)) : [];
     const gone = [...open].filter((promptId) => !reported.has(promptId));
     if (added.length === 0 && gone.length === 0) return;
-    const roomIds = jobId ? new Set((await repository.jobRoomStates(ctx.db, jobId)).map((room) => room.roomId)) : new Set();
+    const jobRooms = new Map(jobId ? (await repository.jobRoomStates(ctx.db, jobId)).map((room) => [room.roomId, room]) : []);
     await ctx.db.transaction(async (tx) => {
       const now = new Date();
       if (gone.length > 0) {
@@ -231,15 +293,20 @@ export function createExecutor(ctx: Pick<AppContext, 'db' | 'bus' | 'fleet'>, on
       }
       if (jobId === undefined) return;
       for (const prompt of added) {
+        const room = prompt.roomId === undefined ? undefined : jobRooms.get(prompt.roomId);
         const row = await repository.insertAction(tx, {
           orgId: robot.orgId,
           jobId,
           robotId: robot.robotId,
-          roomId: prompt.roomId !== undefined && roomIds.has(prompt.roomId) ? prompt.roomId : null,
+          roomId: room ? room.roomId : null,
           promptId: prompt.promptId,
           buttonText: prompt.button,
         });
-        if (row) await publishActionChange(ctx, tx, row);
+        if (!row) continue;
+        await publishActionChange(ctx, tx, row);
+        // Recorded with the prompt's row, which is inserted once across processes and repeated states.
+        const dose = room ? (event.order.doses.get(room.orderNo)?.dose ?? room.doseReceived) : null;
+        await recordPromptAsked(tx, row, room, dose, new Date(event.since ?? event.robotTime));
       }
     });
     openPrompts.set(robot.robotId, new Set(jobId ? reported : []));
@@ -273,7 +340,7 @@ export function createExecutor(ctx: Pick<AppContext, 'db' | 'bus' | 'fleet'>, on
     }
     await checkBattery(robot, event.battery);
     const jobId = await trackJob(event);
-    await syncPrompts(robot, jobId, event.prompts);
+    await syncPrompts(robot, jobId, event);
   };
 
   /** Handles the robot's waiting events one after another until none is left, then forgets the queue. */
@@ -298,7 +365,8 @@ export function createExecutor(ctx: Pick<AppContext, 'db' | 'bus' | 'fleet'>, on
     const queue = queues.get(robotId);
     if (queue) {
       const last = queue.waiting.at(-1);
-      if (last && supersedes(event, last, LOW_BATTERY_PERCENT)) queue.waiting[queue.waiting.length - 1] = event;
+      // The replacement keeps when the replaced state was sent: a transition it shows began then (interruptions.ts).
+      if (last && supersedes(event, last, LOW_BATTERY_PERCENT)) queue.waiting[queue.waiting.length - 1] = { ...event, since: last.since ?? last.robotTime };
       else queue.waiting.push(event);
       return queue.run;
     }
@@ -336,6 +404,7 @@ export function createExecutor(ctx: Pick<AppContext, 'db' | 'bus' | 'fleet'>, on
             }
           }
           await finishJob(ctx, tx, locked, 'failed', { endedAt: at });
+          lastLit.delete(job.id);
           return true;
         });
         jobCache.delete(job.id);

@@ -12,6 +12,7 @@ import { jobRooms, jobs } from '../db/schema.ts';
 import { conflict } from '../lib/http-error.ts';
 import { toJobs } from '../jobs/repository.ts';
 import { checkCanRunJob, checkControllable, instantActionsOf, type InstantCommand } from './commands.ts';
+import { recordOperatorCommand } from './interruptions.ts';
 import { buildOrder } from './order.ts';
 import { recordCommand } from './outbox.ts';
 import type { CompletionStatus } from './progress.ts';
@@ -128,13 +129,15 @@ export async function startJob(ctx: Context, tx: Tx, job: JobRow): Promise<JobRo
 
 /**
  * Pause or resume a Running job: an instant action for the robot. The job shows what the robot reports: it is
- * paused once the robot says so, and until then shows the command as pending (`pending_command`).
+ * paused once the robot says so, and until then shows the command as pending (`pending_command`). The job's
+ * event (who, when, the room under way) is recorded with the decision; `actor`: the user's username.
  */
-export async function pauseOrResume(ctx: Context, tx: Tx, job: JobRow, command: 'pause' | 'resume'): Promise<void> {
+export async function pauseOrResume(ctx: Context, tx: Tx, job: JobRow, command: 'pause' | 'resume', actor: string): Promise<void> {
   if (job.status !== 'Running') throw refuse(CommandRefusal.jobState, `Only a running job can be ${command}d.`);
   const robot = await robotOf(tx, job);
   checkControllable(ctx.fleet, robot);
   await recordInstant(tx, job, { kind: command, jobId: job.id });
+  await recordOperatorCommand(tx, job, command === 'pause' ? 'paused' : 'resumed', actor, { via: 'job' });
   await publishJobChange(ctx, tx, job);
 }
 
@@ -142,9 +145,10 @@ export async function pauseOrResume(ctx: Context, tx: Tx, job: JobRow, command: 
  * Stop: a Running job's order is cancelled on the robot (and its pause ended), in every operating mode, and the
  * job ends as aborted when the robot reports the cancellation (its state tells which rooms were done); until
  * then the job shows the stop as pending. A job whose robot is unreachable ends `interrupted` at once
- * (`interruptJob`). A Scheduled job ends at once, unstarted, with no log.
+ * (`interruptJob`). A Scheduled job ends at once, unstarted, with no log. A Running job's stop is recorded as its
+ * event with the decision (`actor`: the user's username).
  */
-export async function stopJob(ctx: Context, tx: Tx, job: JobRow): Promise<void> {
+export async function stopJob(ctx: Context, tx: Tx, job: JobRow, actor: string): Promise<void> {
   if (job.status === 'Completed') throw refuse(CommandRefusal.jobState, 'The job has ended.');
   if (job.status === 'Scheduled') {
     // Nothing ran, so nothing claims it did: no log (it would be dated at a start that never came), no
@@ -161,11 +165,12 @@ export async function stopJob(ctx: Context, tx: Tx, job: JobRow): Promise<void> 
   }
   const robot = await robotOf(tx, job);
   if (!ctx.fleet.isOnline(robot.id)) {
-    await interruptJob(ctx, tx, job);
+    await interruptJob(ctx, tx, job, actor);
     return;
   }
   checkControllable(ctx.fleet, robot, 'any');
   await recordInstant(tx, job, { kind: 'stop', jobId: job.id });
+  await recordOperatorCommand(tx, job, 'stopped', actor, { via: 'job' });
   await publishJobChange(ctx, tx, job);
 }
 
@@ -176,8 +181,10 @@ export async function stopJob(ctx: Context, tx: Tx, job: JobRow): Promise<void> 
  * robot's cancelOrder is recorded for its return: the outbox never gives it up (outbox.ts), and the robot gets it
  * with its first state. The robot row is locked by the caller (stopJob).
  */
-async function interruptJob(ctx: Context, tx: Tx, job: JobRow): Promise<void> {
+async function interruptJob(ctx: Context, tx: Tx, job: JobRow, actor: string): Promise<void> {
   await recordInstant(tx, job, { kind: 'stop', jobId: job.id });
+  // Before the rooms end: the event names the room that was under way.
+  await recordOperatorCommand(tx, job, 'stopped', actor, { via: 'job', robot_offline: true });
   // What is known ends with the robot's last report: the log does not claim the lamp ran, or stopped, after it.
   const heard = ctx.fleet.link(job.robotId)?.lastHeardAt ?? 0;
   const lastReport = new Date(Math.max(heard, (job.startedAt ?? job.startTime).getTime()));
@@ -252,6 +259,8 @@ export async function finishJob(
     .where(eq(jobs.id, job.id))
     .returning();
   if (!ended) throw new Error(`job ${job.id} vanished while ending`);
+  // The lamp is off once the job ended: the log (and the dose computed from these intervals) ends with it.
+  await repository.closeLampIntervals(tx, job.id, endedAt);
   const robot = await robotOf(tx, ended);
   await repository.writeLog(tx, ended, robot.name, reason);
   for (const action of await repository.resolveActionsOfJobs(tx, [job.id], now)) await publishActionChange(ctx, tx, action);

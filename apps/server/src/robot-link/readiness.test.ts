@@ -7,7 +7,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SimRobot } from '@uvd/robot-sim';
 import { Action, Job, LogEntry, UVD_PROMPT_INFO_TYPE, type StateMessage } from '@uvd/contracts';
 import { jobs } from '../db/schema.ts';
-import { createJobFor, executionWorld, playWorldRobot, waitUntil, type ExecutionWorld } from '../testing/execution-fixtures.ts';
+import {
+  createJobFor,
+  executionWorld,
+  lampIntervalsInStates,
+  playWorldRobot,
+  recordedLampIntervals,
+  waitUntil,
+  type ExecutionWorld,
+} from '../testing/execution-fixtures.ts';
 import { startTestServer, type TestServer } from '../testing/harness.ts';
 import { disinfectActionId, roomNodeId } from './order.ts';
 
@@ -83,7 +91,9 @@ describe('room readiness during a running job (simulated robot, embedded broker)
     expect(sim.model.prompt).toMatchObject({ roomId: room1, actionId: disinfectActionId(created.job_id, 1) });
     expect(sim.state).toMatchObject({ lastNodeId: roomNodeId(1, room1), orderUpdateId: 1 });
     expect(await orderUpdateId(created.job_id)).toBe(1);
+    const answeredFrom = Date.now();
     await answer(w, asked, false);
+    const answeredTo = Date.now();
     await ended(w, created.job_id);
 
     // The lamp never ran in room 1, in any state the robot published.
@@ -91,12 +101,30 @@ describe('room readiness during a running job (simulated robot, embedded broker)
     const log = await logOf(w, created.job_id);
     expect(log.attributes.rooms.map((room) => room.state)).toEqual(['done', 'not_ready', 'done']);
     expect(log.completion_status).toBe('completed');
-    expect(log.events).toHaveLength(1);
-    const [event] = log.events;
-    expect(event).toMatchObject({ kind: 'room_not_ready', actor: w.operator.username, order_no: 1, room_id: room1, dose: null });
-    const at = Date.parse(event?.at ?? '');
+    // Who set it not ready, the robot's question at its door, who answered skip, and the room skipped for it.
+    expect(log.events.map((event) => [event.kind, event.actor, event.order_no, event.room_id, event.cause ?? null])).toEqual([
+      ['room_not_ready', w.operator.username, 1, room1, null],
+      ['prompt_asked', null, 1, room1, 'wait_to_enter'],
+      ['prompt_answered', w.operator.username, 1, room1, 'skip'],
+      ['room_skipped', w.operator.username, 1, room1, 'not_ready'],
+    ]);
+    const [notReady, promptAsked, answered, skipped] = log.events;
+    expect(notReady?.dose).toBeNull();
+    const at = Date.parse(notReady?.at ?? '');
     expect(at).toBeGreaterThanOrEqual(before - 1);
     expect(at).toBeLessThanOrEqual(after + 1);
+    // Asked at the robot's time of the first state that carried the prompt.
+    const firstAsking = states.find((state) => (state.information ?? []).some((info) => info.infoType === UVD_PROMPT_INFO_TYPE));
+    expect(promptAsked?.at).toBe(firstAsking?.timestamp);
+    expect(Date.parse(answered?.at ?? '')).toBeGreaterThanOrEqual(answeredFrom - 1);
+    expect(Date.parse(answered?.at ?? '')).toBeLessThanOrEqual(answeredTo + 1);
+    // Skipped when the robot gave the room up (its own time, after the answer reached it), with no UV-C given.
+    expect(Date.parse(skipped?.at ?? '')).toBeGreaterThanOrEqual(Date.parse(answered?.at ?? ''));
+    expect(skipped?.dose ?? 0).toBe(0);
+    // The lamp ran in rooms 0 and 2 only, once each, exactly as the robot's states show it.
+    const lamps = await recordedLampIntervals(server, created.job_id);
+    expect(lamps.map((lamp) => lamp.order)).toEqual([0, 2]);
+    expect(lamps).toEqual(lampIntervalsInStates(states, created.job_id));
   });
 
   it('a room set not ready while the robot irradiates it: the lamp is off within 2 s, it asks, and confirm gives the rest of the dose', async () => {
@@ -134,10 +162,25 @@ describe('room readiness during a running job (simulated robot, embedded broker)
     await ended(w, created.job_id);
     const log = await logOf(w, created.job_id);
     expect(log.attributes.rooms.map((room) => room.state)).toEqual(['done']);
-    expect(log.events.map((event) => [event.kind, event.actor, event.room_id])).toEqual([['room_not_ready', w.operator.username, room0]]);
-    // The dose the room had by the robot's last report when it was set not ready: about half of it, some way in.
+    expect(log.events.map((event) => [event.kind, event.actor, event.room_id, event.cause ?? null])).toEqual([
+      ['room_not_ready', w.operator.username, room0, null],
+      ['prompt_asked', null, room0, 'wait_to_enter'],
+      ['prompt_answered', w.operator.username, room0, 'confirm'],
+    ]);
+    // The dose the room had by the robot's last report when it was set not ready: about half of it, some way in;
+    // the same when it asked and when it was answered (its lamp was off meanwhile).
     expect(log.events[0]?.dose ?? 0).toBeGreaterThan(5);
     expect(log.events[0]?.dose ?? 50).toBeLessThan(50);
+    expect(log.events[1]?.dose ?? 0).toBeGreaterThanOrEqual(log.events[0]?.dose ?? 0);
+    expect(log.events[1]?.dose ?? 50).toBeLessThan(50);
+    expect(log.events[2]?.dose).toBe(log.events[1]?.dose);
+
+    // The room's lamp interval closed at the state that showed the lamp off, and a second one ran after the confirm.
+    const lamps = await recordedLampIntervals(server, created.job_id);
+    expect(lamps).toEqual(lampIntervalsInStates(states, created.job_id));
+    expect(lamps.map((lamp) => lamp.order)).toEqual([0, 0]);
+    expect(lamps[0]?.to).toBe(off.timestamp);
+    expect(Date.parse(lamps[1]?.from ?? '')).toBeGreaterThanOrEqual(confirmedAt - 1);
   });
 
   it('a room set not ready and ready again before the robot gets there is disinfected without asking', async () => {

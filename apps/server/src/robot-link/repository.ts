@@ -1,9 +1,22 @@
 /** SQL of job execution. Callers pass the organization: every query filters on it. */
-import { and, asc, desc, eq, inArray, isNull, ne, notInArray } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, isNotNull, isNull, ne, notInArray, or, sql } from 'drizzle-orm';
 import { ActionButtonText, DecisionSource, JobEventKind, type LoggedJobEvent, type LoggedPrompt, type NotStartedReason } from '@uvd/contracts';
 import type { Executor } from '../db/client.ts';
 import { doseOfEndedJob, withDoseStats } from '../dose/repository.ts';
-import { actions, jobEvents, jobRooms, jobs, logs, robotCommands, robots, rooms, trajectoryPoints, type LoggedRoom, type TrajectoryPoint } from '../db/schema.ts';
+import {
+  actions,
+  jobEvents,
+  jobRooms,
+  jobs,
+  lampIntervals,
+  logs,
+  robotCommands,
+  robots,
+  rooms,
+  trajectoryPoints,
+  type LoggedRoom,
+  type TrajectoryPoint,
+} from '../db/schema.ts';
 import type { OrderBody, OrderRoom } from './order.ts';
 import { CommandBody } from './outbox.ts';
 import { loggedRoomState, type RoomState } from './progress.ts';
@@ -217,17 +230,202 @@ async function loggedEvents(executor: Executor, jobId: string): Promise<LoggedJo
         room_id: event.roomId,
         room_name: roomName,
         dose: event.dose,
+        cause: causeOf(event.details),
       },
     ];
   });
 }
 
+/** The cause is kept in the event's details (recordJobEvent); null where none was recorded. */
+const causeOf = (details: Record<string, unknown>): string | null => (typeof details.cause === 'string' ? details.cause : null);
+
+export interface JobEventInput {
+  orgId: string;
+  jobId: string;
+  at: Date;
+  kind: JobEventKind;
+  actor: string | null;
+  orderNo: number | null;
+  roomId: string | null;
+  dose: number | null;
+  /** Why (LoggedJobEvent.cause), kept as `details.cause`; null or absent where the kind says it all. */
+  cause?: string | null;
+  /** What a kind needs beyond these (the decision's source, the error's level, …). */
+  details?: Record<string, unknown>;
+}
+
 /** Records an event of the job in `executor` (the transaction that decided what happened). */
-export async function recordJobEvent(
+export async function recordJobEvent(executor: Executor, event: JobEventInput): Promise<void> {
+  const { cause, details, ...values } = event;
+  await executor.insert(jobEvents).values({ ...values, details: { ...details, ...(cause == null ? {} : { cause }) } });
+}
+
+/**
+ * Records an event of the job in its room under way (state `active`, with the dose written for it), or in none,
+ * in one statement: what a person's pause, resume or stop adds to its command's transaction.
+ */
+export async function recordJobEventInActiveRoom(
   executor: Executor,
-  event: { orgId: string; jobId: string; at: Date; kind: JobEventKind; actor: string | null; orderNo: number | null; roomId: string | null; dose: number | null },
+  event: Omit<JobEventInput, 'orderNo' | 'roomId' | 'dose'>,
 ): Promise<void> {
-  await executor.insert(jobEvents).values(event);
+  const details = { ...event.details, ...(event.cause == null ? {} : { cause: event.cause }) };
+  await executor.execute(sql`
+    INSERT INTO job_events (org_id, job_id, at, kind, actor, order_no, room_id, dose, details)
+    SELECT ${event.orgId}, ${event.jobId}, ${event.at.toISOString()}::timestamptz, ${event.kind}, ${event.actor},
+           room.order_no, room.room_id, room.dose_received, ${JSON.stringify(details)}::jsonb
+    FROM (SELECT 1) AS one
+    LEFT JOIN LATERAL (
+      SELECT order_no, room_id, dose_received FROM job_rooms
+      WHERE job_id = ${event.jobId} AND state = 'active' ORDER BY order_no LIMIT 1
+    ) AS room ON true`);
+}
+
+/** The job's room `roomId` (a room is in a job once), if it is one. */
+export async function jobRoomOf(executor: Executor, jobId: string, roomId: string): Promise<JobRoomState | undefined> {
+  const [row] = await executor
+    .select({ orderNo: jobRooms.orderNo, roomId: jobRooms.roomId, state: jobRooms.state, doseReceived: jobRooms.doseReceived })
+    .from(jobRooms)
+    .where(and(eq(jobRooms.jobId, jobId), eq(jobRooms.roomId, roomId)))
+    .limit(1);
+  return row ? { ...row, state: toRoomState(row.state) } : undefined;
+}
+
+const PAUSE_KINDS: JobEventKind[] = ['paused', 'resumed'];
+/** A person's pause event the robot took: its report's time is kept in `details.reported_at`. */
+const reportedByRobot = sql`(${jobEvents.actor} IS NULL OR ${jobEvents.details} ? 'reported_at')`;
+
+/**
+ * The job's pause as the robot last reported it, by the job's events: the last `paused` or `resumed` that is the
+ * robot's own or a person's it took, with the robot's time of that report. Undefined before any.
+ */
+export async function reportedPause(executor: Executor, jobId: string): Promise<{ id: number; paused: boolean; robotTime: number } | undefined> {
+  const [row] = await executor
+    .select({ id: jobEvents.id, kind: jobEvents.kind, actor: jobEvents.actor, at: jobEvents.at, details: jobEvents.details })
+    .from(jobEvents)
+    .where(and(eq(jobEvents.jobId, jobId), inArray(jobEvents.kind, PAUSE_KINDS), reportedByRobot))
+    .orderBy(desc(jobEvents.id))
+    .limit(1);
+  if (!row) return undefined;
+  const reportedAt = typeof row.details.reported_at === 'string' ? Date.parse(row.details.reported_at) : Number.NaN;
+  return { id: row.id, paused: row.kind === 'paused', robotTime: row.actor === null || !Number.isFinite(reportedAt) ? row.at.getTime() : reportedAt };
+}
+
+/**
+ * In one query, what the executor compares each state with: whether the robot's last pause report the job's events
+ * hold says paused (`reportedPause`), and the open faults' error types, sorted and joined by newlines.
+ */
+export async function pauseAndFaults(executor: Executor, jobId: string): Promise<{ robotPaused: boolean; faults: string }> {
+  const rows = await executor
+    .select({ kind: jobEvents.kind, details: jobEvents.details })
+    .from(jobEvents)
+    .where(
+      and(
+        eq(jobEvents.jobId, jobId),
+        or(
+          and(eq(jobEvents.kind, 'fault'), sql`${jobEvents.details} ->> 'cleared_at' IS NULL`),
+          and(inArray(jobEvents.kind, PAUSE_KINDS), reportedByRobot),
+        ),
+      ),
+    )
+    .orderBy(asc(jobEvents.id));
+  const faults = new Set(rows.flatMap((row) => (row.kind === 'fault' && typeof row.details.cause === 'string' ? [row.details.cause] : [])));
+  const lastPause = rows.filter((row) => row.kind !== 'fault').at(-1);
+  return { robotPaused: lastPause?.kind === 'paused', faults: [...faults].sort().join('\n') };
+}
+
+/** A person's `kind` (paused or resumed) after event `afterId`, decided since `since`, that the robot has not reported yet. */
+export async function untakenPersonPause(executor: Executor, jobId: string, kind: JobEventKind, afterId: number, since: Date): Promise<number | undefined> {
+  const [row] = await executor
+    .select({ id: jobEvents.id })
+    .from(jobEvents)
+    .where(
+      and(
+        eq(jobEvents.jobId, jobId),
+        eq(jobEvents.kind, kind),
+        isNotNull(jobEvents.actor),
+        sql`NOT (${jobEvents.details} ? 'reported_at')`,
+        sql`${jobEvents.id} > ${afterId}`,
+        sql`${jobEvents.at} >= ${since.toISOString()}::timestamptz`,
+      ),
+    )
+    .orderBy(desc(jobEvents.id))
+    .limit(1);
+  return row?.id;
+}
+
+/** The robot reported a person's pause or resume (event `eventId`) at its time `at`. */
+export async function markReported(executor: Executor, eventId: number, at: Date): Promise<void> {
+  await executor
+    .update(jobEvents)
+    .set({ details: sql`${jobEvents.details} || jsonb_build_object('reported_at', ${at.toISOString()}::text)` })
+    .where(eq(jobEvents.id, eventId));
+}
+
+/** The job's faults the robot still reported at the last look: errorType → event id (`details.cleared_at` unset). */
+export async function openFaults(executor: Executor, jobId: string): Promise<Map<string, number>> {
+  const rows = await executor
+    .select({ id: jobEvents.id, details: jobEvents.details })
+    .from(jobEvents)
+    .where(and(eq(jobEvents.jobId, jobId), eq(jobEvents.kind, 'fault'), sql`${jobEvents.details} ->> 'cleared_at' IS NULL`));
+  return new Map(rows.flatMap((row) => (typeof row.details.cause === 'string' ? [[row.details.cause, row.id] as const] : [])));
+}
+
+/** Marks fault events as no longer reported by the robot, at its time `at`. */
+export async function clearFaults(executor: Executor, eventIds: readonly number[], at: Date): Promise<void> {
+  if (eventIds.length === 0) return;
+  await executor
+    .update(jobEvents)
+    .set({ details: sql`${jobEvents.details} || jsonb_build_object('cleared_at', ${at.toISOString()}::text)` })
+    .where(inArray(jobEvents.id, [...eventIds]));
+}
+
+/** The last answer `skip` to a prompt of the job's room: who skipped it, from where. */
+export async function lastSkip(executor: Executor, jobId: string, roomId: string): Promise<ActionRow | undefined> {
+  const [row] = await executor
+    .select()
+    .from(actions)
+    .where(and(eq(actions.jobId, jobId), eq(actions.roomId, roomId), isNotNull(actions.decidedAt), eq(actions.confirm, false)))
+    .orderBy(desc(actions.decidedAt))
+    .limit(1);
+  return row;
+}
+
+// ---------------------------------------------------------------- lamp-on intervals
+
+export type LampIntervalRow = typeof lampIntervals.$inferSelect;
+
+/** Each room's latest lamp interval (open or closed), by order_no. */
+export async function latestLampIntervals(executor: Executor, jobId: string): Promise<Map<number, LampIntervalRow>> {
+  const rows = await executor.select().from(lampIntervals).where(eq(lampIntervals.jobId, jobId)).orderBy(asc(lampIntervals.id));
+  return new Map(rows.map((row) => [row.orderNo, row]));
+}
+
+/** The rooms whose lamp interval is open (the lamp was last reported on). */
+export async function openLampRooms(executor: Executor, jobId: string): Promise<Set<number>> {
+  const rows = await executor
+    .select({ orderNo: lampIntervals.orderNo })
+    .from(lampIntervals)
+    .where(and(eq(lampIntervals.jobId, jobId), isNull(lampIntervals.endedAt)));
+  return new Set(rows.map((row) => row.orderNo));
+}
+
+export async function openLampInterval(executor: Executor, jobId: string, orderNo: number, at: Date): Promise<void> {
+  await executor.insert(lampIntervals).values({ jobId, orderNo, startedAt: at });
+}
+
+export async function closeLampInterval(executor: Executor, id: number, at: Date): Promise<void> {
+  await executor
+    .update(lampIntervals)
+    .set({ endedAt: at })
+    .where(and(eq(lampIntervals.id, id), isNull(lampIntervals.endedAt)));
+}
+
+/** Closes the job's open lamp intervals at `at` (its end), never before they began. */
+export async function closeLampIntervals(executor: Executor, jobId: string, at: Date): Promise<void> {
+  await executor
+    .update(lampIntervals)
+    .set({ endedAt: sql`GREATEST(${lampIntervals.startedAt}, ${at.toISOString()}::timestamptz)` })
+    .where(and(eq(lampIntervals.jobId, jobId), isNull(lampIntervals.endedAt)));
 }
 
 /**

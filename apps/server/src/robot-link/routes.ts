@@ -1,6 +1,6 @@
 import { and, eq } from 'drizzle-orm';
 import type { FastifyPluginAsync } from 'fastify';
-import { commandJob, DataFlag, postRobotCommand, startJobNow } from '@uvd/contracts';
+import { commandJob, DataFlag, postRobotCommand, startJobNow, type JobEventKind, type RobotCommand } from '@uvd/contracts';
 import type { AppContext } from '../context.ts';
 import type { Tx } from '../db/client.ts';
 import { robots } from '../db/schema.ts';
@@ -11,8 +11,19 @@ import { idempotencyKey, idempotent } from '../lib/idempotency.ts';
 import { registerRoute } from '../lib/route.ts';
 import { robotVisible } from '../lib/visibility.ts';
 import { checkControllable, checkMeaningful, instantActionsOf } from './commands.ts';
+import { recordOperatorCommand } from './interruptions.ts';
 import { pauseOrResume, startJob, stopJob } from './lifecycle.ts';
 import { recordCommand } from './outbox.ts';
+import * as repository from './repository.ts';
+
+/** A robot's pause, resume or stop is one of the job it runs, too: the job's event it is recorded as. */
+const JOB_EVENT_OF: Readonly<Record<RobotCommand, Extract<JobEventKind, 'paused' | 'resumed' | 'stopped'> | undefined>> = {
+  pause: 'paused',
+  play: 'resumed',
+  resume: 'resumed',
+  stop: 'stopped',
+  home: undefined,
+};
 
 /**
  * The commands of the robot link (spec §7): POST /command/{robot_id} (play/resume, pause, stop, home),
@@ -37,6 +48,11 @@ export const robotLinkRoutes: FastifyPluginAsync<AppContext> = async (app, ctx) 
 
   registerRoute(app, postRobotCommand, async ({ params, query, principal, request }) =>
     runCommand(request, principal.orgId, `robot ${query.command} ${params.robot_id}`, async (tx) => {
+      // The robot's Running job is locked before the robot, in the order every job command takes them
+      // (lifecycle.ts), so recording its event (a row referencing the job) never waits in a cycle with the executor.
+      const eventKind = JOB_EVENT_OF[query.command];
+      const [running] = eventKind ? await repository.runningJobs(tx, [params.robot_id]) : [];
+      const job = running ? await repository.lockJob(tx, principal.orgId, running.id) : undefined;
       const [robot] = await tx
         .select({ id: robots.id, name: robots.name, mode: robots.mode })
         .from(robots)
@@ -53,6 +69,9 @@ export const robotLinkRoutes: FastifyPluginAsync<AppContext> = async (app, ctx) 
         kind: query.command,
         body: { actions: instantActionsOf({ kind: query.command }) },
       });
+      if (eventKind && job?.status === 'Running' && job.robotId === robot.id) {
+        await recordOperatorCommand(tx, job, eventKind, principal.username, { via: 'robot' });
+      }
       return { data: true };
     }),
   );
@@ -78,10 +97,10 @@ export const robotLinkRoutes: FastifyPluginAsync<AppContext> = async (app, ctx) 
           break;
         case 'pause':
         case 'resume':
-          await pauseOrResume(ctx, tx, job, query.command);
+          await pauseOrResume(ctx, tx, job, query.command, principal.username);
           break;
         case 'stop':
-          await stopJob(ctx, tx, job);
+          await stopJob(ctx, tx, job, principal.username);
           break;
       }
       return { data: true };

@@ -3,11 +3,11 @@
  * played by a SimRobot over real MQTT, and VDA 5050 state messages about a job (as a robot reports them).
  */
 import { randomBytes } from 'node:crypto';
-import { eq } from 'drizzle-orm';
+import { asc, eq } from 'drizzle-orm';
 import { SimRobot, type SimRobotOptions } from '@uvd/robot-sim';
-import { Job, StateMessage, type ActionState, type VdaInformation } from '@uvd/contracts';
-import { robots } from '../db/schema.ts';
-import { disinfectActionId } from '../robot-link/order.ts';
+import { Job, StateMessage, UVD_DOSE_INFO_TYPE, type ActionState, type VdaInformation } from '@uvd/contracts';
+import { lampIntervals, robots } from '../db/schema.ts';
+import { disinfectActionId, parseDisinfectActionId } from '../robot-link/order.ts';
 import type { FleetRobot } from '../robot-link/fleet.ts';
 import { hashPassword } from '../identity/passwords.ts';
 import type { TestServer, TestUser } from './harness.ts';
@@ -166,4 +166,53 @@ export async function playWorldRobot(
   await sim.start();
   await waitUntil(async () => (server.context.fleet.link(world.robotId)?.mode === 2 ? true : undefined), 5000, 'the robot online in Autonomous mode');
   return sim;
+}
+
+/** A lamp-on interval: the room's order number, from and to (ISO; to null while the lamp is on). */
+export interface LampOn {
+  order: number;
+  from: string;
+  to: string | null;
+}
+
+/**
+ * The job's lamp-on intervals as the robot's published states show them: from the first state with a room's
+ * uvd_disinfect RUNNING and the robot not paused, to the first state without (or the room's end, when that state
+ * reports it ended earlier).
+ */
+export function lampIntervalsInStates(states: readonly StateMessage[], jobId: string): LampOn[] {
+  const intervals: LampOn[] = [];
+  const open = new Map<number, LampOn>();
+  for (const state of states) {
+    const lit = new Set(
+      state.orderId === jobId && state.paused !== true
+        ? state.actionStates.flatMap((action) => {
+            const parsed = parseDisinfectActionId(action.actionId);
+            return action.actionStatus === 'RUNNING' && parsed?.jobId === jobId ? [parsed.orderNo] : [];
+          })
+        : [],
+    );
+    for (const order of lit) {
+      if (open.has(order)) continue;
+      const interval = { order, from: state.timestamp, to: null };
+      open.set(order, interval);
+      intervals.push(interval);
+    }
+    for (const [order, interval] of open) {
+      if (lit.has(order)) continue;
+      // A room that ended says when its lamp went off for good (its dose entry's ended_at).
+      const endedAt = (state.information ?? [])
+        .find((info) => info.infoType === UVD_DOSE_INFO_TYPE && info.infoReferences?.some((ref) => ref.referenceKey === 'action_id' && ref.referenceValue === disinfectActionId(jobId, order)))
+        ?.infoReferences?.find((ref) => ref.referenceKey === 'ended_at')?.referenceValue;
+      interval.to = endedAt !== undefined && Date.parse(endedAt) < Date.parse(state.timestamp) ? endedAt : state.timestamp;
+      open.delete(order);
+    }
+  }
+  return intervals;
+}
+
+/** The job's lamp-on intervals as recorded (lamp_intervals), oldest first. */
+export async function recordedLampIntervals(server: TestServer, jobId: string): Promise<LampOn[]> {
+  const rows = await server.context.db.select().from(lampIntervals).where(eq(lampIntervals.jobId, jobId)).orderBy(asc(lampIntervals.id));
+  return rows.map((row) => ({ order: row.orderNo, from: row.startedAt.toISOString(), to: row.endedAt?.toISOString() ?? null }));
 }
