@@ -46,7 +46,7 @@ export const AuditDiff = ({ entry, id }: AuditDiffProps) => {
   }
   return (
     <Table id={id} size="sm" bordered className="mb-0" data-testid="audit-diff">
-      <caption className="caption-top">{t('audit.diff.caption', { seq: entry.seq })}</caption>
+      <caption className="caption-top">{t('audit.diff.caption', { seq: entry.seq ?? '…' })}</caption>
       <thead>
         <tr>
           <th scope="col">{t('audit.diff.field')}</th>

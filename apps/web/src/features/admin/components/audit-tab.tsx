@@ -95,6 +95,10 @@ const Missing = ({ label }: { label: string }) => (
   </>
 );
 
+/** An entry's key: its place in the chain, or, for one the chainer has not reached yet (milliseconds), what it records. */
+const entryKey = (entry: AuditEntry): string =>
+  entry.seq === null ? `pending-${entry.at}-${entry.entity}-${entry.entity_id ?? ''}-${entry.operation}` : String(entry.seq);
+
 const entityText = (entry: AuditEntry) => (entry.entity_id ? `${entry.entity} ${entry.entity_id}` : entry.entity);
 
 /**
@@ -109,7 +113,7 @@ export const AuditTab = () => {
   const [search, setSearch] = useState<AuditSearch>(EMPTY_SEARCH);
   const [offset, setOffset] = useState(0);
   const [limit, setLimit] = useState(AUDIT_PAGE_SIZE);
-  const [open, setOpen] = useState<ReadonlySet<number>>(new Set());
+  const [open, setOpen] = useState<ReadonlySet<string>>(new Set());
   const filters = auditQueryOf(search, timezone);
   const query: AuditListQuery = { ...filters, offset, limit };
   const audit = useAudit(query);
@@ -133,11 +137,11 @@ export const AuditTab = () => {
     setOffset(0);
     setOpen(new Set());
   };
-  const toggle = (seq: number) => {
+  const toggle = (key: string) => {
     setOpen((previous) => {
       const next = new Set(previous);
-      if (next.has(seq)) next.delete(seq);
-      else next.add(seq);
+      if (next.has(key)) next.delete(key);
+      else next.add(key);
       return next;
     });
   };
@@ -167,19 +171,19 @@ export const AuditTab = () => {
   );
 
   const entries = audit.data?.payload;
-  const diffId = (entry: AuditEntry) => `audit-diff-${String(entry.seq)}`;
+  const diffId = (entry: AuditEntry) => `audit-diff-${entryKey(entry).replace(/[^A-Za-z0-9-]/g, '-')}`;
   const toggleButton = (entry: AuditEntry) => (
     <Button
       variant="outline-secondary"
       size="sm"
-      aria-expanded={open.has(entry.seq)}
-      aria-controls={open.has(entry.seq) ? diffId(entry) : undefined}
+      aria-expanded={open.has(entryKey(entry))}
+      aria-controls={open.has(entryKey(entry)) ? diffId(entry) : undefined}
       onClick={() => {
-        toggle(entry.seq);
+        toggle(entryKey(entry));
       }}
     >
       {/* The visible words begin the accessible name (WCAG 2.5.3), which says which entry. */}
-      {t(open.has(entry.seq) ? 'audit.hideChanges' : 'audit.showChanges')} <span className="visually-hidden">{t('audit.ofEntry', { seq: entry.seq })}</span>
+      {t(open.has(entryKey(entry)) ? 'audit.hideChanges' : 'audit.showChanges')} <span className="visually-hidden">{t('audit.ofEntry', { seq: entry.seq ?? '…' })}</span>
     </Button>
   );
   const columns: { header: string; cell: (entry: AuditEntry) => ReactNode }[] = [
@@ -213,7 +217,7 @@ export const AuditTab = () => {
           </li>
         ) : (
           entries.map((entry) => (
-            <li key={entry.seq} className="py-2 border-bottom" data-testid="audit-row">
+            <li key={entryKey(entry)} className="py-2 border-bottom" data-testid="audit-row">
               <dl className="mb-2 text-break">
                 {columns.map((column) => (
                   <div key={column.header}>
@@ -223,7 +227,7 @@ export const AuditTab = () => {
                 ))}
               </dl>
               {toggleButton(entry)}
-              {open.has(entry.seq) ? (
+              {open.has(entryKey(entry)) ? (
                 <div className="mt-2 overflow-auto">
                   <AuditDiff entry={entry} id={diffId(entry)} />
                 </div>
@@ -254,7 +258,7 @@ export const AuditTab = () => {
             <SkeletonRows rows={5} columns={columns.length + 1} />
           ) : (
             entries.map((entry) => (
-              <Fragment key={entry.seq}>
+              <Fragment key={entryKey(entry)}>
                 <tr data-testid="audit-row">
                   {columns.map((column) => (
                     <td key={column.header} className="text-break">
@@ -263,7 +267,7 @@ export const AuditTab = () => {
                   ))}
                   <td className="text-end text-nowrap">{toggleButton(entry)}</td>
                 </tr>
-                {open.has(entry.seq) ? (
+                {open.has(entryKey(entry)) ? (
                   <tr>
                     <td colSpan={columns.length + 1} className="bg-body-tertiary">
                       <AuditDiff entry={entry} id={diffId(entry)} />
