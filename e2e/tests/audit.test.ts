@@ -43,7 +43,10 @@ async function expectNoSidewaysScroll(page: Page, screen: string): Promise<void>
 
 /** The entry's "Show changes" button; resolves with the before/after it opened. */
 async function openChanges(page: Page, row: Locator): Promise<Locator> {
-  const toggle = row.getByRole('button', { name: new RegExp(`^${t('en', 'audit.showChanges')} ${t('en', 'audit.ofEntry').replace('{{seq}}', '\\d+')}$`) });
+  // Its name says what a press does (show, then hide): found by the entry it names, whatever it says.
+  const ofEntry = t('en', 'audit.ofEntry').replace('{{seq}}', '\\d+');
+  const toggle = row.getByRole('button', { name: new RegExp(`${ofEntry}$`) });
+  await expect.poll(() => toggle.textContent()).toMatch(new RegExp(`^${t('en', 'audit.showChanges')}`));
   await toggle.click();
   await expect.poll(() => toggle.getAttribute('aria-expanded')).toBe('true');
   const id = await toggle.getAttribute('aria-controls');
