@@ -92,6 +92,13 @@ export async function demoRobots(
   return { robots, ids, brokerUrl };
 }
 
+/**
+ * W/m² the demo's robots assume at a room's far wall: a dose of D J/m² takes D × 6 s, as in the demo's history
+ * (apps/server/src/seed/history.ts). The server's dose model (apps/server/src/dose/lamp.ts, the demo's lamp) gives
+ * about this at the far corners of the demo's rooms, so a live demo job's dose map agrees with the history's.
+ */
+export const DEMO_IRRADIANCE = 1 / 6;
+
 export async function startDemoFleet(api: ApiClient, options: DemoFleetOptions): Promise<DemoFleet> {
   const { robots, ids, brokerUrl } = await demoRobots(api, options.skipRobots);
   const url = options.brokerUrl ?? brokerUrl;
@@ -101,6 +108,7 @@ export async function startDemoFleet(api: ApiClient, options: DemoFleetOptions):
     robots,
     timeFactor: options.timeFactor,
     faultRate: options.faultRate ?? 0,
+    robotOptions: { irradiance: DEMO_IRRADIANCE },
   });
   const idOf = (robot: SimRobot) => ids.get(`${robot.manufacturer}/${robot.serialNumber}`);
   const kindOf = (robot: SimRobot) => robots.find((candidate) => candidate.manufacturer === robot.manufacturer && candidate.serialNumber === robot.serialNumber)?.kind;
