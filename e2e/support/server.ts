@@ -182,6 +182,8 @@ export async function startConsoleServer(options: ConsoleServerOptions = {}): Pr
           DEMO_BROKER_URL: '',
           DEMO_LOGINS: '',
           SIM_TIME_FACTOR: String(demoFleet.timeFactor),
+          // The simulator's own pace (0.5 W/m²: a dose D takes 2D s), three times the demo's: the tests' jobs end sooner.
+          SIM_IRRADIANCE: '0.5',
           DEMO_ACTIVITY: 'false',
           DEMO_SKIP_ROBOTS: (demoFleet.skipRobots ?? []).join(','),
         },

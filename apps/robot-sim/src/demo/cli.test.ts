@@ -12,4 +12,11 @@ describe('demo settings', () => {
     // The flag wins over the environment, as every other setting's does.
     expect(parseDemoSettings(['--skip-robots', 'UVD-1'], { DEMO_SKIP_ROBOTS: 'UVD-5' }).skipRobots).toEqual(['UVD-1']);
   });
+
+  it("pace the lamp as the server's demo lamp does unless told otherwise (SIM_IRRADIANCE or --irradiance)", () => {
+    expect(parseDemoSettings([], {}).irradiance).toBeCloseTo(1 / 6, 9);
+    expect(parseDemoSettings([], { SIM_IRRADIANCE: '0.5' }).irradiance).toBe(0.5);
+    expect(parseDemoSettings(['--irradiance', '0.25'], { SIM_IRRADIANCE: '0.5' }).irradiance).toBe(0.25);
+    expect(() => parseDemoSettings([], { SIM_IRRADIANCE: '0' })).toThrow(/SIM_IRRADIANCE/);
+  });
 });

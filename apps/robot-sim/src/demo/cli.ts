@@ -11,12 +11,12 @@ import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { ApiClient } from './api-client.ts';
 import { consoleLogger, startDemoActivity, type DemoActivity } from './demo-activity.ts';
-import { startDemoFleet, type DemoFleet } from './demo-fleet.ts';
+import { DEMO_IRRADIANCE, startDemoFleet, type DemoFleet } from './demo-fleet.ts';
 import { startDeliveryActivity, type DeliveryActivity } from './delivery-activity.ts';
 import { DEFAULT_DEMO_PEOPLE, parseLogins } from './logins.ts';
 
-const USAGE = `Usage: npm run demo -- [--server URL] [--broker URL] [--time-factor F] [--activity true|false] [--skip-robots NAME,…]
-Settings also read from the environment: DEMO_SERVER_URL, DEMO_BROKER_URL, SIM_TIME_FACTOR, DEMO_ACTIVITY, DEMO_LOGINS, DEMO_PEOPLE, DEMO_SKIP_ROBOTS.`;
+const USAGE = `Usage: npm run demo -- [--server URL] [--broker URL] [--time-factor F] [--irradiance W] [--activity true|false] [--skip-robots NAME,…]
+Settings also read from the environment: DEMO_SERVER_URL, DEMO_BROKER_URL, SIM_TIME_FACTOR, SIM_IRRADIANCE, DEMO_ACTIVITY, DEMO_LOGINS, DEMO_PEOPLE, DEMO_SKIP_ROBOTS.`;
 
 const Flag = z.enum(['true', 'false']).transform((value) => value === 'true');
 
@@ -24,6 +24,8 @@ export const DemoSettings = z.object({
   server: z.url('--server must be the server address, such as http://127.0.0.1:8080'),
   broker: z.string().min(1).optional(),
   timeFactor: z.coerce.number().positive('SIM_TIME_FACTOR must be above 0'),
+  /** W/m² the robots give a room's far wall (SIM_IRRADIANCE): a dose of D J/m² takes D / irradiance s. */
+  irradiance: z.coerce.number().positive('SIM_IRRADIANCE must be above 0'),
   activity: Flag,
   logins: z.string().optional(),
   /** The logistics people's logins (DEMO_PEOPLE), for the delivery activity. */
@@ -40,6 +42,7 @@ export function parseDemoSettings(argv: string[], env: NodeJS.ProcessEnv): DemoS
       server: { type: 'string' },
       broker: { type: 'string' },
       'time-factor': { type: 'string' },
+      irradiance: { type: 'string' },
       activity: { type: 'string' },
       'skip-robots': { type: 'string' },
     },
@@ -49,6 +52,7 @@ export function parseDemoSettings(argv: string[], env: NodeJS.ProcessEnv): DemoS
     server: values.server ?? blank(env.DEMO_SERVER_URL) ?? 'http://127.0.0.1:8080',
     broker: values.broker ?? blank(env.DEMO_BROKER_URL),
     timeFactor: values['time-factor'] ?? blank(env.SIM_TIME_FACTOR) ?? '1',
+    irradiance: values.irradiance ?? blank(env.SIM_IRRADIANCE) ?? String(DEMO_IRRADIANCE),
     activity: values.activity ?? blank(env.DEMO_ACTIVITY) ?? 'true',
     logins: blank(env.DEMO_LOGINS),
     people: blank(env.DEMO_PEOPLE),
@@ -79,6 +83,7 @@ export async function startDemo(settings: DemoSettings): Promise<RunningDemo> {
     try {
       fleet = await startDemoFleet(api, {
         timeFactor: settings.timeFactor,
+        irradiance: settings.irradiance,
         skipRobots: settings.skipRobots,
         ...(settings.broker ? { brokerUrl: settings.broker } : {}),
       });

@@ -24,6 +24,8 @@ export interface DemoFleetRobot extends SimFleetRobot {
 export interface DemoFleetOptions {
   timeFactor: number;
   faultRate?: number;
+  /** W/m² at a room's far wall: a dose of D J/m² takes D / irradiance s (default DEMO_IRRADIANCE). */
+  irradiance?: number;
   /** The broker to connect to; by default the one the server names with the credentials. */
   brokerUrl?: string;
   /**
@@ -108,7 +110,7 @@ export async function startDemoFleet(api: ApiClient, options: DemoFleetOptions):
     robots,
     timeFactor: options.timeFactor,
     faultRate: options.faultRate ?? 0,
-    robotOptions: { irradiance: DEMO_IRRADIANCE },
+    robotOptions: { irradiance: options.irradiance ?? DEMO_IRRADIANCE },
   });
   const idOf = (robot: SimRobot) => ids.get(`${robot.manufacturer}/${robot.serialNumber}`);
   const kindOf = (robot: SimRobot) => robots.find((candidate) => candidate.manufacturer === robot.manufacturer && candidate.serialNumber === robot.serialNumber)?.kind;
