@@ -162,7 +162,7 @@ function rowsOf(result: unknown): Record<string, unknown>[] {
 }
 
 /**
- * What the notifications worker and the robot command dispatcher write after the deciding transaction
+ * What the notifications worker, the robot command dispatcher, the audit chainer and the webhook worker write after the deciding transaction
  * committed: they mark outbox rows fanned out or sent and create and update deliveries on their own schedule,
  * so those columns and that table change between any two requests. The outbox rows themselves are compared.
  */
@@ -171,6 +171,10 @@ const WORKER_WRITTEN: Record<string, string | null> = {
   push_deliveries: null,
   // The robot command dispatcher (robot-link/outbox.ts) sends, resends, and marks acknowledged or given up.
   robot_commands: 'x.id, x.org_id, x.robot_id, x.job_id, x.seq, x.kind, x.body, x.created_at',
+  // The audit chainer (audit/chain.ts) gives each entry its place in the chain after commit; the entries are compared.
+  audit_entries: 'x.id, x.org_id, x.at, x.source, x.actor, x.actor_id, x.ip, x.request, x.entity, x.entity_id, x.operation, x.before, x.after',
+  // The webhook worker (webhooks/) sends and retries; the events recorded for each webhook are compared.
+  webhook_deliveries: 'x.id, x.org_id, x.webhook_id, x.event_type, x.dedupe_key, x.payload, x.test, x.created_at',
 };
 
 /** A checksum per table of the database, to prove that a refused request wrote nothing. */
