@@ -241,8 +241,14 @@ describe.each(VIEWPORTS)('the operator journey at $width×$height', (viewport) =
       const logged = detail.getByTestId('logged-room');
       await expect.poll(() => logged.allInnerTexts()).toHaveLength(ROOMS_PER_JOB);
       for (const [index, room] of rooms.entries()) {
-        await expect.poll(() => textOf(logged.nth(index).locator('td').nth(1))).toBe(room.room_name);
-        await expect.poll(() => textOf(logged.nth(index).locator('td').nth(2))).toBe(t('en', 'roomResult.disinfected'));
+        if (viewport.name === 'desktop') {
+          await expect.poll(() => textOf(logged.nth(index).locator('td').nth(1))).toBe(room.room_name);
+          await expect.poll(() => textOf(logged.nth(index).locator('td').nth(2))).toBe(t('en', 'roomResult.disinfected'));
+        } else {
+          // On a phone each room is a block: its order and name, then its result, then its figures.
+          await expect.poll(() => logged.nth(index).locator('div').nth(0).innerText()).toBe(`${String(index + 1)}. ${room.room_name}`);
+          await expect.poll(() => logged.nth(index).locator('div').nth(1).innerText()).toBe(t('en', 'roomResult.disinfected'));
+        }
       }
       await expect.poll(() => textOf(detail.locator('dd').first())).toBe(robot.name);
       await screenshot(session, 'log-detail');
