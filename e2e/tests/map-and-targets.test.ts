@@ -199,12 +199,14 @@ describe.each(VIEWPORTS)('the floor map at $width×$height', (viewport) => {
   it("draws an opened log's trajectory on its floor's plan, over its dose map", async () => {
     const { page } = session;
     const api = await apiSignIn(DEMO.org, DEMO.admin.username, DEMO.admin.password);
-    // The demo's two weeks of history: the first page of the default list (last 7 days) holds logs with a path.
-    const fromDate = new Date(Date.now() - 6 * 24 * 3600_000).toISOString().slice(0, 10);
-    const logs = await callApi(api, listLogs, { query: { offset: 0, limit: 10, from_date: fromDate } });
+    // The demo's two weeks of history, up to yesterday: the first page holds logs with a path across a floor (the
+    // browser tests' own jobs, today's, drive a few metres between neighbouring rooms).
+    const day = (daysAgo: number) => new Date(Date.now() - daysAgo * 24 * 3600_000).toISOString().slice(0, 10);
+    const [fromDate, toDate] = [day(6), day(1)];
+    const logs = await callApi(api, listLogs, { query: { offset: 0, limit: 10, from_date: fromDate, to_date: toDate } });
     const index = logs.payload.findIndex((log) => log.has_trajectory);
     expect(index, 'a log with a trajectory on the first page').toBeGreaterThanOrEqual(0);
-    await session.goto(`/logs?startDate=${fromDate}`);
+    await session.goto(`/logs?startDate=${fromDate}&endDate=${toDate}`);
     const row = page.getByTestId('log-row').nth(index);
     await row.getByRole('button', { expanded: false }).click();
     const detail = page.getByTestId('log-detail');

@@ -8,7 +8,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Browser, Download, Locator, Page } from 'playwright-core';
-import { commandJob, createJob, getDoses, getJob, getRobots } from '@uvd/contracts';
+import { commandJob, createJob, getDoses, getJob, getRobots, updateRoomReadiness } from '@uvd/contracts';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { apiSignIn, callApi, type ApiSession } from '../support/api.ts';
 import { expectAccessible, expectNoPageErrors, launchBrowser, screenshot, settle, textOf, VIEWPORTS, type Session, type Viewport } from '../support/browser.ts';
@@ -74,6 +74,9 @@ describe.each(VIEWPORTS)('proof of disinfection at $width×$height', (viewport) 
         )
         .toMatch(/^(idle|charging)$/);
       const rooms: JourneyRoom[] = await nearestRooms(api, robot, ROOMS_PER_JOB);
+      // Ready, all of them: a test before may have left one not ready (the operator journey's confirmed room keeps
+      // its flag), and the robot would stop at its door and ask instead of finishing.
+      await callApi(api, updateRoomReadiness, { body: { rooms: rooms.map((room) => ({ room_id: room.room_id, ready_for_disinfection: true })) } });
       const dose = Math.min(...(await callApi(api, getDoses)).uvc_doses);
       const jobName = `Proof ${viewport.name} ${new Date().toISOString().slice(11, 19)}`;
       const job = await callApi(api, createJob, {
