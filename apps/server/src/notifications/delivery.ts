@@ -8,6 +8,7 @@ import { and, asc, eq, inArray, lt, lte, or, sql } from 'drizzle-orm';
 import { parseDeviceToken, PushMessage } from '@uvd/contracts';
 import type { Db } from '../db/client.ts';
 import { deviceSubscriptions, pushDeliveries } from '../db/schema.ts';
+import { nextAttemptAt } from '../lib/retry.ts';
 import type { PushSender, SendOptions, SendOutcome } from './sender.ts';
 
 type DeliveryRow = typeof pushDeliveries.$inferSelect;
@@ -59,12 +60,6 @@ async function claim(db: Db, leaseMs: number): Promise<DeliveryRow[]> {
     .returning();
 }
 
-export function retryWait(attempts: number, baseMs: number, random = Math.random): number {
-  const wait = Math.min(baseMs * 2 ** Math.max(0, attempts - 1), MAX_RETRY_WAIT_MS);
-  // Full jitter on the upper half, so deliveries failed together do not retry in lockstep.
-  return Math.round(wait / 2 + (random() * wait) / 2);
-}
-
 async function record(db: Db, delivery: DeliveryRow, outcome: SendOutcome, options: DeliveryOptions): Promise<void> {
   const now = Date.now();
   const where = eq(pushDeliveries.id, delivery.id);
@@ -83,11 +78,10 @@ async function record(db: Db, delivery: DeliveryRow, outcome: SendOutcome, optio
       await db.update(pushDeliveries).set({ status: 'failed', leaseUntil: null, lastError: outcome.reason }).where(where);
       return;
     case 'retry': {
-      const next = now + retryWait(delivery.attempts, options.retryBaseMs);
-      const tooOld = next - delivery.createdAt.getTime() > options.giveUpMs;
+      const next = nextAttemptAt({ baseMs: options.retryBaseMs, maxWaitMs: MAX_RETRY_WAIT_MS, giveUpMs: options.giveUpMs }, delivery, now);
       await db
         .update(pushDeliveries)
-        .set({ status: tooOld ? 'failed' : 'pending', nextAttemptAt: new Date(next), leaseUntil: null, lastError: outcome.reason })
+        .set({ status: next ? 'pending' : 'failed', nextAttemptAt: next ?? new Date(now), leaseUntil: null, lastError: outcome.reason })
         .where(where);
       return;
     }

@@ -1,7 +1,7 @@
 /**
  * Sending: claims due deliveries (FOR UPDATE SKIP LOCKED, with a lease), signs and posts each, and records the
  * outcome. A 2xx is delivered; anything else (no answer, 429, 5xx, any other status) is tried again after a
- * jittered, doubling wait until WEBHOOK_GIVE_UP_SECONDS after the event. A delivery whose process died mid-send is
+ * jittered, doubling wait (lib/retry.ts) until WEBHOOK_GIVE_UP_SECONDS after the event, the last at that time. A delivery whose process died mid-send is
  * taken again when its lease runs out: at least once, with the same `webhook-id`, so a receiver can drop a copy.
  */
 import { and, asc, eq, inArray, lt, lte, or, sql } from 'drizzle-orm';
@@ -9,6 +9,7 @@ import { WebhookPayload } from '@uvd/contracts';
 import type { Db } from '../db/client.ts';
 import { webhookDeliveries, webhooks } from '../db/schema.ts';
 import { sendWebhook, type SendRequest, type SendResult } from './sender.ts';
+import { nextAttemptAt } from '../lib/retry.ts';
 import { signatureHeaders } from './signing.ts';
 
 type DeliveryRow = typeof webhookDeliveries.$inferSelect;
@@ -37,12 +38,6 @@ export type Outcome =
 
 const MAX_RETRY_WAIT_MS = 3600_000;
 const CLAIM_BATCH = 64;
-
-/** Full jitter on the upper half of a doubling wait, so deliveries failed together do not retry in lockstep. */
-export function retryWait(attempts: number, baseMs: number, random = Math.random): number {
-  const wait = Math.min(baseMs * 2 ** Math.max(0, attempts - 1), MAX_RETRY_WAIT_MS);
-  return Math.round(wait / 2 + (random() * wait) / 2);
-}
 
 /** Pending deliveries of enabled webhooks, and test events whatever the webhook's state. */
 const sendable = (db: Db) =>
@@ -110,14 +105,18 @@ async function record(db: Db, delivery: DeliveryRow, outcome: Outcome, options: 
       return;
     case 'retry': {
       // A receiver's Retry-After is honoured when it asks for more than the backoff, up to the longest wait.
-      const wait = Math.max(retryWait(delivery.attempts, options.retryBaseMs), Math.min(outcome.retryAfterMs ?? 0, MAX_RETRY_WAIT_MS));
-      const next = now + wait;
-      const givenUp = next - delivery.createdAt.getTime() > options.giveUpMs;
+      const next = nextAttemptAt(
+        { baseMs: options.retryBaseMs, maxWaitMs: MAX_RETRY_WAIT_MS, giveUpMs: options.giveUpMs },
+        delivery,
+        now,
+        outcome.retryAfterMs,
+      );
+      const givenUp = next === null;
       await db
         .update(webhookDeliveries)
         .set({
           status: givenUp ? 'failed' : 'pending',
-          nextAttemptAt: new Date(next),
+          nextAttemptAt: next ?? new Date(now),
           leaseUntil: null,
           lastHttpStatus: outcome.status,
           lastError: givenUp ? `given up after ${delivery.attempts} attempts: ${outcome.reason}` : outcome.reason,
@@ -147,22 +146,25 @@ async function sendOne(db: Db, delivery: DeliveryRow, options: DeliveryOptions):
   );
 }
 
-/** Deliveries still pending past the give-up time (their webhook was disabled meanwhile) are given up. */
-async function giveUpStale(db: Db, giveUpMs: number): Promise<void> {
+/**
+ * Deliveries still pending past the give-up time (their webhook was disabled meanwhile) are given up. A lease's
+ * length later than the deadline, so that the last attempt, due at the deadline itself, is claimed first.
+ */
+async function giveUpStale(db: Db, giveUpMs: number, leaseMs: number): Promise<void> {
   await db
     .update(webhookDeliveries)
     .set({ status: 'failed', lastError: 'given up: not delivered in time' })
     .where(
       and(
         eq(webhookDeliveries.status, 'pending'),
-        lt(webhookDeliveries.createdAt, sql`now() - make_interval(secs => ${giveUpMs / 1000})`),
+        lt(webhookDeliveries.createdAt, sql`now() - make_interval(secs => ${(giveUpMs + leaseMs) / 1000})`),
       ),
     );
 }
 
 /** Sends one claimed batch; returns how many deliveries it took (0: none due). */
 export async function deliverDue(db: Db, options: DeliveryOptions): Promise<number> {
-  await giveUpStale(db, options.giveUpMs);
+  await giveUpStale(db, options.giveUpMs, options.leaseMs);
   const claimed = await claim(db, options.leaseMs);
   await Promise.all(
     claimed.map(async (delivery) => {
