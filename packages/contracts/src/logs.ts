@@ -48,11 +48,13 @@ export type LoggedPrompt = z.infer<typeof LoggedPrompt>;
 
 /**
  * What happened to a job while it ran, beside the robot's own results, each with its time, who acted and the dose
- * the room had received by then: a room's readiness changed by a user (`room_not_ready`, `room_ready`); a pause
+ * the room had received by then: its start (by a person, or by the scheduler at its time: actor null, cause
+ * `scheduler`); a room's readiness changed by a user (`room_not_ready`, `room_ready`); a pause
  * and resume (asked by a person, or the robot's own); a prompt asked and answered; a room skipped; a stop; a
  * fault the robot reported (its error type in `cause`).
  */
 export const JobEventKind = z.enum([
+  'started',
   'room_not_ready',
   'room_ready',
   'paused',

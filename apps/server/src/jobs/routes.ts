@@ -25,7 +25,7 @@ export const jobsRoutes: FastifyPluginAsync<AppContext> = async (app, ctx) => {
    * after the commit.
    */
   const saveJob = async (tx: Tx, principal: Principal, row: JobRow, startNow: boolean): Promise<Job> => {
-    const saved = startNow ? await startJob(ctx, tx, row) : row;
+    const saved = startNow ? await startJob(ctx, tx, row, principal.username) : row;
     const job = await repository.toJob(tx, saved, { roomData: true });
     if (!startNow) await publish(tx, principal, job.job_id, job);
     return job;

@@ -5,7 +5,7 @@
  * are in the caller's language, times ISO 8601 in their timezone with its offset, numbers with a dot.
  */
 import { mjPerCm2 } from '@uvd/contracts';
-import { eventText, isoInZone, promptText, type Formatter } from './messages.ts';
+import { eventText, isoInZone, promptText, startedByText, type Formatter } from './messages.ts';
 import type { ReportRoom } from './rows.ts';
 
 export const CSV_BOM = '\uFEFF';
@@ -15,6 +15,7 @@ export const CSV_COLUMNS = [
   'job_name',
   'robot',
   'planned_by',
+  'started_by',
   'job_start',
   'job_end',
   'job_result',
@@ -68,6 +69,7 @@ export function csvRow(format: Formatter, room: ReportRoom): string {
     job_name: text(job.job_name),
     robot: text(job.robot_name),
     planned_by: text(job.created_by),
+    started_by: text(startedByText(format, job.started)),
     job_start: isoInZone(job.starttime, zone),
     job_end: isoInZone(job.endtime, zone),
     job_result: job.completion_status,

@@ -21,6 +21,9 @@ export interface ReportTexts {
   plannedBy: string;
   plannedStart: string;
   started: string;
+  startedBy: string;
+  /** Who started a job the scheduler started at its planned time. */
+  scheduler: string;
   ended: string;
   status: string;
   reason: string;
@@ -91,6 +94,8 @@ const en: ReportTexts = {
   plannedBy: 'Planned by',
   plannedStart: 'Planned start',
   started: 'Started',
+  startedBy: 'Started by',
+  scheduler: 'the scheduler, at the planned start',
   ended: 'Ended',
   status: 'Result',
   reason: 'Reason',
@@ -130,6 +135,7 @@ const en: ReportTexts = {
     robot_not_autonomous: 'Robot not in Autonomous mode',
   },
   events: {
+    started: 'Started',
     room_not_ready: 'Room set not ready',
     room_ready: 'Room set ready',
     paused: 'Paused',
@@ -205,6 +211,8 @@ const fi: ReportTexts = {
   plannedBy: 'Suunnittelija',
   plannedStart: 'Suunniteltu alku',
   started: 'Alkoi',
+  startedBy: 'Käynnistäjä',
+  scheduler: 'ajastus, suunniteltuna aikana',
   ended: 'Päättyi',
   status: 'Tulos',
   reason: 'Syy',
@@ -244,6 +252,7 @@ const fi: ReportTexts = {
     robot_not_autonomous: 'Robotti ei autonomisessa tilassa',
   },
   events: {
+    started: 'Käynnistetty',
     room_not_ready: 'Huone merkitty ei-valmiiksi',
     room_ready: 'Huone merkitty valmiiksi',
     paused: 'Tauko',
@@ -319,6 +328,8 @@ const se: ReportTexts = {
   plannedBy: 'Planerat av',
   plannedStart: 'Planerad start',
   started: 'Började',
+  startedBy: 'Startat av',
+  scheduler: 'schemaläggaren, vid planerad start',
   ended: 'Slutade',
   status: 'Resultat',
   reason: 'Orsak',
@@ -358,6 +369,7 @@ const se: ReportTexts = {
     robot_not_autonomous: 'Roboten inte i autonomt läge',
   },
   events: {
+    started: 'Startat',
     room_not_ready: 'Rummet markerat inte klart',
     room_ready: 'Rummet markerat klart',
     paused: 'Pausat',
@@ -521,6 +533,10 @@ export function causeText(texts: ReportTexts, cause: string | null | undefined):
   if (cause in texts.buttons) return texts.buttons[cause as ActionButtonText];
   return cause;
 }
+
+/** Who started a job, in words: the username, or the scheduler; a dash when the log does not say. */
+export const startedByText = (format: Formatter, started: { by: string | null } | null): string =>
+  started === null ? '–' : (started.by ?? format.texts.scheduler);
 
 /** One event on one line: "10:02 Paused (anna, a person; 120.0 (12.0))". */
 export function eventText(format: Formatter, event: LoggedJobEvent): string {

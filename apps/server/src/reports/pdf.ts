@@ -7,7 +7,7 @@
 import { createRequire } from 'node:module';
 import PDFDocument from 'pdfkit';
 import { mjPerCm2, type DoseGrid, type LoggedJobEvent, type MapPoint, type PeriodSummary } from '@uvd/contracts';
-import { causeText, formatter, promptText, type Formatter, type Language } from './messages.ts';
+import { causeText, formatter, promptText, startedByText, type Formatter, type Language } from './messages.ts';
 import type { JobReportData } from './repository.ts';
 import type { ReportRoom } from './rows.ts';
 
@@ -260,6 +260,7 @@ function jobReport(writer: Writer, start: Common, data: JobReportData): void {
   writer.facts([
     [texts.robot, job.robot_name],
     [texts.plannedBy, job.created_by],
+    [texts.startedBy, startedByText(format, job.started)],
     [texts.plannedStart, format.dateTime(job.planned_starttime)],
     [texts.started, format.dateTime(job.starttime)],
     [texts.ended, format.dateTime(job.endtime)],

@@ -129,6 +129,7 @@ async function fullJob(w: World): Promise<string> {
       room(1, second, 'Potilashuone 12 (äöå)', { state: 'aborted', dose_received: 40, dose_stats: { min: 5, p10: 12.5, mean: 45, coverage: 0.25 } }),
     ],
     events: [
+      { at: '2030-03-04T16:00:00Z', kind: 'started', actor: 'starter-sanna', order_no: null, room_id: null, room_name: null, dose: null, cause: 'operator' },
       { at: '2030-03-04T16:10:00Z', kind: 'paused', actor: 'nurse-anna', order_no: 1, room_id: second, room_name: 'Potilashuone 12 (äöå)', dose: 20, cause: 'operator' },
       { at: '2030-03-04T16:12:00Z', kind: 'resumed', actor: 'nurse-anna', order_no: 1, room_id: second, room_name: 'Potilashuone 12 (äöå)', dose: 20, cause: 'operator' },
       { at: '2030-03-04T16:20:00Z', kind: 'stopped', actor: 'nurse-bertta', order_no: null, room_id: null, room_name: null, dose: null, cause: 'operator' },
@@ -266,9 +267,13 @@ describe('job reports', () => {
       'Robotin reitti',
       'Annos (J/m², mJ/cm²)',
       'Europe/Helsinki',
+      'Käynnistäjä',
+      'starter-sanna',
     ]) {
       expect(text).toContain(expected);
     }
+    // Who started the job is said beside who planned it; a start is no interruption.
+    expect(text).not.toContain('Käynnistetty');
     // Times in the user's timezone: 16:10 UTC is 18.10 in Helsinki.
     expect(text).toContain('18.10');
   });
@@ -292,9 +297,12 @@ describe('job reports', () => {
       robotId: w.site.robotIds[0] ?? '',
       rooms: [room(0, w.site.floors[0]?.roomIds[0] ?? '', 'Old room', { dose_stats: undefined })],
       trajectory: [{ t: 0, x: 1, y: 1, floor_id: w.site.floors[0]?.id ?? '' }],
+      events: [{ at: '2030-03-04T16:00:00Z', kind: 'started', actor: null, order_no: null, room_id: null, room_name: null, dose: null, cause: 'scheduler' }],
     });
     const text = await pdfText(await download(`/reports/job/${jobId}/pdf`, w.admin));
     expect(text).toContain('Old room');
+    expect(text).toContain('Started by');
+    expect(text).toContain('the scheduler, at the planned start');
     expect(text).toContain('No dose map: the log has no recorded dose field.');
   });
 
@@ -310,6 +318,7 @@ describe('job reports', () => {
       job_id: jobId,
       job_name: 'Evening, "quick"\nround',
       planned_by: 'planner-päivi',
+      started_by: 'starter-sanna',
       job_start: '2030-03-04T18:00:00+02:00',
       order: '0',
       room: SAMI,
@@ -328,6 +337,7 @@ describe('job reports', () => {
     expect(second).toMatchObject({ state: 'aborted', dose_p10_j_m2: '12.5', dose_p10_mj_cm2: '1.25', coverage: '0.25', fully_dosed: 'false', dose_reported_j_m2: '40' });
     expect(second?.interruptions).toContain('Tauko');
     expect(second?.job_interruptions).toContain('nurse-bertta');
+    expect(second?.job_interruptions).not.toContain('starter-sanna');
     expect(first?.building).toMatch(/^Building /);
   });
 

@@ -11,7 +11,7 @@ import type { Principal } from '../identity/principal.ts';
 import { notFound } from '../lib/http-error.ts';
 import { robotVisible, roomVisible, seesEverything } from '../lib/visibility.ts';
 import { zonedDayStart } from '../jobs/list-filter.ts';
-import { reportRooms, type LogSource, type ReportJob, type ReportRoom, type RoomPlace } from './rows.ts';
+import { isInterruption, reportRooms, startOf, type LogSource, type ReportJob, type ReportRoom, type RoomPlace } from './rows.ts';
 
 /** The caller's language and timezone (their settings). */
 export async function settingsOf(db: Executor, principal: Principal): Promise<{ language: string; timezone: string }> {
@@ -36,11 +36,13 @@ const toJob = (row: {
   startTime: Date;
   endTime: Date | null;
   plannedStartTime: Date | null;
+  events: LoggedJobEvent[];
 }): ReportJob => ({
   job_id: row.jobId,
   job_name: row.jobName,
   robot_name: row.robotName,
   created_by: row.createdBy,
+  started: startOf(row.events),
   completion_status: row.completionStatus,
   reason: row.reason,
   starttime: row.startTime.toISOString(),
@@ -127,7 +129,7 @@ export async function jobReport(db: Executor, principal: Principal, jobId: strin
     lampIntervals: row.dose?.lamp_intervals ?? null,
   };
   const trajectory = row.trajectory ?? [];
-  if (!map) return { job: source.job, notes: row.notes, rooms: reportRooms(source, placeMap), events: row.events, prompts: row.prompts, trajectory, dose: null, floors: [] };
+  if (!map) return { job: source.job, notes: row.notes, rooms: reportRooms(source, placeMap), events: row.events.filter(isInterruption), prompts: row.prompts, trajectory, dose: null, floors: [] };
   const floorIds = [...new Set([...places.map((place) => place.floorId), ...trajectory.map((point) => point.floor_id)])].filter((id) => Id.safeParse(id).success);
   const floorRows =
     floorIds.length === 0
@@ -153,7 +155,7 @@ export async function jobReport(db: Executor, principal: Principal, jobId: strin
     job: source.job,
     notes: row.notes,
     rooms: reportRooms(source, placeMap),
-    events: row.events,
+    events: row.events.filter(isInterruption),
     prompts: row.prompts,
     trajectory,
     dose: row.dose,

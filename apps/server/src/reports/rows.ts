@@ -10,6 +10,11 @@ export interface ReportJob {
   job_name: string;
   robot_name: string;
   created_by: string;
+  /**
+   * Who started the job: `by` a username, or null for the scheduler at the planned time. Null when the log does not
+   * say (logs from before starts were recorded).
+   */
+  started: { by: string | null } | null;
   completion_status: string;
   reason: string | null;
   /** ISO instants. */
@@ -49,6 +54,15 @@ export interface ReportRoom {
  * Fully dosed: the dose model's coverage reached 1 (every cell of the room at the planned dose) when it has
  * figures for the room; else the robot's own word, `done`.
  */
+/** A job's start is an event of its log, but no interruption. */
+export const isInterruption = (event: LoggedJobEvent): boolean => event.kind !== 'started';
+
+/** Who started the job, from its log's events (ReportJob.started). */
+export function startOf(events: readonly LoggedJobEvent[]): ReportJob['started'] {
+  const start = events.find((event) => event.kind === 'started');
+  return start ? { by: start.actor } : null;
+}
+
 export const isFullyDosed = (room: Pick<StoredLoggedRoom, 'state' | 'dose_stats'>): boolean =>
   room.dose_stats ? room.dose_stats.coverage >= 1 : room.state === 'done';
 
@@ -69,7 +83,7 @@ export interface RoomPlace {
 
 /** The report rooms of one log, in the job's order; `keep` picks the rooms a scope holds. */
 export function reportRooms(source: LogSource, places: ReadonlyMap<string, RoomPlace>, keep: (roomId: string) => boolean = () => true): ReportRoom[] {
-  const jobEvents = source.events.filter((event) => event.order_no === null);
+  const jobEvents = source.events.filter((event) => event.order_no === null && isInterruption(event));
   const promptsByRoom = new Map<string, LoggedPrompt[]>();
   for (const prompt of source.prompts) {
     if (prompt.room_name === null) continue;

@@ -139,10 +139,11 @@ describe('interruptions on a simulated robot (embedded broker)', () => {
     const log = await logOf(w, jobId);
     expect(log.completion_status).toBe('completed');
     expect(log.events.map((event) => [event.kind, event.actor, event.cause, event.order_no, event.room_id])).toEqual([
+      ['started', w.operator.username, 'operator', null, null],
       ['paused', w.operator.username, 'operator', 0, w.roomIds[0]],
       ['resumed', w.operator.username, 'operator', 0, w.roomIds[0]],
     ]);
-    const [pausedEvent, resumedEvent] = log.events;
+    const [, pausedEvent, resumedEvent] = log.events;
     within(pausedEvent, pause);
     within(resumedEvent, resume);
     // About 2 s of a room of 8 s had run: some of its 50 J/m², by the robot's reports.
@@ -159,7 +160,7 @@ describe('interruptions on a simulated robot (embedded broker)', () => {
     if (!room0 || !room1 || !room2) throw new Error('world without rooms');
     const created = await createJobFor(server, w, { dose: 50 });
     const jobId = created.job_id;
-    await timed(() => server.request('POST', '/api/jobs/job/start', { token: w.operator.token, query: { job_id: jobId } }));
+    const start = await timed(() => server.request('POST', '/api/jobs/job/start', { token: w.operator.token, query: { job_id: jobId } }));
 
     // Room 0: a person pauses and resumes.
     await sim.waitForState(lampOn(jobId, 0), 15_000);
@@ -212,6 +213,7 @@ describe('interruptions on a simulated robot (embedded broker)', () => {
     expect(log.attributes.rooms.map((room) => room.state)).toEqual(['done', 'not_ready', 'aborted']);
     const user = w.operator.username;
     expect(log.events.map((event) => [event.kind, event.actor, event.cause, event.order_no, event.room_id])).toEqual([
+      ['started', user, 'operator', null, null],
       ['paused', user, 'operator', 0, room0],
       ['resumed', user, 'operator', 0, room0],
       ['fault', null, 'uvd_link_lost', 0, room0],
@@ -223,8 +225,9 @@ describe('interruptions on a simulated robot (embedded broker)', () => {
       ['room_skipped', user, 'not_ready', 1, room1],
       ['stopped', user, 'operator', 2, room2],
     ]);
-    const [paused, resumed, fault, robotPaused, roomNotReady, played, promptAsked, answered, skipped, stopped] = log.events;
+    const [started, paused, resumed, fault, robotPaused, roomNotReady, played, promptAsked, answered, skipped, stopped] = log.events;
     // A person's acts at their decision; the robot's at its own time of the state that first reported them.
+    within(started, start);
     within(paused, pause);
     within(resumed, resume);
     within(roomNotReady, notReady);

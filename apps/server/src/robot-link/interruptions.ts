@@ -1,5 +1,5 @@
 /**
- * What interrupted a running job, and when its lamp was on: the job's events (`job_events`: paused, resumed,
+ * What interrupted a running job, and when its lamp was on: the job's events (`job_events`: started, paused, resumed,
  * prompt_asked, prompt_answered, room_skipped, stopped, fault) and its lamp-on intervals (`lamp_intervals`, the
  * dose model's input). Everything here is recorded in the transaction that decides it (a person's command, the
  * answer to a prompt, the robot's state under the job's lock), on transitions only, and in a savepoint of that
@@ -16,6 +16,8 @@ import type { RobotError } from './robot-fields.ts';
 /** LoggedJobEvent.cause of a person's pause, resume or stop, and of what the robot did on its own. */
 export const OPERATOR_CAUSE = 'operator';
 export const ROBOT_CAUSE = 'robot';
+/** LoggedJobEvent.cause of a start the scheduler made at the job's planned time. */
+export const SCHEDULER_CAUSE = 'scheduler';
 
 /**
  * A robot reports its state at least every few seconds and at every change. A longer silence before the state that
@@ -56,6 +58,23 @@ export async function recordOperatorCommand(
 ): Promise<void> {
   await recordSafely(tx, `${kind} of job ${job.id}`, (savepoint) =>
     repository.recordJobEventInActiveRoom(savepoint, { orgId: job.orgId, jobId: job.id, at: new Date(), kind, actor, cause: OPERATOR_CAUSE, details }),
+  );
+}
+
+/** A job's start, with the decision: by `actor` (a person's start now), or by the scheduler at its time (null). */
+export async function recordStart(tx: Tx, job: Pick<JobRow, 'id' | 'orgId'>, actor: string | null, at: Date): Promise<void> {
+  await recordSafely(tx, `start of job ${job.id}`, (savepoint) =>
+    repository.recordJobEvent(savepoint, {
+      orgId: job.orgId,
+      jobId: job.id,
+      at,
+      kind: 'started',
+      actor,
+      orderNo: null,
+      roomId: null,
+      dose: null,
+      cause: actor === null ? SCHEDULER_CAUSE : OPERATOR_CAUSE,
+    }),
   );
 }
 

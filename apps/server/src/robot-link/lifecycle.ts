@@ -12,7 +12,7 @@ import { jobRooms, jobs } from '../db/schema.ts';
 import { conflict } from '../lib/http-error.ts';
 import { toJobs } from '../jobs/repository.ts';
 import { checkCanRunJob, checkControllable, instantActionsOf, type InstantCommand } from './commands.ts';
-import { recordOperatorCommand } from './interruptions.ts';
+import { recordOperatorCommand, recordStart } from './interruptions.ts';
 import { buildOrder } from './order.ts';
 import { recordCommand } from './outbox.ts';
 import type { CompletionStatus } from './progress.ts';
@@ -92,9 +92,9 @@ async function robotOf(tx: Tx, job: JobRow): Promise<ExecutionRobot> {
 
 /**
  * Starts a Scheduled job now: checks the robot, marks the job Running, records the order (sent after `tx`
- * commits); `job` must be locked.
+ * commits) and who started it (`actor`, a username; null for the scheduler); `job` must be locked.
  */
-export async function startJob(ctx: Context, tx: Tx, job: JobRow): Promise<JobRow> {
+export async function startJob(ctx: Context, tx: Tx, job: JobRow, actor: string | null): Promise<JobRow> {
   if (job.status !== 'Scheduled') {
     throw refuse(CommandRefusal.jobState, job.status === 'Running' ? 'The job is already running.' : 'The job has ended.');
   }
@@ -122,6 +122,7 @@ export async function startJob(ctx: Context, tx: Tx, job: JobRow): Promise<JobRo
   const start = link?.pose ? { floorId: link.floorId, pose: link.pose } : { floorId: robot.floorId, pose: robot.pose };
   const order = buildOrder(job.id, 0, await repository.orderRooms(tx, job.id), home, start);
   await recordCommand(tx, { orgId: job.orgId, robotId: robot.id, jobId: job.id, kind: 'order', body: { order } });
+  await recordStart(tx, started, actor, now);
   await publishJobChange(ctx, tx, started);
   await publishJobEvent(ctx, tx, started, 'job_started');
   return started;

@@ -103,12 +103,13 @@ describe('room readiness during a running job (simulated robot, embedded broker)
     expect(log.completion_status).toBe('completed');
     // Who set it not ready, the robot's question at its door, who answered skip, and the room skipped for it.
     expect(log.events.map((event) => [event.kind, event.actor, event.order_no, event.room_id, event.cause ?? null])).toEqual([
+      ['started', w.operator.username, null, null, 'operator'],
       ['room_not_ready', w.operator.username, 1, room1, null],
       ['prompt_asked', null, 1, room1, 'wait_to_enter'],
       ['prompt_answered', w.operator.username, 1, room1, 'skip'],
       ['room_skipped', w.operator.username, 1, room1, 'not_ready'],
     ]);
-    const [notReady, promptAsked, answered, skipped] = log.events;
+    const [, notReady, promptAsked, answered, skipped] = log.events;
     expect(notReady?.dose).toBeNull();
     const at = Date.parse(notReady?.at ?? '');
     expect(at).toBeGreaterThanOrEqual(before - 1);
@@ -163,17 +164,19 @@ describe('room readiness during a running job (simulated robot, embedded broker)
     const log = await logOf(w, created.job_id);
     expect(log.attributes.rooms.map((room) => room.state)).toEqual(['done']);
     expect(log.events.map((event) => [event.kind, event.actor, event.room_id, event.cause ?? null])).toEqual([
+      ['started', w.operator.username, null, 'operator'],
       ['room_not_ready', w.operator.username, room0, null],
       ['prompt_asked', null, room0, 'wait_to_enter'],
       ['prompt_answered', w.operator.username, room0, 'confirm'],
     ]);
     // The dose the room had by the robot's last report when it was set not ready: about half of it, some way in;
     // the same when it asked and when it was answered (its lamp was off meanwhile).
-    expect(log.events[0]?.dose ?? 0).toBeGreaterThan(5);
-    expect(log.events[0]?.dose ?? 50).toBeLessThan(50);
-    expect(log.events[1]?.dose ?? 0).toBeGreaterThanOrEqual(log.events[0]?.dose ?? 0);
-    expect(log.events[1]?.dose ?? 50).toBeLessThan(50);
-    expect(log.events[2]?.dose).toBe(log.events[1]?.dose);
+    const [, notReadyEvent, askedEvent, answeredEvent] = log.events;
+    expect(notReadyEvent?.dose ?? 0).toBeGreaterThan(5);
+    expect(notReadyEvent?.dose ?? 50).toBeLessThan(50);
+    expect(askedEvent?.dose ?? 0).toBeGreaterThanOrEqual(notReadyEvent?.dose ?? 0);
+    expect(askedEvent?.dose ?? 50).toBeLessThan(50);
+    expect(answeredEvent?.dose).toBe(askedEvent?.dose);
 
     // The room's lamp interval closed at the state that showed the lamp off, and a second one ran after the confirm.
     const lamps = await recordedLampIntervals(server, created.job_id);
@@ -200,6 +203,7 @@ describe('room readiness during a running job (simulated robot, embedded broker)
     const log = await logOf(w, created.job_id);
     expect(log.attributes.rooms.map((room) => room.state)).toEqual(['done', 'done', 'done']);
     expect(log.events.map((event) => [event.kind, event.order_no])).toEqual([
+      ['started', null],
       ['room_not_ready', 2],
       ['room_ready', 2],
     ]);

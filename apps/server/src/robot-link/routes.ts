@@ -81,7 +81,7 @@ export const robotLinkRoutes: FastifyPluginAsync<AppContext> = async (app, ctx) 
       const job = await findJob(tx, principal, query.job_id, true);
       if (!job) throw notFound('Job');
       refuseIfFinished(job);
-      await startJob(ctx, tx, job);
+      await startJob(ctx, tx, job, principal.username);
       return { data: true };
     }),
   );
@@ -93,7 +93,7 @@ export const robotLinkRoutes: FastifyPluginAsync<AppContext> = async (app, ctx) 
       refuseIfFinished(job);
       switch (query.command) {
         case 'start':
-          await startJob(ctx, tx, job);
+          await startJob(ctx, tx, job, principal.username);
           break;
         case 'pause':
         case 'resume':

@@ -11,7 +11,7 @@ import { SimRobot } from '@uvd/robot-sim';
 import { OrderMessage } from '@uvd/contracts';
 import { buildApp, type App } from '../app.ts';
 import { openDatabase, type Database } from '../db/client.ts';
-import { events, jobs } from '../db/schema.ts';
+import { events, jobEvents, jobs } from '../db/schema.ts';
 import { brokerAnswers, createJobFor, executionWorld, waitUntil, type ExecutionWorld } from '../testing/execution-fixtures.ts';
 import { startTestServer, type TestServer } from '../testing/harness.ts';
 import { testEngine } from '../testing/test-database.ts';
@@ -92,5 +92,12 @@ describe.skipIf(!runnable)('scheduled jobs with two server processes on one Post
       .from(events)
       .where(and(inArray(events.key, jobIds), eq(events.type, 'job_started')));
     expect(started.map((row) => row.key).sort()).toEqual([...jobIds].sort());
+    // Each start is in its job's log as the scheduler's (no person), once.
+    const starts = await processA.context.db
+      .select({ jobId: jobEvents.jobId, actor: jobEvents.actor, details: jobEvents.details })
+      .from(jobEvents)
+      .where(and(inArray(jobEvents.jobId, jobIds), eq(jobEvents.kind, 'started')));
+    expect(starts.map((row) => row.jobId).sort()).toEqual([...jobIds].sort());
+    for (const row of starts) expect(row).toMatchObject({ actor: null, details: { cause: 'scheduler' } });
   });
 });

@@ -56,7 +56,7 @@ export function startScheduler(
             await tx.transaction(async (savepoint) => missJob(ctx, savepoint, job));
             continue;
           }
-          await tx.transaction(async (savepoint) => startJob(ctx, savepoint, job));
+          await tx.transaction(async (savepoint) => startJob(ctx, savepoint, job, null));
           started.push(job.id);
           onStarted(job.id);
         } catch (error) {

@@ -42,6 +42,7 @@ const entry = LogEntry.parse({
     prompts: [],
   },
   events: [
+    { at: '2026-11-20T08:30:00+00:00', kind: 'started', actor: null, order_no: null, room_id: null, room_name: null, dose: null, cause: 'scheduler' },
     { at: '2026-11-20T08:40:00+00:00', kind: 'paused', actor: 'olivia', order_no: 1, room_id: ROOM_2, room_name: 'Room 201', dose: 6.25, cause: 'operator' },
     { at: '2026-11-20T08:41:00+00:00', kind: 'resumed', actor: null, order_no: 1, room_id: ROOM_2, room_name: 'Room 201', dose: 6.25, cause: 'robot' },
     { at: '2026-11-20T08:42:00+00:00', kind: 'prompt_asked', actor: null, order_no: 1, room_id: ROOM_2, room_name: 'Room 201', dose: 6.25, cause: 'wait_to_enter' },
@@ -223,10 +224,11 @@ describe('log detail: the dose map', () => {
 });
 
 describe('log detail: interruptions', () => {
-  it('lists pauses, prompts, skips, stops and faults with cause, who and the dose by then, translated', async () => {
+  it('lists the start, pauses, prompts, skips, stops and faults with cause, who and the dose by then, translated', async () => {
     const { detail } = await openDetail(signedIn());
     const events = within(detail).getAllByTestId('logged-event').map((item) => Array.from(item.children, (line) => line.textContent));
     expect(events).toEqual([
+      ['Job: started by the system, 20.11.2026 10:30 AM', 'Cause: the planned start time'],
       ['Room 201: paused by olivia, 20.11.2026 10:40 AM', "Cause: an operator's command", 'dose received by then: 6.3 J/m²'],
       ['Room 201: resumed by the robot, 20.11.2026 10:41 AM', "Cause: the robot's own decision", 'dose received by then: 6.3 J/m²'],
       ['Room 201: the robot asked “Confirm the room is empty to enter”, 20.11.2026 10:42 AM', 'dose received by then: 6.3 J/m²'],
@@ -240,7 +242,7 @@ describe('log detail: interruptions', () => {
 
   it('words them in Finnish', async () => {
     const { detail } = await openDetail(signedIn(), 'fi');
-    const first = within(detail).getAllByTestId('logged-event')[0];
+    const first = within(detail).getAllByTestId('logged-event')[1];
     expect(first?.textContent).toContain('Room 201: keskeytetty tauolle, olivia');
     expect(first?.textContent).toContain('Syy: käyttäjän komento');
   });

@@ -98,6 +98,7 @@ const KNOWN_CAUSES = [
   'operator',
   'robot',
   'server',
+  'scheduler',
   'confirm',
   'skip',
   'robot_offline',
