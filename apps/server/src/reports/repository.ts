@@ -129,7 +129,9 @@ export async function jobReport(db: Executor, principal: Principal, jobId: strin
     lampIntervals: row.dose?.lamp_intervals ?? null,
   };
   const trajectory = row.trajectory ?? [];
-  if (!map) return { job: source.job, notes: row.notes, rooms: reportRooms(source, placeMap), events: row.events.filter(isInterruption), prompts: row.prompts, trajectory, dose: null, floors: [] };
+  // A start is in the log's events, but the report lists interruptions.
+  const interruptions = row.events.filter(isInterruption);
+  if (!map) return { job: source.job, notes: row.notes, rooms: reportRooms(source, placeMap), events: interruptions, prompts: row.prompts, trajectory, dose: null, floors: [] };
   const floorIds = [...new Set([...places.map((place) => place.floorId), ...trajectory.map((point) => point.floor_id)])].filter((id) => Id.safeParse(id).success);
   const floorRows =
     floorIds.length === 0
@@ -155,7 +157,7 @@ export async function jobReport(db: Executor, principal: Principal, jobId: strin
     job: source.job,
     notes: row.notes,
     rooms: reportRooms(source, placeMap),
-    events: row.events.filter(isInterruption),
+    events: interruptions,
     prompts: row.prompts,
     trajectory,
     dose: row.dose,
