@@ -25,3 +25,4 @@ export * from './fleet.ts';
 export * from './execution.ts';
 export * from './route-table.ts';
 export * from './job-name.ts';
+export * from './room-label.ts';

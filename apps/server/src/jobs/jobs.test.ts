@@ -321,17 +321,17 @@ describe('GET /jobs/v2/jobs', () => {
     return { w, created };
   }
 
-  it('lists newest start_time first with the count, paginated', async () => {
+  it('lists Scheduled jobs next due first with the count, paginated', async () => {
     const { w } = await listedWorld();
     const first = JobList.parse((await server.request('GET', '/api/jobs/v2/jobs', { token: w.admin.token, query: { limit: 3 } })).body);
     expect(first.count).toBe(4);
-    expect(first.payload.map((job) => job.name)).toEqual(['job 3', 'job 2', 'job 1']);
-    expect(first.payload[0]?.robot_name).toMatch(/^Robot 2/);
+    expect(first.payload.map((job) => job.name)).toEqual(['job 0', 'job 1', 'job 2']);
+    expect(first.payload[1]?.robot_name).toMatch(/^Robot 2/);
     expect(first.payload[0]?.rooms[0]?.room_name).toBe('Room 1.1');
     const second = JobList.parse(
       (await server.request('GET', '/api/jobs/v2/jobs', { token: w.admin.token, query: { limit: 3, offset: 3 } })).body,
     );
-    expect(second.payload.map((job) => job.name)).toEqual(['job 0']);
+    expect(second.payload.map((job) => job.name)).toEqual(['job 3']);
   });
 
   it('holds only jobs not yet performed, and counts only them (the live rule drops performed jobs the same way)', async () => {
@@ -343,25 +343,44 @@ describe('GET /jobs/v2/jobs', () => {
       .where(eq(jobs.id, done));
     const list = JobList.parse((await server.request('GET', '/api/jobs/v2/jobs', { token: w.admin.token, query: { limit: 2 } })).body);
     expect(list.count).toBe(3);
-    expect(list.payload.map((job) => job.name)).toEqual(['job 3', 'job 1']);
+    expect(list.payload.map((job) => job.name)).toEqual(['job 0', 'job 1']);
     const second = JobList.parse((await server.request('GET', '/api/jobs/v2/jobs', { token: w.admin.token, query: { limit: 2, offset: 2 } })).body);
-    expect(second.payload.map((job) => job.name)).toEqual(['job 0']);
+    expect(second.payload.map((job) => job.name)).toEqual(['job 3']);
     // Every listed job survives spec §4's live rule: none is performed.
     expect([...list.payload, ...second.payload].every((job) => !job.performed)).toBe(true);
   });
 
-  it('lists Running jobs (disinfecting or paused) first, for one robot, several or all', async () => {
-    const { w, created } = await listedWorld();
-    await server.context.db
-      .update(jobs)
-      .set({ status: 'Running', activeState: 'paused' })
-      .where(eq(jobs.id, created[0]?.job_id ?? ''));
-    const names = async (query: Record<string, string | number | string[]>) =>
-      JobList.parse((await server.request('GET', '/api/jobs/v2/jobs', { token: w.admin.token, query })).body).payload.map((job) => job.name);
-    expect(await names({})).toEqual(['job 0', 'job 3', 'job 2', 'job 1']);
-    expect(await names({ robot_id: [robotOf(w, 0), robotOf(w, 1)] })).toEqual(['job 0', 'job 3', 'job 2', 'job 1']);
-    expect(await names({ robot_id: [robotOf(w, 0), robotOf(w, 1)], limit: 2, offset: 1 })).toEqual(['job 3', 'job 2']);
-    expect(await names({ robot_id: [robotOf(w, 0)] })).toEqual(['job 0', 'job 2']);
+  // Issue #25: a job due in a minute was last (newest first), on the last page of a long list.
+  it('lists Running jobs first (newest first), then Scheduled ones next due first, the same across pages, for one robot, several or all', async () => {
+    const w = await world();
+    const soon = Date.now() + 5 * 60_000;
+    const minutes = (count: number) => new Date(soon + count * 60_000).toISOString();
+    // Created in an order unlike the list's: the far future first, the next due last.
+    const scheduled: Job[] = [];
+    for (const [index, offset] of [600, 30, 90_000, 240, 0, 60].entries()) {
+      scheduled.push(await createJob(w, w.admin, { name: `due +${String(offset)} min`, start_time: minutes(offset) }, robotOf(w, index % 2)));
+    }
+    const running = [await createJob(w, w.admin, { name: 'running early', start_time: minutes(1) }), await createJob(w, w.admin, { name: 'running late', start_time: minutes(2) }, robotOf(w, 1))];
+    await server.context.db.update(jobs).set({ status: 'Running', activeState: 'disinfecting', startTime: new Date(soon - 3_600_000) }).where(eq(jobs.id, running[0]?.job_id ?? ''));
+    await server.context.db.update(jobs).set({ status: 'Running', activeState: 'paused', startTime: new Date(soon - 60_000) }).where(eq(jobs.id, running[1]?.job_id ?? ''));
+    const expected = ['running late', 'running early', 'due +0 min', 'due +30 min', 'due +60 min', 'due +240 min', 'due +600 min', 'due +90000 min'];
+
+    const pages = async (query: Record<string, string | number | string[]>, limit: number) => {
+      const names: string[] = [];
+      for (let offset = 0; ; offset += limit) {
+        const page = JobList.parse((await server.request('GET', '/api/jobs/v2/jobs', { token: w.admin.token, query: { ...query, limit, offset } })).body);
+        names.push(...page.payload.map((job) => job.name));
+        if (offset + limit >= page.count) return names;
+      }
+    };
+    for (const limit of [3, 5, 10]) {
+      expect(await pages({}, limit)).toEqual(expected);
+      // Two robots: each robot's range merged (list-filter.ts pageQuery), in the same order.
+      expect(await pages({ robot_id: [robotOf(w, 0), robotOf(w, 1)] }, limit)).toEqual(expected);
+    }
+    const robot0 = new Set(['running early', ...scheduled.filter((_, index) => index % 2 === 0).map((job) => job.name)]);
+    expect(await pages({ robot_id: [robotOf(w, 0)] }, 2)).toEqual(expected.filter((name) => robot0.has(name)));
+    expect(await pages({ status: ['Scheduled'] }, 4)).toEqual(expected.slice(2));
   });
 
   it('filters by status (repeatable), with the matching count', async () => {
@@ -401,15 +420,15 @@ describe('GET /jobs/v2/jobs', () => {
     const { w } = await listedWorld();
     const names = async (query: Record<string, string | number | string[]>) =>
       JobList.parse((await server.request('GET', '/api/jobs/v2/jobs', { token: w.admin.token, query })).body).payload.map((job) => job.name);
-    expect(await names({ robot_id: [robotOf(w, 0)] })).toEqual(['job 2', 'job 0']);
-    expect(await names({ robot_id: [robotOf(w, 0), robotOf(w, 1)] })).toEqual(['job 3', 'job 2', 'job 1', 'job 0']);
-    expect(await names({ robot_id: [robotOf(w, 1), robotOf(w, 0)], offset: 1, limit: 2 })).toEqual(['job 2', 'job 1']);
+    expect(await names({ robot_id: [robotOf(w, 0)] })).toEqual(['job 0', 'job 2']);
+    expect(await names({ robot_id: [robotOf(w, 0), robotOf(w, 1)] })).toEqual(['job 0', 'job 1', 'job 2', 'job 3']);
+    expect(await names({ robot_id: [robotOf(w, 1), robotOf(w, 0)], offset: 1, limit: 2 })).toEqual(['job 1', 'job 2']);
     expect(await names({ robot_id: [w.hiddenRobotId] })).toEqual([]);
     // Bare dates are days in the user's timezone (Helsinki, UTC+2 in January): 2030-01-02T23:59Z is on January 3rd.
     expect(await names({ from_date: '2030-01-02', to_date: '2030-01-02' })).toEqual(['job 1']);
-    expect(await names({ from_date: '2030-01-03', to_date: '2030-01-03' })).toEqual(['job 3', 'job 2']);
-    expect(await names({ from_date: '2030-01-02T12:00:00Z' })).toEqual(['job 3', 'job 2']);
-    expect(await names({ to_date: '2030-01-02T10:00:00+00:00' })).toEqual(['job 1', 'job 0']);
+    expect(await names({ from_date: '2030-01-03', to_date: '2030-01-03' })).toEqual(['job 2', 'job 3']);
+    expect(await names({ from_date: '2030-01-02T12:00:00Z' })).toEqual(['job 2', 'job 3']);
+    expect(await names({ to_date: '2030-01-02T10:00:00+00:00' })).toEqual(['job 0', 'job 1']);
   });
 
   it("reads bare dates as days of the user's timezone, DST days included, and another user's zone as theirs", async () => {
@@ -429,8 +448,7 @@ describe('GET /jobs/v2/jobs', () => {
     for (const [name, start_time] of Object.entries(starts)) await createJob(w, w.admin, { name, start_time });
     const day = async (user: TestUser, date: string) =>
       JobList.parse((await server.request('GET', '/api/jobs/v2/jobs', { token: user.token, query: { from_date: date, to_date: date } })).body)
-        .payload.map((job) => job.name)
-        .reverse();
+        .payload.map((job) => job.name);
     expect(await day(w.admin, '2030-03-31')).toEqual(['Mar 31 00:00', 'Mar 31 23:59']);
     expect(await day(w.admin, '2030-10-27')).toEqual(['Oct 27 00:00', 'Oct 27 23:59']);
     expect(await day(w.admin, '2030-06-15')).toEqual(['Jun 15 01:30']);
@@ -478,7 +496,8 @@ describe('GET /jobs/v2/jobs', () => {
       (await server.request('GET', '/api/jobs/v2/jobs', { token: w.admin.token, query: { offset: total - 3, limit: 5 } })).body,
     );
     expect(deep.count).toBeGreaterThan(EXACT_COUNT_CAP);
-    expect(deep.payload.map((job) => job.name)).toEqual([`bulk ${total - 2}`, `bulk ${total - 1}`, `bulk ${total}`]);
+    // Scheduled, next due first: the last page holds the latest (bulk 1 starts last).
+    expect(deep.payload.map((job) => job.name)).toEqual(['bulk 3', 'bulk 2', 'bulk 1']);
     const filtered = JobList.parse(
       (await server.request('GET', '/api/jobs/v2/jobs', { token: w.admin.token, query: { from_date: '2029-12-31T23:00:00Z' } })).body,
     );

@@ -148,8 +148,11 @@ export interface ListTable {
   id: AnyPgColumn;
   start: AnyPgColumn;
   robot: AnyPgColumn;
-  /** A rank ordered before the start (ascending), e.g. the jobs list's running jobs first. */
-  rank?: SQL;
+  /**
+   * Keys ordered before the start (each ascending, nulls last), e.g. the jobs list's running jobs first and the
+   * scheduled ones next due first.
+   */
+  lead?: readonly SQL[];
 }
 
 export interface ListScope {
@@ -180,19 +183,22 @@ const MERGE_ROBOTS_MAX = 32;
  * and the ranges are merged (a Merge Append) instead of sorting every match.
  */
 export function pageQuery(list: ListTable, scope: ListScope, offset: number, limit: number): SQL {
-  // A rank leads the order (no constant stands in for a missing one: ORDER BY 0 means a column position).
-  const ranked = (rest: SQL) => (list.rank ? sql`${list.rank}, ${rest}` : rest);
-  const order = ranked(sql`${newestFirst(list.start)}, ${list.id}`);
+  const lead = list.lead ?? [];
+  const order = sql.join([...lead, newestFirst(list.start), list.id], sql`, `);
   const robotIds = scope.robotIds;
   if (robotIds === undefined || robotIds.length === 1 || robotIds.length > MERGE_ROBOTS_MAX) {
     const where = and(scope.where, robotIds ? inArray(list.robot, robotIds) : undefined);
     return sql`SELECT ${list.id} AS id FROM ${list.table} WHERE ${where ?? sql`true`} ORDER BY ${order} LIMIT ${limit} OFFSET ${offset}`;
   }
+  // Each range carries its order's keys as columns (lead_0, lead_1, …, start) for the merge above it.
+  const leadNames = lead.map((_, index) => sql.raw(`lead_${String(index)}`));
+  const columns = sql.join([sql`${list.id} AS id`, ...lead.map((key, index) => sql`${key} AS ${leadNames[index]}`), sql`${list.start} AS start`], sql`, `);
   const ranges = robotIds.map(
     (robotId) =>
-      sql`(SELECT ${list.id} AS id, ${list.rank ?? sql`0`} AS rank, ${list.start} AS start FROM ${list.table} WHERE ${and(scope.where, eq(list.robot, robotId)) ?? sql`true`} ORDER BY ${order} LIMIT ${offset + limit})`,
+      sql`(SELECT ${columns} FROM ${list.table} WHERE ${and(scope.where, eq(list.robot, robotId)) ?? sql`true`} ORDER BY ${order} LIMIT ${offset + limit})`,
   );
-  return sql`SELECT id FROM (${sql.join(ranges, sql` UNION ALL `)}) AS ranges ORDER BY rank, start DESC NULLS LAST, id LIMIT ${limit} OFFSET ${offset}`;
+  const merged = sql.join([...leadNames, sql`start DESC NULLS LAST`, sql`id`], sql`, `);
+  return sql`SELECT id FROM (${sql.join(ranges, sql` UNION ALL `)}) AS ranges ORDER BY ${merged} LIMIT ${limit} OFFSET ${offset}`;
 }
 
 /** The count of a list's matches, exact up to `EXACT_COUNT_CAP` (see `cappedCount`). */

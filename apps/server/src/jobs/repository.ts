@@ -31,13 +31,19 @@ export async function findJob(executor: Executor, principal: Principal, jobId: s
   return row;
 }
 
-/** Running jobs (disinfecting or paused) rank 0, before the Scheduled ones: what a shift follows comes first. */
-const runningFirst = sql`(CASE WHEN ${jobs.status} = 'Running' THEN 0 ELSE 1 END)`;
-const jobsList: ListTable = { table: jobs, id: jobs.id, start: jobs.startTime, robot: jobs.robotId, rank: runningFirst };
+/**
+ * The jobs list's order (issue #25): Running jobs (disinfecting or paused) first, what a shift follows; then the
+ * Scheduled ones by start time, the next due first; then any other, newest first (the start, after these keys).
+ * The expressions are those of the index `jobs_open_org_due` (migration 0011), written once here and in the schema.
+ */
+export const statusRank = sql`(CASE ${jobs.status} WHEN 'Running' THEN 0 WHEN 'Scheduled' THEN 1 ELSE 2 END)`;
+export const nextDue = sql`(CASE WHEN ${jobs.status} = 'Scheduled' THEN ${jobs.startTime} END)`;
+const jobsList: ListTable = { table: jobs, id: jobs.id, start: jobs.startTime, robot: jobs.robotId, lead: [statusRank, nextDue] };
+const listOrder = [statusRank, nextDue, newestFirst(jobs.startTime), asc(jobs.id)];
 
 /**
  * One page of the jobs the caller sees and the count of all matches. The list holds only jobs not yet performed
- * (README.md "What the jobs list holds"): Running first, then newest start_time first.
+ * (README.md "What the jobs list holds"), in the list's order (above).
  */
 export async function listJobs(executor: Executor, principal: Principal, filter: JobListFilter, extras: JobExtras): Promise<{ count: number; jobs: Job[] }> {
   const robotIds = await listedRobots(executor, principal, filter.robot_id);
@@ -55,7 +61,7 @@ export async function listJobs(executor: Executor, principal: Principal, filter:
   };
   // Two queries side by side on the pool: the page with everything shown, and the count.
   const [page, count] = await Promise.all([
-    selectJobs(executor, sql`${jobs.id} IN (${pageQuery(jobsList, scope, filter.offset, filter.limit)})`, extras),
+    selectJobs(executor, sql`${jobs.id} IN (${pageQuery(jobsList, scope, filter.offset, filter.limit)})`, extras, listOrder),
     listCount(executor, jobsList, scope),
   ]);
   return { count, jobs: page };
@@ -89,11 +95,14 @@ const PendingJson = z
   .nullable()
   .transform((row) => (row ? { command: row.kind === 'order' ? ('start' as const) : row.kind, since: row.since.toISOString() } : null));
 
+/** Running first, then newest start_time first: the order of jobs read by id. */
+const runningFirst = [sql`(CASE WHEN ${jobs.status} = 'Running' THEN 0 ELSE 1 END)`, newestFirst(jobs.startTime), asc(jobs.id)];
+
 /**
- * The jobs matching `condition`, newest start_time first, in their wire form: one query that also reads the
- * robot's name, the rooms in order (as JSON) and, for `navigation`, the logged trajectory.
+ * The jobs matching `condition` in `order`, in their wire form: one query that also reads the robot's name, the
+ * rooms in order (as JSON) and, for `navigation`, the logged trajectory.
  */
-async function selectJobs(executor: Executor, condition: SQL, extras: JobExtras): Promise<Job[]> {
+async function selectJobs(executor: Executor, condition: SQL, extras: JobExtras, order: SQL[] = runningFirst): Promise<Job[]> {
   const rows = await executor
     .select({
       ...getTableColumns(jobs),
@@ -121,7 +130,7 @@ async function selectJobs(executor: Executor, condition: SQL, extras: JobExtras)
     .from(jobs)
     .innerJoin(robots, eq(robots.id, jobs.robotId))
     .where(condition)
-    .orderBy(runningFirst, sql`${newestFirst(jobs.startTime)}`, asc(jobs.id));
+    .orderBy(...order);
   return rows.map((row) => {
     const roomRows = RoomsJson.parse(row.rooms);
     const roomList = roomRows.map(({ ended_at: _endedAt, ...room }): JobRoom =>

@@ -3,6 +3,7 @@
  * the bottom-left pixel, y grows upwards in metres and downwards in pixels), so a robot pose in metres lands on
  * the plan at px = (x - origin.x) / resolution, py = height - (y - origin.y) / resolution.
  */
+import { roomLabelPlace } from '@uvd/contracts';
 import type { MapMetadata, Point } from '../db/schema.ts';
 
 export interface PixelPoint {
@@ -58,12 +59,6 @@ export const svgPoints = (metadata: MapMetadata, polygon: readonly Point[]): str
     })
     .join(' ');
 
-/** The arithmetic mean of the vertices: inside the simple, nearly convex room outlines we draw and import. */
-export function centroid(polygon: readonly Point[]): Point {
-  const sum = polygon.reduce((s, p) => ({ x: s.x + p.x, y: s.y + p.y }), { x: 0, y: 0 });
-  return { x: sum.x / polygon.length, y: sum.y / polygon.length };
-}
-
 export interface PlanRoomShape {
   name: string;
   polygon: readonly Point[];
@@ -90,14 +85,17 @@ function labelLines(name: string, widthPx: number): string[] {
   return lines;
 }
 
-/** One `<polygon class="room">` per room, and its label centred in it. */
+/**
+ * One `<polygon class="room">` per room, and its label centred on the point of the room farthest from its walls
+ * (`roomLabelPlace`): the vertices' mean of an L-shaped room (its bathroom cut out) lies by the bathroom's wall.
+ */
 export function roomLayer(metadata: MapMetadata, rooms: readonly PlanRoomShape[], defaultFill: string, fillOpacity = 1): string {
   const shapes = rooms.map(
     (room) =>
       `<polygon class="room" data-room-name="${escapeXml(room.name)}" points="${svgPoints(metadata, room.polygon)}" fill="${room.fill ?? defaultFill}"/>`,
   );
   const labels = rooms.map((room) => {
-    const { px, py } = toPixel(metadata, centroid(room.polygon));
+    const { px, py } = toPixel(metadata, roomLabelPlace(room.polygon));
     const bounds = boundsOf(room.polygon);
     const lines = labelLines(room.name, (bounds.maxX - bounds.minX) / metadata.resolution);
     const lineHeight = LABEL_FONT_PX + 1;
