@@ -1,8 +1,10 @@
-import { confirmAction, listLanguages, listTimezones } from '@uvd/contracts';
+import { confirmAction, listLanguages, listTimezones, listWaitingActions } from '@uvd/contracts';
 import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
+import { waitingActionsKey } from '../features/jobs/api/jobs-query.ts';
 import { createWebPushDevice } from '../lib/push/web-push-device.ts';
+import { PUSH_TOAST_MS } from '../lib/toast.ts';
 import { FakeNetwork } from '../testing/fake-network.ts';
 import { FakePushBrowser } from '../testing/fake-push-browser.ts';
 import { VAPID_PUBLIC_KEY, fakeIdentity, storeSession, testConfig } from '../testing/fixtures.ts';
@@ -36,7 +38,7 @@ const openConsole = async (network: FakeNetwork = fakeIdentity(new FakeNetwork()
 const toastOf = async (title: string) => (await screen.findByText(title)).closest<HTMLElement>('[data-testid=push-toast]') ?? document.body;
 
 describe('pushes while the console is in front (spec §9)', () => {
-  it('shows an offered push as a toast for 600 000 ms, tells the worker it was shown, and answers the prompt from its Confirm button', async () => {
+  it('shows an offered push as a toast for 20 s with a close button, tells the worker it was shown, and answers the prompt from its Confirm button', async () => {
     const user = userEvent.setup();
     const network = fakeIdentity(new FakeNetwork()).on(confirmAction, { status: 200, body: { data: true } });
     const { browser } = await openConsole(network);
@@ -46,7 +48,9 @@ describe('pushes while the console is in front (spec §9)', () => {
     const toast = await toastOf('UVD-1 is waiting');
     expect(toast).toHaveTextContent('Confirm the room is empty to enter: Room 101 (Morning round)');
     const progress = document.querySelector<HTMLElement>('.Toastify__progress-bar');
-    expect(progress?.style.animationDuration).toBe('600000ms');
+    expect(PUSH_TOAST_MS).toBe(20_000);
+    expect(progress?.style.animationDuration).toBe('20000ms');
+    expect(screen.getByRole('button', { name: 'Close message' })).toBeInTheDocument();
 
     await user.click(within(toast).getByRole('button', { name: 'Confirm' }));
     await waitFor(() => {
@@ -80,6 +84,39 @@ describe('pushes while the console is in front (spec §9)', () => {
     expect(within(info).queryByRole('button', { name: 'Confirm' })).not.toBeInTheDocument();
     await user.click(within(info).getByRole('link', { name: 'Open' }));
     expect(router.location().pathname).toBe(`/job/${JOB}`);
+  });
+
+  it('takes a prompt\'s toast away once the prompt is answered elsewhere (another tab, the banner, the robot)', async () => {
+    const waiting = {
+      action_id: ACTION,
+      job_id: JOB,
+      button: { text: 'wait_to_enter', disabled: false },
+      job_name: 'Morning round',
+      robot_id: '0b8f3a52-51d4-4e0c-9d0f-2a6c7d8e9f01',
+      robot_name: 'UVD-1',
+      room_id: null,
+      room_name: 'Room 101',
+      created_at: '2026-11-20T09:59:58Z',
+    };
+    const network = fakeIdentity(new FakeNetwork()).on(listWaitingActions, { status: 200, body: { payload: [waiting] } });
+    const { browser, services } = await openConsole(network);
+    browser.offerPush(promptPush());
+    const toast = await toastOf('UVD-1 is waiting');
+    await waitFor(() => {
+      expect(services.queryClient.getQueryData(waitingActionsKey)).toEqual({ payload: [waiting] });
+    });
+    expect(within(toast).getByRole('button', { name: 'Confirm' })).toBeEnabled();
+
+    // What the actions stream does when the prompt is answered anywhere (use-job-streams.ts).
+    services.queryClient.setQueryData(waitingActionsKey, { payload: [] });
+    const frame = toast.closest<HTMLElement>('.Toastify__toast');
+    await waitFor(() => {
+      expect(frame?.className).toMatch(/bounce-exit/);
+    });
+    if (frame) fireEvent.animationEnd(frame);
+    await waitFor(() => {
+      expect(screen.queryByText('UVD-1 is waiting')).not.toBeInTheDocument();
+    });
   });
 
   it("shows a push delivered twice once, and leaves another organization's push and anything else unanswered", async () => {

@@ -1,8 +1,10 @@
+import { useEffect, useState } from 'react';
 import { Button } from 'react-bootstrap';
 import { useTranslation } from 'react-i18next';
 import type { PushMessage } from '@uvd/contracts';
 import { useActionDecision } from '../features/jobs/api/job-commands.ts';
-import { isApiRequestError } from '../lib/api-error.ts';
+import { useWaitingActions } from '../features/jobs/api/jobs-query.ts';
+import { errorKey, PROMPT_ANSWER_KEYS } from '../lib/error-message.ts';
 import { consolePathOf, promptOf } from '../lib/push/push-message.ts';
 import { toast } from '../lib/toast.ts';
 
@@ -19,6 +21,18 @@ const PushToast = ({ message, open, close }: PushToastProps) => {
   const decision = useActionDecision();
   const prompt = promptOf(message);
   const path = consolePathOf(message);
+  const waiting = useWaitingActions(prompt !== null);
+  const [shownAt] = useState(Date.now);
+  const [seen, setSeen] = useState(false);
+  const listed = prompt ? waiting.data?.payload.some((action) => action.action_id === prompt.actionId) : undefined;
+  // A prompt answered anywhere else (another tab, the banner, the robot) leaves the waiting prompts, which the
+  // actions stream keeps current: its toast goes with it rather than offer answers that no longer apply. A list
+  // fetched before the push arrived may not hold it yet: it counts once seen, or once fetched after the toast.
+  if (listed && !seen) setSeen(true);
+  const settled = listed === false && (seen || waiting.dataUpdatedAt > shownAt);
+  useEffect(() => {
+    if (settled) close();
+  }, [settled, close]);
 
   const answer = (actionId: string, confirm: boolean) => {
     decision.mutate(
@@ -26,13 +40,13 @@ const PushToast = ({ message, open, close }: PushToastProps) => {
       {
         onSuccess: (ok) => {
           if (ok) close();
-          else toast.error(t('common.genericError'));
+          else toast.error(t('promptAnswer.failed'));
         },
         onError: (error) => {
           // 409: answered elsewhere, or the robot no longer asks; 404: gone with its job.
-          const closed = isApiRequestError(error) && (error.status === 409 || error.status === 404);
-          toast.error(t(closed ? 'push.alreadyAnswered' : 'common.genericError'));
-          if (closed) close();
+          const key = errorKey(error, PROMPT_ANSWER_KEYS);
+          toast.error(t(key ?? 'promptAnswer.failed'));
+          if (key === 'push.alreadyAnswered') close();
         },
       },
     );

@@ -36,6 +36,8 @@ export class FakePushBrowser implements NotificationPermissionHandle {
   /** What the person answers when the browser asks. */
   answer: NotificationPermission = 'granted';
   permissionRequests = 0;
+  /** How the push service answers a subscription: with one (null), a refusal, never ('hang'), or when told. */
+  subscribeOutcome: Error | 'hang' | Promise<never> | null = null;
   readonly subscribeOptions: PushSubscriptionOptionsInit[] = [];
   current: FakeSubscription | null = null;
   /** Scripts the page registered as its service worker. */
@@ -48,6 +50,9 @@ export class FakePushBrowser implements NotificationPermissionHandle {
     const pushManager = {
       subscribe: (options: PushSubscriptionOptionsInit) => {
         this.subscribeOptions.push(options);
+        if (this.subscribeOutcome === 'hang') return new Promise<FakeSubscription>(() => undefined);
+        if (this.subscribeOutcome instanceof Promise) return this.subscribeOutcome;
+        if (this.subscribeOutcome) return Promise.reject(this.subscribeOutcome);
         this.current = new FakeSubscription();
         return Promise.resolve(this.current);
       },

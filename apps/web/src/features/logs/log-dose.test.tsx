@@ -232,8 +232,8 @@ describe('log detail: interruptions', () => {
       ['Room 201: paused by olivia, 20.11.2026 10:40 AM', "Cause: an operator's command", 'dose received by then: 6.3 J/m²'],
       ['Room 201: resumed by the robot, 20.11.2026 10:41 AM', "Cause: the robot's own decision", 'dose received by then: 6.3 J/m²'],
       ['Room 201: the robot asked “Confirm the room is empty to enter”, 20.11.2026 10:42 AM', 'dose received by then: 6.3 J/m²'],
-      ['Room 201: Skip by olivia, 20.11.2026 10:43 AM', 'dose received by then: 6.3 J/m²'],
-      ['Room 201: skipped by olivia, 20.11.2026 10:44 AM', 'Cause: Skip', 'dose received by then: 8 J/m²'],
+      ['Room 201: Skipped by olivia, 20.11.2026 10:43 AM', 'dose received by then: 6.3 J/m²'],
+      ['Room 201: skipped by olivia, 20.11.2026 10:44 AM', 'Cause: Skipped', 'dose received by then: 8 J/m²'],
       ['Job: robot fault “link to the server lost”, 20.11.2026 10:45 AM'],
       // An error type the console does not know is shown as the robot sent it.
       ['Job: stopped by the system, 20.11.2026 10:46 AM', 'Cause: lidar_dirty'],

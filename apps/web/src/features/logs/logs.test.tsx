@@ -388,7 +388,7 @@ describe('log detail prompts', () => {
     const detail = await expand('Morning round');
     const prompts = within(detail).getAllByTestId('logged-prompt').map((item) => Array.from(item.children, (line) => line.textContent));
     expect(prompts).toEqual([
-      ['Confirm the room is empty to enter · Room 101', 'Confirm by olivia, 20.11.2026 10:41 AM, from a notification'],
+      ['Confirm the room is empty to enter · Room 101', 'Confirmed by olivia, 20.11.2026 10:41 AM, from a notification'],
       ['Confirm to go home', 'Not answered'],
     ]);
     await userEvent.click(within(rowOf('Morning round')).getByRole('button', { name: 'Hide log details: Morning round' }));

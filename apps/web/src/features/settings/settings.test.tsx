@@ -227,13 +227,37 @@ describe('notifications switch (spec §3, §4, §9)', () => {
     expect(network.callsTo(subscribe)).toHaveLength(0);
   });
 
+  it('with permission granted, shows it is working, and says when the browser has no push service (a private window) and what to do', async () => {
+    const user = userEvent.setup();
+    const network = withSubscriptions();
+    const browser = new FakePushBrowser();
+    browser.permission = 'granted';
+    let refuse: (error: Error) => void = () => undefined;
+    browser.subscribeOutcome = new Promise<never>((_resolve, reject) => {
+      refuse = reject;
+    });
+    await openSettings(network, browser);
+    const toggle = await screen.findByRole('switch', { name: SWITCH });
+    expect(toggle).toHaveAccessibleDescription(/robots' questions/);
+
+    await user.click(toggle);
+    expect(await screen.findByTestId('notifications-busy')).toHaveTextContent('Working…');
+    expect(toggle).toBeDisabled();
+    refuse(new DOMException('Registration failed - push service not available', 'AbortError'));
+    expect(await screen.findByRole('alert')).toHaveTextContent(/^This browser refuses push notifications here: private windows and some browsers have no push service\./);
+    expect(screen.queryByTestId('notifications-busy')).not.toBeInTheDocument();
+    expect(toggle).toBeEnabled();
+    expect(toggle).not.toBeChecked();
+    expect(network.callsTo(subscribe)).toHaveLength(0);
+  });
+
   it('keeps the switch and the flag as they were when subscribing fails (falsy data is a failure)', async () => {
     const user = userEvent.setup();
     const network = signedIn().on(subscribe, { status: 200, body: { data: false } });
     await openSettings(network, new FakePushBrowser());
     const toggle = screen.getByRole('switch', { name: SWITCH });
     await user.click(toggle);
-    expect(await screen.findByText('Notifications could not be changed')).toBeInTheDocument();
+    expect(await screen.findByRole('alert')).toHaveTextContent('Notifications could not be changed. Try again; if it keeps failing, reload the page.');
     expect(toggle).not.toBeChecked();
     expect(window.localStorage.getItem(NOTIFICATIONS_KEY)).toBeNull();
   });

@@ -7,6 +7,7 @@ import { confirmAction } from '@uvd/contracts';
 import type { ActionDecision, PushMessage } from '@uvd/contracts';
 import { isApiRequestError } from '../api-error.ts';
 import { commandParts } from '../command.ts';
+import { errorMessage, PROMPT_ANSWER_KEYS } from '../error-message.ts';
 import { toast } from '../toast.ts';
 import type { NativePushContext } from './native-push-hooks.ts';
 import { consolePathOf } from './push-message.ts';
@@ -28,6 +29,6 @@ export const answerPromptFromNotification = async (
   } catch (error) {
     const status = isApiRequestError(error) ? error.status : null;
     if (status === 401 || status === 403) open(consolePathOf(message));
-    else toast.error(i18n.t(status === 409 || status === 404 ? 'push.alreadyAnswered' : 'push.answerFailed'));
+    else toast.error(errorMessage(i18n.t, error, 'push.answerFailed', PROMPT_ANSWER_KEYS));
   }
 };

@@ -10,11 +10,27 @@ export class PushUnsupportedError extends Error {
   override readonly name = 'PushUnsupportedError';
 }
 
-export type PushRegistrationFailure = 'denied' | 'unsupported' | 'failed';
+/**
+ * The browser has the Push API but refuses to subscribe: it has no push service here (a private window, a browser
+ * built without one, a push service it cannot reach).
+ */
+export class PushServiceError extends Error {
+  override readonly name = 'PushServiceError';
+}
 
-export const registrationFailureOf = (error: unknown): PushRegistrationFailure => {
-  if (!(error instanceof Error)) return 'failed';
-  if (error.name === 'PushPermissionError') return 'denied';
-  if (error.name === 'PushUnsupportedError') return 'unsupported';
-  return 'failed';
+/** A step that has no answer in time (the worker's activation, the push service's subscription). */
+export class PushTimeoutError extends Error {
+  override readonly name = 'PushTimeoutError';
+}
+
+export type PushRegistrationFailure = 'denied' | 'unsupported' | 'no-push-service' | 'timeout' | 'failed';
+
+const FAILURES: Partial<Record<string, PushRegistrationFailure>> = {
+  PushPermissionError: 'denied',
+  PushUnsupportedError: 'unsupported',
+  PushServiceError: 'no-push-service',
+  PushTimeoutError: 'timeout',
 };
+
+export const registrationFailureOf = (error: unknown): PushRegistrationFailure =>
+  error instanceof Error ? (FAILURES[error.name] ?? 'failed') : 'failed';

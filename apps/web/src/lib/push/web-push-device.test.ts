@@ -43,4 +43,17 @@ describe('the browser as a push device', () => {
     expect(registrationFailureOf(failure)).toBe('denied');
     expect(browser.subscribeOptions).toHaveLength(0);
   });
+
+  it('says a browser with no push service refused (a private window), and a push service that never answers timed out', async () => {
+    const refusing = new FakePushBrowser();
+    refusing.permission = 'granted';
+    refusing.subscribeOutcome = new DOMException('Registration failed - push service not available', 'AbortError');
+    expect(registrationFailureOf(await deviceOn(refusing).register().catch((error: unknown) => error))).toBe('no-push-service');
+
+    const silent = new FakePushBrowser();
+    silent.permission = 'granted';
+    silent.subscribeOutcome = 'hang';
+    const device = createWebPushDevice({ vapidPublicKey: VAPID_PUBLIC_KEY, browser: silent.browser(), stepTimeoutMs: 50 });
+    expect(registrationFailureOf(await device.register().catch((error: unknown) => error))).toBe('timeout');
+  });
 });

@@ -7,7 +7,7 @@ import { parseDeviceToken } from '@uvd/contracts';
 import type { PushMessage } from '@uvd/contracts';
 import { LOCAL_KEYS } from '../storage.ts';
 import type { PushDevice } from './push-device.ts';
-import { PushPermissionError, PushUnsupportedError } from './push-errors.ts';
+import { PushPermissionError, PushServiceError, PushTimeoutError, PushUnsupportedError } from './push-errors.ts';
 import { SERVICE_WORKER_OPTIONS, SERVICE_WORKER_URL } from './register-service-worker.ts';
 import { PushOffer } from './service-worker-protocol.ts';
 import type { PushOfferReply } from './service-worker-protocol.ts';
@@ -55,8 +55,22 @@ export const currentBrowser = (): WebPushBrowser => ({
   storage: window.localStorage,
 });
 
-/** Activating the worker precaches the build first: on a slow network that takes a while, but not forever. */
-const READY_TIMEOUT_MS = 60_000;
+/**
+ * Activating the worker precaches the build first, and a subscription asks the browser's push service: each is
+ * given this long, so the switch says within about half a minute what happened (a switch greyed out for 90 s told
+ * nobody anything). The page registers its worker soon after its load, so it is usually active already.
+ */
+export const PUSH_STEP_TIMEOUT_MS = 15_000;
+
+/**
+ * How the Push API refuses a subscription it cannot make (W3C Push API: AbortError "push service not available",
+ * NotSupportedError, InvalidStateError): the browser has no push service here. NotAllowedError is the permission.
+ */
+const subscribeFailure = (error: unknown): Error => {
+  if (error instanceof PushTimeoutError) return error;
+  if (error instanceof Error && error.name === 'NotAllowedError') return new PushPermissionError('Notification permission was refused', { cause: error });
+  return new PushServiceError('The browser refused the push subscription', { cause: error });
+};
 
 const withTimeout = <T>(promise: Promise<T>, ms: number, error: () => Error): Promise<T> =>
   new Promise((resolve, reject) => {
@@ -102,9 +116,11 @@ export interface WebPushDeviceOptions {
   /** RuntimeConfig.vapidPublicKey. */
   vapidPublicKey: string;
   browser?: WebPushBrowser;
+  /** PUSH_STEP_TIMEOUT_MS, shorter in tests. */
+  stepTimeoutMs?: number;
 }
 
-export const createWebPushDevice = ({ vapidPublicKey, browser = currentBrowser() }: WebPushDeviceOptions): PushDevice => {
+export const createWebPushDevice = ({ vapidPublicKey, browser = currentBrowser(), stepTimeoutMs = PUSH_STEP_TIMEOUT_MS }: WebPushDeviceOptions): PushDevice => {
   const { serviceWorker, notifications, storage } = browser;
   const supported = () => serviceWorker !== null && notifications !== null && vapidPublicKey !== '';
 
@@ -122,14 +138,19 @@ export const createWebPushDevice = ({ vapidPublicKey, browser = currentBrowser()
       await serviceWorker.register(SERVICE_WORKER_URL, SERVICE_WORKER_OPTIONS).catch((error: unknown) => {
         throw new PushUnsupportedError('The service worker could not be registered', { cause: error });
       });
-      const registration = await withTimeout(serviceWorker.ready, READY_TIMEOUT_MS, () => new PushUnsupportedError('The service worker did not activate'));
+      const registration = await withTimeout(serviceWorker.ready, stepTimeoutMs, () => new PushTimeoutError('The service worker did not activate'));
       // Always a new subscription: spec §9 renews the token after 7 days, and a subscription made with another
       // VAPID key (a server whose key changed) cannot be reused.
-      const previous = await registration.pushManager.getSubscription();
-      if (previous) await previous.unsubscribe();
-      const subscription = await registration.pushManager.subscribe({
-        userVisibleOnly: true,
-        applicationServerKey: applicationServerKeyOf(vapidPublicKey),
+      const subscription = await withTimeout(
+        (async () => {
+          const previous = await registration.pushManager.getSubscription();
+          if (previous) await previous.unsubscribe();
+          return registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: applicationServerKeyOf(vapidPublicKey) });
+        })(),
+        stepTimeoutMs,
+        () => new PushTimeoutError('The push service did not answer'),
+      ).catch((error: unknown) => {
+        throw subscribeFailure(error);
       });
       const token = JSON.stringify(subscription.toJSON());
       const parsed = parseDeviceToken(token);

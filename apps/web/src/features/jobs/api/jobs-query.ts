@@ -77,11 +77,12 @@ export const useJobAction = (jobId: string, enabled: boolean) => {
 };
 
 /** GET /action/actions/waiting: every prompt waiting for an answer, for the banner on every screen. */
-export const useWaitingActions = () => {
+export const useWaitingActions = (enabled = true) => {
   const api = useApi();
   return useQuery({
     queryKey: waitingActionsKey,
     queryFn: ({ signal }) => api.request(listWaitingActions, { signal }),
+    enabled,
   });
 };
 

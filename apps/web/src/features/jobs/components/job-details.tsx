@@ -10,7 +10,7 @@ import { paths } from '../../../config/paths.ts';
 import { useSessionUser } from '../../../lib/auth/auth-context.tsx';
 import { formatDateTime, TIME_FORMAT } from '../../../lib/format-date.ts';
 import { undeliveredKey } from '../../../lib/live/undelivered.ts';
-import { refusalKey } from '../../../lib/command-refusal.ts';
+import { errorMessage } from '../../../lib/error-message.ts';
 import { toast } from '../../../lib/toast.ts';
 import { useJobCommand, useRoomReadiness } from '../api/job-commands.ts';
 import type { JobCommandKind } from '../api/job-commands.ts';
@@ -98,7 +98,7 @@ export const JobDetails = ({ job, onReload }: JobDetailsProps) => {
           if (kind === 'delete') setTimeout(onReload, DELETE_RELOAD_DELAY_MS);
         },
         onError: (error) => {
-          toast.error(t(refusalKey(error) ?? keys.fail));
+          toast.error(errorMessage(t, error, keys.fail));
         },
         onSettled: () => {
           setPending(null);

@@ -14,6 +14,7 @@ import { ConfirmDialog } from '../../../components/confirm-dialog.tsx';
 import { Spinner } from '../../../components/spinner.tsx';
 import { paths } from '../../../config/paths.ts';
 import { isApiRequestError } from '../../../lib/api-error.ts';
+import { errorKey, errorMessage } from '../../../lib/error-message.ts';
 import { useSessionUser } from '../../../lib/auth/auth-context.tsx';
 import { toast } from '../../../lib/toast.ts';
 import { CommandRefusal, ErrorCode, JOB_NAME_MAX, JOB_NOTES_MAX } from '@uvd/contracts';
@@ -50,13 +51,10 @@ const CLOCK_FIELDS = [
 /** Spec §4: a sole building, floor or robot is chosen for the user. */
 const soleChoice = (choices: readonly Choice[] | undefined): string => (choices?.length === 1 ? (choices[0]?.value ?? '') : '');
 
-/** The server's refusals the user can act on, by code; anything else is "could not be saved". */
-const SAVE_ERROR_KEYS: Partial<Record<string, ParseKeys>> = {
-  [ErrorCode.duplicateRoom]: 'jobEditor.duplicateRoom',
-  [ErrorCode.jobRunning]: 'jobControls.errorJobRunning',
-};
-
-/** Why the robot cannot start the job now, by the start's refusal code; another refusal of the start is `other`. */
+/**
+ * Why the robot cannot start the job now, naming the robot, by the start's refusal code; another refusal says its
+ * own reason (errorKey), else `other`.
+ */
 const NOT_STARTED_KEYS: Partial<Record<string, ParseKeys>> = {
   [CommandRefusal.robotBusy]: 'jobEditor.notStarted.robotBusy',
   [CommandRefusal.robotOffline]: 'jobEditor.notStarted.robotOffline',
@@ -132,10 +130,10 @@ export const JobEditor = ({ jobId, initial }: JobEditorProps) => {
           // A refused start now saved nothing: the reason stays beside the form, which keeps what the user entered.
           if (input.start_now && isApiRequestError(error) && error.status === 409 && code !== ErrorCode.jobRunning) {
             const robot = robots.data?.find((candidate) => candidate.robot_id === robotId)?.name ?? robotId;
-            setNotStarted(t((code === null ? undefined : NOT_STARTED_KEYS[code]) ?? 'jobEditor.notStarted.other', { robot }));
+            setNotStarted(t((code === null ? undefined : NOT_STARTED_KEYS[code]) ?? errorKey(error) ?? 'jobEditor.notStarted.other', { robot }));
             return;
           }
-          toast.error(t((code === null ? undefined : SAVE_ERROR_KEYS[code]) ?? 'jobEditor.saveFailed'));
+          toast.error(errorMessage(t, error, 'jobEditor.saveFailed'));
         },
       },
     );

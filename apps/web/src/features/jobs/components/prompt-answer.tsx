@@ -3,7 +3,7 @@ import { Button } from 'react-bootstrap';
 import { useTranslation } from 'react-i18next';
 import type { ActionButtonText } from '@uvd/contracts';
 import { ConfirmDialog } from '../../../components/confirm-dialog.tsx';
-import { isApiRequestError } from '../../../lib/api-error.ts';
+import { errorMessage, PROMPT_ANSWER_KEYS } from '../../../lib/error-message.ts';
 import { toast } from '../../../lib/toast.ts';
 import { useActionDecision } from '../api/job-commands.ts';
 
@@ -43,14 +43,14 @@ export const PromptAnswer = ({ prompt, label, onSent }: { prompt: PromptToAnswer
         if (ok) onSent?.(confirm);
         else {
           setSent(false);
-          toast.error(t('common.genericError'));
+          toast.error(t('promptAnswer.failed'));
         }
       },
       (error: unknown) => {
         setConfirming(false);
         setSent(false);
         // 409: answered elsewhere, or the robot no longer asks; the stream takes it away.
-        toast.error(t(isApiRequestError(error) && error.status === 409 ? 'push.alreadyAnswered' : 'common.genericError'));
+        toast.error(errorMessage(t, error, 'promptAnswer.failed', PROMPT_ANSWER_KEYS));
       },
     );
   };

@@ -2,6 +2,7 @@ import type { LogDose, MapFrame, RoomDose, TrajectoryPoint } from '@uvd/contract
 import { useTranslation } from 'react-i18next';
 import { FloorPlan, TrajectoryLine, pointsAttribute, toPixels } from '../../../components/floor-plan/floor-plan.tsx';
 import { Spinner } from '../../../components/spinner.tsx';
+import './log-plan.css';
 import { useFloorMapImage, useFloorMapMetadata, useFloors } from '../../../lib/site-queries.ts';
 import { doseRuns, formatJPerM2, formatMjPerCm2, legendOf } from './dose-scale.ts';
 import type { DoseScale } from './dose-scale.ts';
@@ -110,7 +111,7 @@ const FloorDoseMap = ({ floorId, floorName, rooms, trajectory, scale }: FloorDos
           frame={metadata.data}
           overlayLabel={t('dose.overlay', { floor: floorName, rooms: rooms.map((room) => room.room_name).join(', ') })}
           testId="log-dose-map"
-          className="floor-plan-inset"
+          className="floor-plan-inset log-plan"
         >
           {/* The values are in the room results table; the drawing repeats them for the eye only. */}
           <g aria-hidden="true" opacity={0.8}>

@@ -80,7 +80,7 @@ const PromptList = ({ prompts, timezone }: { prompts: readonly LoggedPrompt[]; t
               {prompt.confirm === null
                 ? t('logDetail.unanswered')
                 : t('logDetail.answered', {
-                    answer: t(prompt.confirm ? 'actions.confirm' : 'actions.skip'),
+                    answer: t(prompt.confirm ? 'logDetail.cause.confirm' : 'logDetail.cause.skip'),
                     by: prompt.answered_by ?? '–',
                     at: prompt.answered_at === null ? '–' : formatDateTime(prompt.answered_at, timezone),
                     source: t(`logDetail.source.${prompt.source ?? 'console'}`),

@@ -3,6 +3,7 @@ import { useTranslation } from 'react-i18next';
 import type { MapFrame, TrajectoryPoint } from '@uvd/contracts';
 import { FloorPlan, TrajectoryLine, markerUnit, toPixels } from '../../../components/floor-plan/floor-plan.tsx';
 import { Spinner } from '../../../components/spinner.tsx';
+import './log-plan.css';
 import { useFloorMapImage, useFloorMapMetadata, useFloors } from '../../../lib/site-queries.ts';
 
 /** The floors a path crosses, in the order the robot first reached them. */
@@ -62,7 +63,7 @@ export const TrajectoryMap = ({ points }: { points: readonly TrajectoryPoint[] }
           frame={metadata.data}
           overlayLabel={t('logDetail.trajectory')}
           testId="log-trajectory-map"
-          className="floor-plan-inset"
+          className="floor-plan-inset log-plan"
         >
           <TrajectoryLine frame={metadata.data} points={here} />
           <PathEnds frame={metadata.data} points={here} />

@@ -7,7 +7,7 @@ import { useTranslation } from 'react-i18next';
 import { ConfirmDialog } from '../../../components/confirm-dialog.tsx';
 import { paths } from '../../../config/paths.ts';
 import { robotNeverReported, robotOffline } from '../../../lib/robot-presence.ts';
-import { refusalKey } from '../../../lib/command-refusal.ts';
+import { errorMessage } from '../../../lib/error-message.ts';
 import { toast } from '../../../lib/toast.ts';
 import { useRobotCommand } from '../api/robot-command.ts';
 import { robotStatusLabel } from '../../../lib/robot-status.ts';
@@ -48,7 +48,7 @@ export const RobotDialog = ({ robot, showMode, onClose }: RobotDialogProps) => {
           else toast.error(t('robotControls.commandFail'));
         },
         onError: (error) => {
-          toast.error(t(refusalKey(error) ?? 'robotControls.commandFail'));
+          toast.error(errorMessage(t, error, 'robotControls.commandFail'));
         },
         onSettled: () => {
           setPending(null);
