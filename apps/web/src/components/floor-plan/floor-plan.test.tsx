@@ -143,4 +143,26 @@ describe('floor plan zoom and pan', () => {
     pointer('pointercancel', viewport, 2, 0, 0);
     pointer('pointerup', viewport, 3, 0, 0);
   });
+
+  // Issue #25: a small pinch jumped to 500 % and lost the robot.
+  it('ignores fingers that shake as they land, zooms a little for a small pinch, and measures close fingers from 48 px apart', async () => {
+    const viewport = await renderPlan();
+    const gesture = (from: number, to: number) => {
+      pointer('pointerdown', viewport, 4, BOX.left + 200 - from / 2, BOX.top + 150);
+      pointer('pointerdown', viewport, 5, BOX.left + 200 + from / 2, BOX.top + 150);
+      for (const step of [1, 2, 3]) {
+        const spread = from + ((to - from) * step) / 3;
+        pointer('pointermove', viewport, 4, BOX.left + 200 - spread / 2, BOX.top + 150);
+        pointer('pointermove', viewport, 5, BOX.left + 200 + spread / 2, BOX.top + 150);
+      }
+      pointer('pointerup', viewport, 4, 0, 0);
+      pointer('pointerup', viewport, 5, 0, 0);
+      return Number(layer().getAttribute('data-scale'));
+    };
+    expect(gesture(60, 66)).toBe(1);
+    expect(gesture(60, 75)).toBeCloseTo(1.25, 6);
+    fireEvent.click(screen.getByRole('button', { name: 'Show the whole plan' }));
+    // 10 px apart, parted to 60: from 48 to 60, not six times the zoom.
+    expect(gesture(10, 60)).toBeCloseTo(1.25, 6);
+  });
 });

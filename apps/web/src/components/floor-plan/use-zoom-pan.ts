@@ -1,6 +1,6 @@
 import { useCallback, useRef, useState } from 'react';
 import type { KeyboardEvent, PointerEvent } from 'react';
-import { PAN_STEP, WHOLE_PLAN, ZOOM_STEP, panBy, pinch, zoomAt, type PlanView, type ViewportSize } from './zoom-pan.ts';
+import { PAN_STEP, WHOLE_PLAN, ZOOM_STEP, clampView, panBy, pinch, zoomAt, type PlanView, type ViewportSize } from './zoom-pan.ts';
 
 interface Point {
   x: number;
@@ -16,6 +16,25 @@ const wheelFactor = (event: WheelEvent) => {
   return Math.exp(-pixels * 0.002);
 };
 
+/**
+ * A pinch starts once the fingers' spread changed by this much (CSS px): a finger that rolls or shakes a little
+ * as it lands neither zooms nor jumps.
+ */
+export const PINCH_DEAD_ZONE = 8;
+/**
+ * The least spread a pinch's zoom is measured from: two fingers landing almost together would otherwise turn a
+ * few pixels of movement into a many-fold zoom (issue #25: a small pinch jumped to 500 %).
+ */
+export const PINCH_MIN_SPREAD = 48;
+
+/** Two fingers on the plan: the view (once the pinch moves it), their spread and midpoint when the pinch began. */
+interface Pinch {
+  view: PlanView | null;
+  spread: number;
+  middle: Point;
+  started: boolean;
+}
+
 /** Controls inside the viewport (the zoom buttons) keep their own clicks and keys. */
 const fromControl = (target: EventTarget) => target instanceof Element && target.closest('button, a, input, select, textarea') !== null;
 
@@ -28,6 +47,9 @@ export const useZoomPan = () => {
   const viewport = useRef<HTMLDivElement | null>(null);
   // Where each finger or mouse pressing on the plan was last seen, in viewport pixels.
   const pointers = useRef(new Map<number, Point>());
+  const pinching = useRef<Pinch | null>(null);
+  // The viewport's size, kept by a ResizeObserver: what the overlay needs to draw labels at a readable size.
+  const [viewportSize, setViewportSize] = useState<ViewportSize>({ width: 0, height: 0 });
 
   const measure = (): ViewportSize & { left: number; top: number } => {
     const box = viewport.current?.getBoundingClientRect();
@@ -47,8 +69,17 @@ export const useZoomPan = () => {
       setView((current) => zoomAt(current, wheelFactor(event), at, box));
     };
     element.addEventListener('wheel', onWheel, { passive: false });
+    const measured = () => {
+      const box = element.getBoundingClientRect();
+      setViewportSize((current) => (current.width === box.width && current.height === box.height ? current : { width: box.width, height: box.height }));
+    };
+    measured();
+    // jsdom has no ResizeObserver; browsers do.
+    const observer = typeof ResizeObserver === 'function' ? new ResizeObserver(measured) : null;
+    observer?.observe(element);
     return () => {
       element.removeEventListener('wheel', onWheel);
+      observer?.disconnect();
       viewport.current = null;
     };
   }, []);
@@ -58,6 +89,8 @@ export const useZoomPan = () => {
     const size = measure();
     pointers.current.set(event.pointerId, { x: event.clientX - size.left, y: event.clientY - size.top });
     event.currentTarget.setPointerCapture(event.pointerId);
+    const [first, second] = [...pointers.current.values()];
+    if (first && second) pinching.current = { view: null, spread: distance(first, second), middle: midpoint(first, second), started: false };
   };
 
   const onPointerMove = (event: PointerEvent<HTMLDivElement>) => {
@@ -65,21 +98,31 @@ export const useZoomPan = () => {
     if (!before) return;
     const size = measure();
     const now = { x: event.clientX - size.left, y: event.clientY - size.top };
-    const other = [...pointers.current.entries()].find(([id]) => id !== event.pointerId)?.[1];
     pointers.current.set(event.pointerId, now);
-    if (!other) {
+    const gesture = pinching.current;
+    const [first, second] = [...pointers.current.values()];
+    if (!gesture || !first || !second) {
       setView((current) => panBy(current, now.x - before.x, now.y - before.y, size));
       return;
     }
-    // Two fingers: zoom by how far apart they moved, about where they are, and follow their midpoint.
-    const [was, is] = [midpoint(before, other), midpoint(now, other)];
-    const spreadBefore = distance(before, other);
-    const factor = spreadBefore > 0 ? distance(now, other) / spreadBefore : 1;
-    setView((current) => pinch(current, factor, was, is, size));
+    // Two fingers: the zoom is the spread's change since the pinch began (not summed move by move), about where
+    // the fingers began, carried to where their midpoint is now.
+    const spread = distance(first, second);
+    const middle = midpoint(first, second);
+    if (!gesture.started && Math.abs(spread - gesture.spread) < PINCH_DEAD_ZONE && distance(middle, gesture.middle) < PINCH_DEAD_ZONE) return;
+    gesture.started = true;
+    const factor = Math.max(spread, PINCH_MIN_SPREAD) / Math.max(gesture.spread, PINCH_MIN_SPREAD);
+    setView((current) => {
+      // The view the pinch began from: the state as the first move finds it (a render may not have followed a click).
+      gesture.view ??= current;
+      return pinch(gesture.view, factor, gesture.middle, middle, size);
+    });
   };
 
   const onPointerEnd = (event: PointerEvent<HTMLDivElement>) => {
     pointers.current.delete(event.pointerId);
+    // The finger left on the plan drags from here on.
+    pinching.current = null;
   };
 
   const zoomIn = () => {
@@ -92,6 +135,14 @@ export const useZoomPan = () => {
   };
   const showWholePlan = () => {
     setView(WHOLE_PLAN);
+  };
+  /** Brings `point` (pixels of the unzoomed viewport) to the centre, zoomed in to at least `scale`. */
+  const centreOn = (point: Point, scale: number) => {
+    const size = measure();
+    setView((current) => {
+      const s = Math.max(current.scale, scale);
+      return clampView({ scale: s, x: size.width / 2 - point.x * s, y: size.height / 2 - point.y * s }, size);
+    });
   };
 
   const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
@@ -116,7 +167,9 @@ export const useZoomPan = () => {
 
   return {
     view,
+    viewportSize,
     viewportRef,
+    centreOn,
     zoomIn,
     zoomOut,
     showWholePlan,

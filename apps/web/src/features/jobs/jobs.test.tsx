@@ -567,7 +567,7 @@ describe('live updates and focus', () => {
     const network = signedIn(listOf([jobFixture(1), jobFixture(2)], 25)).on(getJob, { status: 200, body: jobFixture(30, { name: 'New evening round' }) });
     await openJobs(network, `/job/${jobId(30)}`);
     expect(await screen.findByRole('button', { name: 'Hide details: New evening round' })).toHaveAttribute('aria-expanded', 'true');
-    const names = screen.getAllByTestId('job-row').map((row) => row.querySelectorAll('td')[1]?.textContent);
+    const names = screen.getAllByTestId('job-row').map((row) => within(row).getByTestId('list-row-name').textContent);
     expect(names).toEqual(['New evening round', 'Job 1', 'Job 2']);
     expect(network.callsTo(getJob)[0]?.url.pathname).toContain(jobId(30));
 

@@ -129,13 +129,16 @@ export const applyJobChange = (list: JobList | undefined, change: Job): JobList 
 
 /**
  * Whether a page must be read again after `change`: it dropped a job while the list has jobs on other pages (the
- * next page's first job moves up), or the change is of a job it does not hold that the list would (a job created
- * elsewhere, one rescheduled into range).
+ * next page's first job moves up), it holds the job and the job's place in the server's order changed (it started,
+ * or was rescheduled: Running first, then the next due), or the change is of a job it does not hold that the list
+ * would (a job created elsewhere, one rescheduled into range).
  */
 export const jobChangeNeedsRefetch = (list: JobList | undefined, change: Job): boolean => {
   if (!list) return false;
-  const held = list.payload.some((job) => job.job_id === change.job_id);
-  return held ? change.performed && list.count > list.payload.length : !change.performed;
+  const held = list.payload.find((job) => job.job_id === change.job_id);
+  if (!held) return !change.performed;
+  if (change.performed) return list.count > list.payload.length;
+  return held.status !== change.status || held.start_time !== change.start_time;
 };
 
 /** The robots offered by the filter's multi-select, by name, read once the dialog opens. */

@@ -4,10 +4,9 @@ import { useTranslation } from 'react-i18next';
 import { Link, useLocation } from 'react-router';
 import { ListedJobStatus } from '@uvd/contracts';
 import { ListFilterButtons, ListFilterDialog } from '../../../components/list-filter-dialog.tsx';
-import { LIST_COLUMNS, ListPlaceholderRows, ListTableHead } from '../../../components/list-table.tsx';
+import { LIST_COLUMNS, LIST_TABLE_CLASS, ListNameCell, ListPlaceholderRows, ListTableHead, ListWideCells } from '../../../components/list-table.tsx';
 import { PageTitle } from '../../../components/page-title.tsx';
 import { PaginationBar } from '../../../components/pagination-bar.tsx';
-import { WIDE_SCREEN_CELL } from '../../../components/responsive.ts';
 import { paths } from '../../../config/paths.ts';
 import { useSessionUser } from '../../../lib/auth/auth-context.tsx';
 import { formatDateTime, TIME_FORMAT } from '../../../lib/format-date.ts';
@@ -97,7 +96,7 @@ export const JobsRoute = () => {
           {t('jobTable.error')}
         </div>
       ) : (
-        <Table responsive hover aria-busy={jobs.isPending}>
+        <Table responsive hover className={LIST_TABLE_CLASS} aria-busy={jobs.isPending}>
           <ListTableHead
             labels={{
               expand: t('jobTable.expand'),
@@ -119,6 +118,7 @@ export const JobsRoute = () => {
             {list?.map((job) => {
               const open = expanded.has(job.job_id);
               const detailsId = `job-details-${job.job_id}`;
+              const startTime = formatDateTime(job.start_time, timezone);
               return (
                 <Fragment key={job.job_id}>
                   <tr data-testid="job-row" ref={job.job_id === focusId ? focusRow : undefined}>
@@ -137,7 +137,7 @@ export const JobsRoute = () => {
                         {open ? '▾' : '▸'}
                       </Button>
                     </td>
-                    <td>{job.name}</td>
+                    <ListNameCell name={job.name} robot={job.robot_name} time={startTime} />
                     <td>
                       <span data-testid="job-status">
                         {job.status === 'Running' && job.connection_lost_since
@@ -152,8 +152,7 @@ export const JobsRoute = () => {
                       ) : null}
                       <JobProgressLine job={job} />
                     </td>
-                    <td className={WIDE_SCREEN_CELL}>{job.robot_name}</td>
-                    <td className={WIDE_SCREEN_CELL}>{formatDateTime(job.start_time, timezone)}</td>
+                    <ListWideCells robot={job.robot_name} time={startTime} />
                   </tr>
                   {open ? (
                     <tr id={detailsId}>

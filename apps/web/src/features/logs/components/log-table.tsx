@@ -2,8 +2,7 @@ import { JobCompletionStatus, type LogEntry } from '@uvd/contracts';
 import { Fragment } from 'react';
 import { Button, Table } from 'react-bootstrap';
 import { useTranslation } from 'react-i18next';
-import { WIDE_SCREEN_CELL } from '../../../components/responsive.ts';
-import { LIST_COLUMNS, ListPlaceholderRows, ListTableHead } from '../../../components/list-table.tsx';
+import { LIST_COLUMNS, LIST_TABLE_CLASS, ListNameCell, ListPlaceholderRows, ListTableHead, ListWideCells } from '../../../components/list-table.tsx';
 import { useSessionUser } from '../../../lib/auth/auth-context.tsx';
 import { formatDateTime } from '../../../lib/format-date.ts';
 import { LogDetail } from './log-detail.tsx';
@@ -26,7 +25,7 @@ export const LogTable = ({ logs, loading, expandedId, onToggle }: LogTableProps)
   };
   return (
     <div className="table-responsive">
-      <Table hover className="align-middle">
+      <Table hover className={`align-middle ${LIST_TABLE_CLASS}`}>
         <ListTableHead
           labels={{
             expand: t('logTable.expand'),
@@ -49,6 +48,7 @@ export const LogTable = ({ logs, loading, expandedId, onToggle }: LogTableProps)
             logs.map((log) => {
               const expanded = expandedId === log.job_id;
               const detailId = `log-detail-${log.job_id}`;
+              const startTime = formatDateTime(log.starttime, timezone);
               return (
                 <Fragment key={log.job_id}>
                   <tr data-testid="log-row">
@@ -67,10 +67,9 @@ export const LogTable = ({ logs, loading, expandedId, onToggle }: LogTableProps)
                         <span aria-hidden="true">{expanded ? '▾' : '▸'}</span>
                       </Button>
                     </td>
-                    <td>{log.job_name}</td>
+                    <ListNameCell name={log.job_name} robot={log.robot_name} time={startTime} />
                     <td>{statusLabel(log.completion_status)}</td>
-                    <td className={WIDE_SCREEN_CELL}>{log.robot_name}</td>
-                    <td className={WIDE_SCREEN_CELL}>{formatDateTime(log.starttime, timezone)}</td>
+                    <ListWideCells robot={log.robot_name} time={startTime} />
                   </tr>
                   {expanded ? (
                     <tr>
