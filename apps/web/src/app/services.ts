@@ -14,7 +14,8 @@ import { createPushOpener } from '../lib/push/push-context.tsx';
 import type { PushServices } from '../lib/push/push-context.tsx';
 import type { PushDevice } from '../lib/push/push-device.ts';
 import { createQueryClient } from '../lib/query-client.ts';
-import { createTokenStore } from '../lib/storage.ts';
+import { followProfileLanguage } from '../lib/i18n.ts';
+import { KEPT_SESSION_KEYS, createTokenStore } from '../lib/storage.ts';
 import { toast } from '../lib/toast.ts';
 
 /** Everything the app holds once per page: built from the runtime config, passed down by the providers. */
@@ -53,6 +54,7 @@ export const createServices = ({
   sessionTabs,
 }: ServiceOptions): AppServices => {
   const tokens = createTokenStore(sessionStorage ?? window.sessionStorage);
+  const kept = createTokenStore(localStorage ?? window.localStorage, KEPT_SESSION_KEYS);
   const api = createApiClient(config, { fetch, getAccessToken: () => tokens.readAccessToken() });
   const queryClient = createQueryClient();
   const opener = createPushOpener();
@@ -79,7 +81,9 @@ export const createServices = ({
     api,
     identity: createHttpInstance(config.identity, { fetch }),
     tokens,
+    kept,
     localStorage: localStorage ?? window.localStorage,
+    onUser: (user) => followProfileLanguage(i18n, user.language),
     onRefreshError,
     onDeviceRemovalError: () => {
       toast.error(i18n.t('notifications.removeFailed'));

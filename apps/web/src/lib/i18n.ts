@@ -22,10 +22,12 @@ export const normaliseLanguage = (language: string): string => {
   return isSupported(primary) ? primary : language;
 };
 
+const LANGUAGE_PARAMETER = 'lng';
+
 /** Spec §1 detection order and cache, exactly. */
 export const DETECTION: DetectorOptions = {
   order: ['querystring', 'cookie', 'localStorage', 'sessionStorage', 'navigator', 'htmlTag'],
-  lookupQuerystring: 'lng',
+  lookupQuerystring: LANGUAGE_PARAMETER,
   lookupCookie: 'i18next',
   lookupLocalStorage: 'i18nextLng',
   lookupSessionStorage: 'i18nextLng',
@@ -67,9 +69,34 @@ const localeBackend: BackendModule = {
   },
 };
 
-/** A fresh i18next instance (one per app, one per test). Resolves once the detected language is loaded. */
-export const createI18n = async (options: { language?: Language } = {}): Promise<I18n> => {
+/** The interface language of a profile's stored id (the server stores EN, FI, SE), or null for another id. */
+export const languageOfProfile = (stored: string): Language | null => {
+  const id = stored.toLowerCase();
+  return SUPPORTED_LANGUAGES.find((language) => language === id) ?? null;
+};
+
+/** Instances whose language was named for this page: an address with ?lng=, or the caller (tests). */
+const pinned = new WeakSet<I18n>();
+
+/**
+ * The profile's language is the truth on every device: applied at sign-in and on every load, and cached in local
+ * storage as the detected choice, so the next visit starts in it. A page opened with ?lng= (spec §1's first
+ * detection source) keeps that language until it is left.
+ */
+export const followProfileLanguage = async (i18n: I18n, stored: string): Promise<void> => {
+  const language = languageOfProfile(stored);
+  if (pinned.has(i18n) || !language || language === i18n.resolvedLanguage) return;
+  await i18n.changeLanguage(language);
+};
+
+/**
+ * A fresh i18next instance (one per app, one per test). Resolves once the detected language is loaded.
+ * `language` names it instead of detecting it, and pins it unless `pinned` is false.
+ */
+export const createI18n = async (options: { language?: Language; pinned?: boolean } = {}): Promise<I18n> => {
   const instance = i18next.createInstance();
+  const inAddress = new URLSearchParams(window.location.search).has(LANGUAGE_PARAMETER);
+  if (options.pinned ?? (options.language !== undefined || inAddress)) pinned.add(instance);
   instance.use(localeBackend).use(initReactI18next);
   if (!options.language) instance.use(LanguageDetector);
   instance.on('languageChanged', (language) => {

@@ -7,6 +7,16 @@ export const SESSION_KEYS = {
   accessToken: 'access_token',
   realm: 'realm',
 } as const;
+/**
+ * The session kept on this device when the user ticked "Stay signed in" (lib/auth/auth-client.ts): the same three
+ * values in local storage, where a tab opened after the last one closed finds them.
+ */
+export const KEPT_SESSION_KEYS = {
+  refreshToken: 'kept_refresh_token',
+  accessToken: 'kept_access_token',
+  realm: 'kept_realm',
+} as const;
+type TokenKeys = Record<keyof typeof SESSION_KEYS, string>;
 export const LOCAL_KEYS = {
   organization: 'organization',
   /** Per-user maps of the map screen's choices (spec §3 selected_building, selected_map). */
@@ -55,21 +65,22 @@ export interface TokenStore {
   clear(): void;
 }
 
-export const createTokenStore = (storage: Storage = window.sessionStorage): TokenStore => ({
+/** The tab's session (session storage, spec §3 keys) or, with KEPT_SESSION_KEYS in local storage, the kept one. */
+export const createTokenStore = (storage: Storage = window.sessionStorage, keys: TokenKeys = SESSION_KEYS): TokenStore => ({
   read() {
-    const accessToken = read(storage, SESSION_KEYS.accessToken);
-    const refreshToken = read(storage, SESSION_KEYS.refreshToken);
-    const realm = read(storage, SESSION_KEYS.realm);
+    const accessToken = read(storage, keys.accessToken);
+    const refreshToken = read(storage, keys.refreshToken);
+    const realm = read(storage, keys.realm);
     return accessToken && refreshToken && realm ? { accessToken, refreshToken, realm } : null;
   },
-  readAccessToken: () => read(storage, SESSION_KEYS.accessToken),
+  readAccessToken: () => read(storage, keys.accessToken),
   write(tokens) {
-    write(storage, SESSION_KEYS.accessToken, tokens.accessToken);
-    write(storage, SESSION_KEYS.refreshToken, tokens.refreshToken);
-    write(storage, SESSION_KEYS.realm, tokens.realm);
+    write(storage, keys.accessToken, tokens.accessToken);
+    write(storage, keys.refreshToken, tokens.refreshToken);
+    write(storage, keys.realm, tokens.realm);
   },
   clear() {
-    for (const key of Object.values(SESSION_KEYS)) write(storage, key, null);
+    for (const key of Object.values(keys)) write(storage, key, null);
   },
 });
 

@@ -1,5 +1,6 @@
 import { useState } from 'react';
-import { useSearchParams } from 'react-router';
+import { useLocation, useSearchParams } from 'react-router';
+import { z } from 'zod';
 import { activeFilterCount, applyFilterChange, applyLimit, applyOffset, clearFilters, resetFilters } from './list-filters.ts';
 import type { FilterChange } from './list-filters.ts';
 
@@ -49,4 +50,20 @@ export const useListAddress = () => {
       onClose: close,
     },
   };
+};
+
+/**
+ * Router state of a screen opened from a list (the job editor): the list's query string, its page and filters,
+ * so that leaving the screen returns to the list as it was. Parsed, not cast: state survives reloads and may be
+ * anything another screen left.
+ */
+const ListReturnState = z.object({ listSearch: z.string().regex(/^(\?.*)?$/) });
+export type ListReturnState = z.infer<typeof ListReturnState>;
+
+export const listReturnState = (search: string): ListReturnState => ({ listSearch: search });
+
+/** The list at `listPath` with the page and filters it was left with; the bare list when opened otherwise. */
+export const useListReturn = (listPath: string): string => {
+  const parsed = ListReturnState.safeParse(useLocation().state);
+  return parsed.success ? `${listPath}${parsed.data.listSearch}` : listPath;
 };

@@ -18,6 +18,8 @@ export interface RenderAppOptions {
   network?: FakeNetwork;
   config?: RuntimeConfig;
   language?: Language;
+  /** The page starts in `language` but follows the signed-in user's profile, as a page opened without ?lng= does. */
+  followProfile?: boolean;
   /** This device's push registration (e.g. a web device over a FakePushBrowser); jsdom's unsupported one otherwise. */
   pushDevice?: PushDevice;
   sessionMirror?: SessionMirror;
@@ -27,6 +29,8 @@ export interface RenderAppOptions {
 export interface TestRouter {
   location: () => Location;
   navigate: (to: string) => Promise<void>;
+  /** The browser's Back button. */
+  back: () => Promise<void>;
 }
 
 /** The whole app (real providers, routes, guards, i18n) at a path, with only the network faked. */
@@ -35,10 +39,11 @@ export const renderApp = async ({
   network = new FakeNetwork(),
   config = testConfig(),
   language = 'en',
+  followProfile = false,
   pushDevice,
   sessionMirror,
 }: RenderAppOptions = {}) => {
-  const i18n = await createI18n({ language });
+  const i18n = await createI18n({ language, pinned: !followProfile });
   const services = createServices({
     config,
     i18n,
@@ -71,6 +76,11 @@ export const renderApp = async ({
     navigate: async (to) => {
       await act(async () => {
         await probe().navigate(to);
+      });
+    },
+    back: async () => {
+      await act(async () => {
+        await probe().navigate(-1);
       });
     },
   };

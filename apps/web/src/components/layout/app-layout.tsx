@@ -1,4 +1,4 @@
-import { Suspense, useRef, useState } from 'react';
+import { Suspense, useEffect, useRef, useState } from 'react';
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, NavLink, Outlet, useLocation } from 'react-router';
@@ -26,6 +26,20 @@ export const AppLayout = ({ banner }: { banner?: ReactNode }) => {
   // The phone menu is open for the screen it was opened on: following a link (or going back) closes it.
   const [expandedOn, setExpandedOn] = useState<string | null>(null);
   const expanded = expandedOn === pathname;
+  const toggle = useRef<HTMLButtonElement>(null);
+  // Escape closes the open phone menu and puts focus back on its button (WAI-ARIA disclosure).
+  useEffect(() => {
+    if (!expanded) return;
+    const onKeyDown = (event: KeyboardEvent) => {
+      if (event.key !== 'Escape' || event.defaultPrevented) return;
+      setExpandedOn(null);
+      toggle.current?.focus();
+    };
+    document.addEventListener('keydown', onKeyDown);
+    return () => {
+      document.removeEventListener('keydown', onKeyDown);
+    };
+  }, [expanded]);
   const [signingOut, setSigningOut] = useState(false);
   useRouteFocus(main);
 
@@ -46,6 +60,7 @@ export const AppLayout = ({ banner }: { banner?: ReactNode }) => {
             {t(config.variant === 'logistics' ? 'app.logisticsName' : 'app.name')}
           </Link>
           <button
+            ref={toggle}
             type="button"
             className="navbar-toggler"
             aria-controls="main-navigation"

@@ -373,3 +373,20 @@ describe('deletes ask for confirmation', () => {
     expect(await screen.findByText('Contact was not deleted')).toBeInTheDocument();
   });
 });
+
+describe('admin tabs in the history (issue #25 item 6)', () => {
+  it('each chosen tab is a history entry: Back from Contacts returns to the tab before', async () => {
+    const { router } = await renderApp({ path: '/admin', network: admin() });
+    await screen.findByRole('tab', { name: 'Users', selected: true });
+    await userEvent.click(screen.getByRole('tab', { name: 'Groups' }));
+    await userEvent.click(screen.getByRole('tab', { name: 'Contacts' }));
+    expect(router.location().hash).toBe('#contacts');
+
+    await router.back();
+    expect(router.location().hash).toBe('#groups');
+    expect(screen.getByRole('tab', { name: 'Groups' })).toHaveAttribute('aria-selected', 'true');
+    await router.back();
+    expect(router.location().pathname).toBe('/admin');
+    expect(screen.getByRole('tab', { name: 'Users' })).toHaveAttribute('aria-selected', 'true');
+  });
+});

@@ -186,6 +186,38 @@ describe('job editor: form and defaults (spec §2, §5)', () => {
   });
 });
 
+describe('job editor: back to the list it came from (issue #25 item 6)', () => {
+  const LIST = '?status=Scheduled&offset=10&limit=10';
+
+  it('Cancel returns to the page and filters the editor was opened from', async () => {
+    const network = editorNetwork().on(listJobs, { status: 200, body: { count: 25, payload: [] } });
+    const { router } = await renderApp({ path: `/jobs${LIST}`, network });
+    await userEvent.click(await screen.findByRole('link', { name: 'New job' }));
+    expect(await screen.findByRole('heading', { level: 1, name: 'New job' })).toBeInTheDocument();
+    await userEvent.click(screen.getByRole('link', { name: 'Cancel' }));
+    await waitFor(() => {
+      expect(router.location().pathname).toBe('/jobs');
+    });
+    expect(router.location().search).toBe(LIST);
+    expect(network.callsTo(createJob)).toHaveLength(0);
+  });
+
+  it('Save returns there too, with the saved job expanded', async () => {
+    const network = editorNetwork().on(listJobs, { status: 200, body: { count: 25, payload: [] } });
+    const { router } = await renderApp({ path: `/jobs${LIST}`, network });
+    await userEvent.click(await screen.findByRole('link', { name: 'New job' }));
+    await screen.findByRole('heading', { level: 1, name: 'New job' });
+    await chooseAlpha();
+    await choose('Room', 'Ward 1');
+    await userEvent.click(screen.getByRole('button', { name: 'Save' }));
+    await waitFor(() => {
+      expect(router.location().pathname).toBe('/jobs');
+    });
+    expect(router.location().search).toBe(LIST);
+    expect(readJobFocus(router.location().state)).toBe(JOB);
+  });
+});
+
 describe('job editor: building → floor → robot (spec §4)', () => {
   it('enables each select once its parent is chosen, and a change clears the selects below it', async () => {
     await openEditor(editorNetwork());

@@ -123,6 +123,34 @@ describe('settings (spec §2)', () => {
   });
 });
 
+describe('the language tells the truth (issue #25 item 1)', () => {
+  it('in Finnish the select shows Suomi, and saving only the timezone keeps Finnish', async () => {
+    const user = userEvent.setup();
+    const network = signedIn().on(saveSettings, (request) => ({ status: 200, body: { data: JSON.parse(request.body) as unknown } }));
+    const { i18n } = await renderApp({ path: '/settings', network, language: 'fi' });
+    const language = await screen.findByRole('combobox', { name: 'Kieli' });
+    expect(language).toHaveValue('fi');
+    const timezone = screen.getByLabelText('Aikavyöhyke');
+    await user.clear(timezone);
+    await user.type(timezone, 'Europe/Stockholm');
+    await user.click(screen.getByRole('button', { name: 'Tallenna' }));
+    await waitFor(() => {
+      expect(network.callsTo(saveSettings)).toHaveLength(1);
+    });
+    expect(bodyOf(network.callsTo(saveSettings)[0])).toEqual({ language: 'FI', timezone: 'Europe/Stockholm' });
+    expect(await screen.findByText('Asetukset tallennettu')).toBeInTheDocument();
+    expect(i18n.language).toBe('fi');
+  });
+
+  it("applies the profile's language when the console loads on another device", async () => {
+    const network = signedIn().on(getMyProfile, { status: 200, body: sessionUser(['done-teleoperator'], { language: 'SE' }) });
+    const { i18n } = await renderApp({ path: '/settings', network, language: 'en', followProfile: true });
+    expect(await screen.findByRole('heading', { level: 1, name: 'Inställningar' })).toBeInTheDocument();
+    expect(i18n.language).toBe('se');
+    expect(await screen.findByRole('combobox', { name: 'Språk' })).toHaveValue('se');
+  });
+});
+
 describe('notifications switch (spec §3, §4, §9)', () => {
   const SWITCH = 'Push notifications on this device';
   const withSubscriptions = () =>

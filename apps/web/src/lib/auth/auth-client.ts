@@ -29,7 +29,14 @@ export interface AuthClientOptions {
   /** HTTP client on the identity provider's base address. */
   identity: HttpInstance;
   tokens: TokenStore;
+  /**
+   * The session kept on this device ("Stay signed in"): local storage, which outlives the last tab. Holds the
+   * offline session's tokens only while the user chose it; every rotation replaces them and sign-out clears them.
+   */
+  kept?: TokenStore;
   localStorage?: Storage;
+  /** Called with the session user before the console shows it (sign-in, load, re-read): the profile's language. */
+  onUser?: (user: SessionUser) => Promise<void>;
   /** Spec §4: "a failed refresh calls an error callback". */
   onRefreshError?: (error: ApiRequestError) => void;
   /** Spec §7: when unregistering the device fails at logout, a generic error shows and logout proceeds. */
@@ -93,8 +100,11 @@ export class AuthClient {
     return this.initialization;
   }
 
-  /** Password grant, then the session user. A failure clears the stored tokens and rethrows (spec §4). */
-  async login(input: SignInInput): Promise<SessionUser> {
+  /**
+   * Password grant, then the session user. A failure clears the stored tokens and rethrows (spec §4).
+   * `staySignedIn` keeps the session on this device beyond its last tab; otherwise it ends with them.
+   */
+  async login(input: SignInInput, { staySignedIn = false }: { staySignedIn?: boolean } = {}): Promise<SessionUser> {
     const grant = await import('./password-grant.ts').catch((error: unknown) => {
       throw toApiRequestError(error);
     });
@@ -104,7 +114,9 @@ export class AuthClient {
     this.set({ status: 'fetching', user: null });
     try {
       const tokens = await grant.passwordGrant(sendRequest, this.options.identity, this.options.config.clientId, parsed);
-      this.store(organization, tokens, null);
+      const session = this.store(organization, tokens, null);
+      if (staySignedIn) this.options.kept?.write(session);
+      else this.options.kept?.clear();
       saveOrganization(organization, this.options.localStorage);
       const user = await this.fetchUser();
       this.set({ status: 'authenticated', user });
@@ -168,13 +180,14 @@ export class AuthClient {
   }
 
   /**
-   * The tab's session, or another open tab's (session-tabs.ts). A page load whose access token is still good uses
-   * it and spends no refresh token: a reload, or a link clicked while a page loads, then cannot lose a session.
+   * The tab's session, or another open tab's (session-tabs.ts), or the one kept on this device. A page load whose
+   * access token is still good uses it and spends no refresh token: a reload, or a link clicked while a page loads,
+   * then cannot lose a session.
    */
   private async restore(attempt = 0): Promise<void> {
     let stored = this.options.tokens.read();
     if (!stored && attempt === 0) {
-      stored = (await (await this.options.tabs)?.ask()) ?? null;
+      stored = (await (await this.options.tabs)?.ask()) ?? this.options.kept?.read() ?? null;
       if (stored) this.options.tokens.write(stored);
     }
     if (!stored) {
@@ -234,10 +247,15 @@ export class AuthClient {
     this.store(organization, tokens, refreshToken);
   }
 
-  /** `previous`: the refresh token the new pair replaces, for the other tabs holding it. */
-  private store(realm: string, tokens: TokenResponse, previous: string | null): void {
+  /**
+   * `previous`: the refresh token the new pair replaces, for the other tabs holding it, and for the kept session
+   * when it is that one (the spent token is worthless after the grace window).
+   */
+  private store(realm: string, tokens: TokenResponse, previous: string | null): SessionTokens {
     const session = { accessToken: tokens.access_token, refreshToken: tokens.refresh_token, realm };
     this.options.tokens.write(session);
+    const { kept } = this.options;
+    if (kept && previous !== null && kept.read()?.refreshToken === previous) kept.write(session);
     this.post({ type: 'session', session, previous });
     // Best effort: without the mirror a notification's button opens the console instead of answering.
     void this.options.sessionMirror
@@ -248,11 +266,13 @@ export class AuthClient {
         actionBackend: this.options.config.backends.action,
       })
       .catch(() => undefined);
+    return session;
   }
 
-  /** The session ends on this device: the tab's tokens and the service worker's mirror. */
+  /** The session ends on this device: the tab's tokens, the kept ones, and the service worker's mirror. */
   private forget(): void {
     this.options.tokens.clear();
+    this.options.kept?.clear();
     this.withTabs((tabs) => {
       tabs.release();
     });
@@ -281,8 +301,11 @@ export class AuthClient {
     });
   }
 
-  private fetchUser(): Promise<SessionUser> {
-    return this.options.api.request(getMyProfile, {});
+  private async fetchUser(): Promise<SessionUser> {
+    const user = await this.options.api.request(getMyProfile, {});
+    // Best effort: a language that cannot load leaves the one shown.
+    await this.options.onUser?.(user).catch(() => undefined);
+    return user;
   }
 
   /** Every `tokenRefreshMs`; the first one after `first` when that is sooner (a token restored at load). */

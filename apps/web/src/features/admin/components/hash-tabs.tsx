@@ -2,14 +2,19 @@ import { useRef } from 'react';
 import type { KeyboardEvent } from 'react';
 import { useLocation, useNavigate } from 'react-router';
 
-/** The tab named by the location's hash, or the default tab. */
-export const useHashTab = <T extends string>(tabs: readonly T[], fallback: T): [T, (tab: T) => void] => {
+/**
+ * The tab named by the location's hash, or the default tab. Choosing a tab is a history entry, so Back returns to
+ * the tab before; `replace` (the arrow keys, which pass through tabs on the way) adds none.
+ */
+export const useHashTab = <T extends string>(tabs: readonly T[], fallback: T): [T, (tab: T, options?: { replace?: boolean }) => void] => {
   const location = useLocation();
   const navigate = useNavigate();
   const fromHash = location.hash.replace(/^#/, '');
   const current = tabs.find((tab) => tab === fromHash) ?? fallback;
-  const select = (tab: T) => {
-    void navigate({ pathname: location.pathname, search: location.search, hash: tab }, { replace: true });
+  const select = (tab: T, { replace = false }: { replace?: boolean } = {}) => {
+    // The tab shown already: named in the address (the default tab has no hash) without a second entry.
+    if (tab === current && location.hash === `#${tab}`) return;
+    void navigate({ pathname: location.pathname, search: location.search, hash: tab }, { replace: replace || tab === current });
   };
   return [current, select];
 };
@@ -23,7 +28,7 @@ interface HashTabListProps<T extends string> {
   tabs: readonly T[];
   current: T;
   labelOf: (tab: T) => string;
-  onSelect: (tab: T) => void;
+  onSelect: (tab: T, options?: { replace?: boolean }) => void;
 }
 
 /** A WAI-ARIA tablist: one tab stop, arrows/Home/End move and select (automatic activation). */
@@ -50,7 +55,7 @@ export const HashTabList = <T extends string>({ prefix, label, tabs, current, la
     event.preventDefault();
     const tab = tabs[next];
     if (tab === undefined) return;
-    onSelect(tab);
+    onSelect(tab, { replace: true });
     refs.current.get(tab)?.focus();
   };
   return (

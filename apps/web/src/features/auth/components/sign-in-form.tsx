@@ -21,6 +21,8 @@ export const SignInForm = ({ defaultOrganization }: { defaultOrganization: strin
   const [errors, setErrors] = useState<Errors>({});
   const [failed, setFailed] = useState(false);
   const [busy, setBusy] = useState(false);
+  // Off by default: a shared computer must not keep the last user's session (lib/auth/auth-client.ts).
+  const [staySignedIn, setStaySignedIn] = useState(false);
 
   const change = (field: Field) => (value: string) => {
     setValues((current) => ({ ...current, [field]: value }));
@@ -45,7 +47,7 @@ export const SignInForm = ({ defaultOrganization }: { defaultOrganization: strin
     setBusy(true);
     try {
       // The guard takes the user on once the session is authenticated.
-      await auth.login(parsed.data);
+      await auth.login(parsed.data, { staySignedIn });
     } catch {
       setFailed(true);
       setBusy(false);
@@ -89,6 +91,18 @@ export const SignInForm = ({ defaultOrganization }: { defaultOrganization: strin
         error={message('password')}
         autoComplete="current-password"
       />
+      <Form.Group className="mb-3" controlId="sign-in-stay">
+        <Form.Check
+          className="stay-signed-in"
+          checked={staySignedIn}
+          onChange={(event) => {
+            setStaySignedIn(event.target.checked);
+          }}
+          label={t('signInForm.staySignedIn')}
+          aria-describedby="sign-in-stay-help"
+        />
+        <Form.Text id="sign-in-stay-help">{t('signInForm.staySignedInHelp')}</Form.Text>
+      </Form.Group>
       <Button type="submit" className="w-100 mb-3" disabled={busy}>
         {busy ? <Spinner size="sm" /> : null} {t('signInForm.submit')}
       </Button>

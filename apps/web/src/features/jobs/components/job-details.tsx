@@ -2,7 +2,7 @@ import { useEffect, useState } from 'react';
 import { skipToken, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Button, Form, Table } from 'react-bootstrap';
 import { useTranslation } from 'react-i18next';
-import { useNavigate } from 'react-router';
+import { useLocation, useNavigate } from 'react-router';
 import { DEFAULT_STOP_ALERT_MS } from '@uvd/contracts';
 import type { Action, Job, PendingCommand } from '@uvd/contracts';
 import { ConfirmDialog } from '../../../components/confirm-dialog.tsx';
@@ -12,6 +12,7 @@ import { formatDateTime, TIME_FORMAT } from '../../../lib/format-date.ts';
 import { undeliveredKey } from '../../../lib/live/undelivered.ts';
 import { errorMessage } from '../../../lib/error-message.ts';
 import { toast } from '../../../lib/toast.ts';
+import { listReturnState } from '../../../lib/use-list-address.ts';
 import { useJobCommand, useRoomReadiness } from '../api/job-commands.ts';
 import type { JobCommandKind } from '../api/job-commands.ts';
 import { useJobAction } from '../api/jobs-query.ts';
@@ -67,6 +68,7 @@ export const JobDetails = ({ job, onReload }: JobDetailsProps) => {
   const { t } = useTranslation();
   const { timezone } = useSessionUser();
   const navigate = useNavigate();
+  const { search } = useLocation();
   const command = useJobCommand();
   const queryClient = useQueryClient();
   // Set by the robot stream when a command for this job never reached the robot (lib/live/undelivered.ts).
@@ -199,7 +201,7 @@ export const JobDetails = ({ job, onReload }: JobDetailsProps) => {
           size="sm"
           variant="outline-secondary"
           onClick={guarded(() => {
-            void navigate(paths.jobEdit.getHref(job.job_id));
+            void navigate(paths.jobEdit.getHref(job.job_id), { state: listReturnState(search) });
           })}
         >
           {t('jobControls.edit')}

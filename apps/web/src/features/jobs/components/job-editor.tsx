@@ -17,6 +17,8 @@ import { isApiRequestError } from '../../../lib/api-error.ts';
 import { errorKey, errorMessage } from '../../../lib/error-message.ts';
 import { useSessionUser } from '../../../lib/auth/auth-context.tsx';
 import { toast } from '../../../lib/toast.ts';
+import { useListReturn } from '../../../lib/use-list-address.ts';
+import type { JobFocusState } from '../job-focus.ts';
 import { CommandRefusal, ErrorCode, JOB_NAME_MAX, JOB_NOTES_MAX } from '@uvd/contracts';
 import { useEditorFloorRobots } from '../api/job-editor-queries.ts';
 import { useBuildings, useFloors } from '../../../lib/site-queries.ts';
@@ -71,6 +73,8 @@ export const JobEditor = ({ jobId, initial }: JobEditorProps) => {
   const { t } = useTranslation();
   const { timezone } = useSessionUser();
   const navigate = useNavigate();
+  // Cancel and Save return to the list's page and filters the editor was opened from.
+  const list = useListReturn(paths.jobs.path);
   const save = useSaveJob();
   const scrolling = useScrollLock();
   const [values, setValues] = useState(initial);
@@ -122,7 +126,8 @@ export const JobEditor = ({ jobId, initial }: JobEditorProps) => {
       {
         onSuccess: (job) => {
           toast.success(t(input.start_now ? 'jobControls.startSuccess' : 'jobEditor.saved'));
-          void navigate(paths.job.getHref(job.job_id));
+          const focus: JobFocusState = { expandedJobId: job.job_id };
+          void navigate(list, { state: focus });
         },
         onError: (error) => {
           setConfirming(false);
@@ -268,7 +273,7 @@ export const JobEditor = ({ jobId, initial }: JobEditorProps) => {
           <Button type="submit" id="job-submit" variant="primary" disabled={busy}>
             {busy ? <Spinner size="sm" /> : null} {t(values.startNow ? 'jobEditor.startNow' : 'jobEditor.save')}
           </Button>
-          <Link id="job-cancel" className="btn btn-outline-secondary" to={paths.jobs.getHref()}>
+          <Link id="job-cancel" className="btn btn-outline-secondary" to={list}>
             {t('jobEditor.cancel')}
           </Link>
         </div>

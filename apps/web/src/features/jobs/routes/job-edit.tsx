@@ -5,6 +5,7 @@ import { Skeleton } from '../../../components/skeleton.tsx';
 import { Spinner } from '../../../components/spinner.tsx';
 import { paths } from '../../../config/paths.ts';
 import { useSessionUser } from '../../../lib/auth/auth-context.tsx';
+import { useListReturn } from '../../../lib/use-list-address.ts';
 import { useEditorJob } from '../api/job-editor-queries.ts';
 import { JobEditor } from '../components/job-editor.tsx';
 import { jobValues } from '../components/job-editor-form.ts';
@@ -15,13 +16,14 @@ export const JobEditRoute = () => {
   const { timezone } = useSessionUser();
   const { jobid = '' } = useParams();
   const job = useEditorJob(jobid);
+  const list = useListReturn(paths.jobs.path);
 
   const notice = (variant: 'danger' | 'warning', text: string) => (
     <>
       <div className={`alert alert-${variant}`} role="alert">
         {text}
       </div>
-      <Link className="btn btn-outline-secondary" to={paths.jobs.getHref()}>
+      <Link className="btn btn-outline-secondary" to={list}>
         {t('jobEditor.cancel')}
       </Link>
     </>

@@ -17,7 +17,7 @@ import { readJobFilters, useFilterRobots, useFocusedJob, useJobList } from '../a
 import { JobDetails } from '../components/job-details.tsx';
 import { JobProgressLine } from '../../../components/job-progress.tsx';
 import { pageInfo } from '../../../lib/list-filters.ts';
-import { useListAddress } from '../../../lib/use-list-address.ts';
+import { listReturnState, useListAddress } from '../../../lib/use-list-address.ts';
 import { readJobFocus } from '../job-focus.ts';
 import { useJobStreams } from '../live/use-job-streams.ts';
 
@@ -75,7 +75,7 @@ export const JobsRoute = () => {
     <>
       <PageTitle title={t('nav.jobs')} />
       <div className="d-flex flex-wrap gap-2 mb-3">
-        <Link className="btn btn-primary" to={paths.jobCreate.getHref()}>
+        <Link className="btn btn-primary" to={paths.jobCreate.getHref()} state={listReturnState(location.search)}>
           {t('jobTable.newJob')}
         </Link>
         <ListFilterButtons idPrefix="job" {...address.buttons} />

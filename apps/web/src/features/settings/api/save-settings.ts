@@ -6,8 +6,7 @@ import { useTranslation } from 'react-i18next';
 import type { ApiClient } from '../../../lib/api-client.ts';
 import { useApi } from '../../../lib/api-context.tsx';
 import { useAuthClient } from '../../../lib/auth/auth-context.tsx';
-import { SUPPORTED_LANGUAGES } from '../../../lib/i18n.ts';
-import type { Language } from '../../../lib/i18n.ts';
+import { languageOfProfile } from '../../../lib/i18n.ts';
 import { toast } from '../../../lib/toast.ts';
 
 /** What the form sends: the language id in any case (the server uppercases it). */
@@ -15,12 +14,6 @@ export type SettingsBody = z.input<typeof SaveSettingsInput>;
 
 export const postSettings = async (api: ApiClient, body: SettingsBody): Promise<UserSettings> =>
   (await api.request(saveSettings, { body })).data;
-
-/** The server stores the id uppercase (EN); the interface names it lowercase (en). */
-export const interfaceLanguageOf = (stored: string): Language | null => {
-  const id = stored.toLowerCase();
-  return SUPPORTED_LANGUAGES.find((language) => language === id) ?? null;
-};
 
 /**
  * Saves language and timezone, then shows the interface in the saved language and re-reads the session user, so
@@ -34,7 +27,7 @@ export const useSaveSettings = () => {
   return useMutation({
     mutationFn: (body: SettingsBody) => postSettings(api, body),
     onSuccess: async (saved) => {
-      const language = interfaceLanguageOf(saved.language);
+      const language = languageOfProfile(saved.language);
       if (language) await i18n.changeLanguage(language);
       // i18n.t, not the hook's t: that one is fixed to the language of the render before the switch.
       toast.success(i18n.t('settings.saved'));

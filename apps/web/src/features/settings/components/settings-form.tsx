@@ -11,12 +11,13 @@ import { useLanguages, useTimezones } from '../api/settings-lists.ts';
 
 /** Spec §2 settings: language and timezone, saved together. */
 export const SettingsForm = () => {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
   const user = useSessionUser();
   const languages = useLanguages();
   const timezones = useTimezones();
   const save = useSaveSettings();
-  const [language, setLanguage] = useState(() => user.language.toLowerCase());
+  // The language shown: the profile's (lib/i18n.ts applies it), or the one this page was opened with (?lng=).
+  const [language, setLanguage] = useState(() => i18n.resolvedLanguage ?? user.language.toLowerCase());
   const [timezone, setTimezone] = useState(() => user.timezone || DEFAULT_TIME_ZONE);
   const [timezoneInvalid, setTimezoneInvalid] = useState(false);
   const ids = { language: useId(), timezone: useId(), timezoneList: useId(), timezoneHelp: useId(), timezoneError: useId() };
