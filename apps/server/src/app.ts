@@ -2,6 +2,7 @@
  * Builds the Fastify application. Plugins register in a visible order: external → app-wide → routes.
  * `server.ts` only opens the database, listens and shuts down.
  */
+import { randomBytes } from 'node:crypto';
 import cookie from '@fastify/cookie';
 import cors from '@fastify/cors';
 import formbody from '@fastify/formbody';
@@ -30,6 +31,8 @@ import { registerRoute } from './lib/route.ts';
 import { createEventBus } from './live/bus.ts';
 import { liveRoutes } from './live/routes.ts';
 import { logsRoutes } from './logs/routes.ts';
+import { mailRoutes } from './mail/routes.ts';
+import { startMail } from './mail/worker.ts';
 import { notificationsRoutes } from './notifications/routes.ts';
 import { pushSenders } from './notifications/senders.ts';
 import { startNotifications } from './notifications/worker.ts';
@@ -40,6 +43,7 @@ import { openapiPlugin } from './plugins/openapi.ts';
 import { originOf, securityHeadersPlugin } from './plugins/security-headers.ts';
 import { resolveWebDist, spaPlugin } from './plugins/spa.ts';
 import { xsrfPlugin } from './plugins/xsrf.ts';
+import { recoveryRoutes } from './recovery/routes.ts';
 import { reportsRoutes } from './reports/routes.ts';
 import { robotsRoutes } from './robots/routes.ts';
 import { roomsRoutes } from './rooms/routes.ts';
@@ -62,6 +66,8 @@ const apiModules: readonly FastifyPluginAsync<AppContext>[] = [
   logsRoutes,
   reportsRoutes,
   usersRoutes,
+  recoveryRoutes,
+  mailRoutes,
   groupsRoutes,
   contactsRoutes,
   settingsRoutes,
@@ -125,9 +131,18 @@ export async function buildApp({ config, database }: BuildOptions): Promise<App>
   const worker = await startNotifications({ config, database, bus }, { senders: senders.senders, logger: app.log });
   const notifications = Object.assign(worker, { vapidPublicKey: senders.vapidPublicKey });
   const webhooks = await startWebhooks({ config, database, bus }, { logger: app.log });
+  const mailService = await startMail({ config, database }, app.log);
+  const mail = Object.assign(mailService, { catcherToken: config.mail.catcherToken ?? randomBytes(18).toString('base64url') });
+  if (mail.catcher) {
+    // Where the demo's and the tests' mail can be read: no SMTP_URL, so nothing leaves this machine.
+    app.log.info(
+      { mailCatcher: mail.catcher.url, read: `GET ${API_PREFIX}/dev/mail`, header: 'x-mail-catcher-token', token: mail.catcherToken },
+      `no SMTP_URL: mail is caught locally; read it at ${API_PREFIX}/dev/mail with header x-mail-catcher-token: ${mail.catcherToken}`,
+    );
+  }
   const fleet = await createFleet({ config, database, bus, logger: app.log });
   const commands = await startCommandOutbox({ config, database, bus, fleet }, app.log);
-  const context: AppContext = { config, database, db: database.db, bus, keys, fleet, commands, notifications };
+  const context: AppContext = { config, database, db: database.db, bus, keys, fleet, commands, notifications, mail };
   const execution = await startExecution(context);
   const auditChainer = await startAuditChainer(database.db, database.notifier, {
     pollMs: AUDIT_CHAIN_POLL_MS,
@@ -142,6 +157,7 @@ export async function buildApp({ config, database }: BuildOptions): Promise<App>
     await fleet.close();
     await notifications.close();
     await webhooks.close();
+    await mail.close();
     await senders.close();
     await bus.close();
   });

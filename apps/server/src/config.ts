@@ -300,6 +300,34 @@ const Http = z
     maxConnections: e.HTTP_MAX_CONNECTIONS,
   }));
 
+/**
+ * Mail (mail/README.md): password reset links and notices, sent after commit from the `mail_outbox` table. With no
+ * SMTP_URL the server runs a local catcher (smtp-server) on a free port and keeps what it catches in memory
+ * (GET /api/dev/mail, with MAIL_CATCHER_TOKEN), so the demo and the tests need no mail server.
+ */
+const Mail = z
+  .object({
+    /** smtp://user:pass@host:587 or smtps://…:465 (nodemailer's URL form). */
+    SMTP_URL: z.url().optional(),
+    MAIL_FROM: z.string().default('UVD Console <no-reply@uvd-console.invalid>'),
+    /**
+     * Who may read the local catcher's mail (GET /api/dev/mail with header `x-mail-catcher-token`); made at start
+     * and printed in the log when unset. Ignored with SMTP_URL (no catcher runs).
+     */
+    MAIL_CATCHER_TOKEN: optionalText,
+    /** A mail not accepted by the SMTP server this long after it was written is given up. */
+    MAIL_GIVE_UP_SECONDS: z.coerce.number().positive().default(86_400),
+    /** The first retry's wait; each next one doubles, up to an hour. */
+    MAIL_RETRY_BASE_MS: z.coerce.number().int().min(10).default(5000),
+  })
+  .transform((e) => ({
+    smtpUrl: e.SMTP_URL,
+    from: e.MAIL_FROM,
+    catcherToken: e.MAIL_CATCHER_TOKEN,
+    giveUpMs: e.MAIL_GIVE_UP_SECONDS * 1000,
+    retryBaseMs: e.MAIL_RETRY_BASE_MS,
+  }));
+
 /** Reports (reports/README.md): PDFs drawn at once, each in a worker thread of its own; more wait their turn. */
 const Reports = z
   .object({
@@ -324,6 +352,7 @@ const ConfigSchema = z
     loadShedding: LoadShedding,
     http: Http,
     reports: Reports,
+    mail: Mail,
   })
   .transform(({ live, server, mqtt, identity, ...nested }) => ({
     ...live,
@@ -338,6 +367,7 @@ export type LoadSheddingConfig = Config['loadShedding'];
 export type HttpConfig = Config['http'];
 export type PushConfig = Config['push'];
 export type WebhooksConfig = Config['webhooks'];
+export type MailConfig = Config['mail'];
 
 type Group = (typeof ConfigSchema.in.shape)[keyof typeof ConfigSchema.in.shape];
 type Variables<G> = G extends z.ZodType ? keyof z.input<G> : never;

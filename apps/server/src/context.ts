@@ -4,6 +4,7 @@ import type { Fleet } from './robot-link/fleet.ts';
 import type { CommandOutbox } from './robot-link/outbox.ts';
 import type { KeyStore } from './identity/keys.ts';
 import type { EventBus } from './live/bus.ts';
+import type { MailService } from './mail/worker.ts';
 import type { Notifications } from './notifications/worker.ts';
 
 /** What every backend module is given: configuration, the database, the event bus, the signing keys and the fleet link. */
@@ -18,4 +19,6 @@ export interface AppContext {
   commands: CommandOutbox;
   /** Push notifications: the worker, and the VAPID public key browsers subscribe with. */
   notifications: Notifications & { vapidPublicKey: string };
+  /** Mail: the worker sending the outbox, and the local catcher (no SMTP_URL) with the token that reads it. */
+  mail: MailService & { catcherToken: string };
 }

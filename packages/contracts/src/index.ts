@@ -14,6 +14,7 @@ export * from './reports.ts';
 export * from './audit.ts';
 export * from './webhooks.ts';
 export * from './users.ts';
+export * from './recovery.ts';
 export * from './groups.ts';
 export * from './contacts.ts';
 export * from './settings.ts';

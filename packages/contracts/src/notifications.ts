@@ -114,7 +114,7 @@ export const removeDevice = defineRoute({
 });
 
 /** Spec §3 push message types. */
-export const PushType = z.enum(['job', 'battery', 'delivery']);
+export const PushType = z.enum(['job', 'battery', 'delivery', 'account']);
 export type PushType = z.infer<typeof PushType>;
 
 /** What happened, for the service worker and the app to choose a screen and buttons. */
@@ -135,6 +135,8 @@ export const PushEventKind = z.enum([
   'delivery_blocked',
   'delivery_delivered',
   'delivery_escalation',
+  // A user asked for a password reset link (type account, related_id the user, url /admin#users): to the admins.
+  'password_reset_requested',
 ]);
 export type PushEventKind = z.infer<typeof PushEventKind>;
 
@@ -152,7 +154,7 @@ export const PushMessage = z.object({
   body: z.string(),
   icon: z.string(),
   type: PushType,
-  /** The job id (type job), the robot id (type battery) or the delivery id (type delivery). */
+  /** The job id (type job), the robot id (type battery), the delivery id (type delivery) or the user id (type account). */
   related_id: Id,
   kind: PushEventKind,
   /** One per event: a device shows a repeated delivery of the same push once (notification tag). */

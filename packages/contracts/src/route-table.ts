@@ -53,6 +53,7 @@ import {
   updateRoomReadiness,
 } from './rooms.ts';
 import type { RouteContract } from './route.ts';
+import { changeMyPassword, forgotPassword, listCaughtMail, resetPassword, setUserPassword } from './recovery.ts';
 import { listLanguages, listTimezones, saveSettings } from './settings.ts';
 import { getHealth, getRuntimeConfig } from './system.ts';
 import { addUsersToGroup, createUser, deleteUser, getMyProfile, getUsername, listUsers, removeUserFromGroup } from './users.ts';
@@ -134,6 +135,11 @@ export const ROUTE_TABLE: readonly RouteTableEntry[] = [
     deleteUser,
     addUsersToGroup,
     removeUserFromGroup,
+    forgotPassword,
+    resetPassword,
+    setUserPassword,
+    changeMyPassword,
+    listCaughtMail,
     listGroups,
     getGroup,
     listGroupUsers,

@@ -86,9 +86,37 @@ export const users = pgTable(
     failedLogins: integer('failed_logins').notNull().default(0),
     lastFailureAt: timestamp('last_failure_at', { withTimezone: true }),
     lockedUntil: timestamp('locked_until', { withTimezone: true }),
+    /** An admin set the password: the console asks the user for a new one before anything else. */
+    mustChangePassword: boolean('must_change_password').notNull().default(false),
+    /**
+     * Access tokens issued before this (their `iat`, whole seconds) are refused: set when the password changes, so
+     * a token taken with the old one stops working at once (Keycloak's user not-before policy).
+     */
+    tokensNotBefore: timestamp('tokens_not_before', { withTimezone: true }),
     createdAt: createdAt(),
   },
   (t) => [uniqueIndex('users_org_username').on(t.orgId, t.username)],
+);
+
+/**
+ * A password reset link (recovery/README.md): single use, valid PASSWORD_RESET_TTL_MINUTES. Only the SHA-256 of its
+ * token is kept, so a copy of this table opens nothing.
+ */
+export const passwordResetTokens = pgTable(
+  'password_reset_tokens',
+  {
+    id: id(),
+    orgId: orgId(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    /** Hex SHA-256 of the token the link carries. */
+    tokenHash: text('token_hash').notNull(),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+    usedAt: timestamp('used_at', { withTimezone: true }),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex('password_reset_tokens_hash').on(t.tokenHash), index('password_reset_tokens_user').on(t.userId, t.createdAt)],
 );
 
 /** A login session: the chain of rotating refresh tokens that one password grant started. */
@@ -840,6 +868,32 @@ export const webhookDeliveries = pgTable(
     index('webhook_deliveries_due').on(t.nextAttemptAt).where(sql`status IN ('pending', 'sending')`),
     index('webhook_deliveries_last').on(t.webhookId, t.lastAttemptAt),
   ],
+);
+
+// ---------------------------------------------------------------- mail
+
+/**
+ * The outbox of mails (mail/README.md): written in the transaction that decides a mail, sent after commit by the
+ * mail worker, retried until the SMTP server accepts it or MAIL_GIVE_UP_SECONDS pass. Its text is blanked once
+ * sent or given up (a reset link must not outlive its sending here).
+ */
+export const mailOutbox = pgTable(
+  'mail_outbox',
+  {
+    id: id(),
+    orgId: text('org_id').references(() => organizations.id, { onDelete: 'cascade' }),
+    to: text('to').notNull(),
+    subject: text('subject').notNull(),
+    text: text('text').notNull(),
+    status: text('status').$type<'pending' | 'sending' | 'sent' | 'failed'>().notNull().default('pending'),
+    attempts: integer('attempts').notNull().default(0),
+    nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true }).notNull().defaultNow(),
+    leaseUntil: timestamp('lease_until', { withTimezone: true }),
+    lastError: text('last_error'),
+    sentAt: timestamp('sent_at', { withTimezone: true }),
+    createdAt: createdAt(),
+  },
+  (t) => [index('mail_outbox_due').on(t.nextAttemptAt).where(sql`status IN ('pending', 'sending')`)],
 );
 
 // ---------------------------------------------------------------- audit trail

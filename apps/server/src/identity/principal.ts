@@ -10,4 +10,6 @@ export interface Principal {
   familyName: string;
   email: string;
   groups: string[];
+  /** The token's `iat` (seconds): a token issued before the user's password changed is refused (revocation.ts). */
+  issuedAt?: number;
 }

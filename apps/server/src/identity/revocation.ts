@@ -10,6 +10,8 @@
  *   in the deleting transaction (delivered at commit to every server process on the database, none on
  *   rollback), and a periodic check of the users with open streams catches what no notification announces (a
  *   row disabled in SQL, a LISTEN connection that was lost for a while).
+ * - A changed password (recovery/) refuses the access tokens issued before it (`users.tokens_not_before`, read in the
+ *   same lookup) and ends the user's sessions, so their refresh tokens stop too.
  * - Refresh tokens need nothing more: the exchange requires the session's user to exist (sessions go with
  *   the user by cascade) and be enabled.
  */
@@ -42,7 +44,7 @@ export async function requireActiveUser(db: Executor, principal: Principal, opti
     throw unauthorized('The user of this token no longer exists.');
   }
   const [row] = await db
-    .select({ enabled: users.enabled })
+    .select({ enabled: users.enabled, tokensNotBefore: users.tokensNotBefore })
     .from(users)
     .where(and(eq(users.id, principal.sub), eq(users.orgId, principal.orgId)));
   if (!row) {
@@ -50,6 +52,10 @@ export async function requireActiveUser(db: Executor, principal: Principal, opti
     throw unauthorized('The user of this token no longer exists.');
   }
   if (!row.enabled) throw unauthorized('The user of this token is disabled.');
+  // Keycloak's not-before policy: whole seconds, as `iat` is; a token of the same second as the change passes.
+  if (row.tokensNotBefore && principal.issuedAt !== undefined && principal.issuedAt < Math.floor(row.tokensNotBefore.getTime() / 1000)) {
+    throw unauthorized('The password of this account changed after this token was issued: sign in again.');
+  }
 }
 
 /**

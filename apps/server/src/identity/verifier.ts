@@ -85,5 +85,6 @@ async function verifyWith(
     familyName: c.family_name,
     email: c.email,
     groups: c.groups,
+    ...(payload.iat !== undefined ? { issuedAt: payload.iat } : {}),
   };
 }

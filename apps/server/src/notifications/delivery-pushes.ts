@@ -46,6 +46,8 @@ export async function recordDeliveryPush(executor: Executor, orgId: string, push
     reason: null,
     pin: push.pin ?? null,
     late: push.late ?? false,
+    userId: null,
+    userName: null,
     occurredAt: now.toISOString(),
   };
   await executor

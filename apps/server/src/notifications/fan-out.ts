@@ -13,6 +13,7 @@ import type { Db, Tx } from '../db/client.ts';
 import { actions, jobs, pushDeliveries, pushEvents, robotGroups, robots, rooms, userGroups, users } from '../db/schema.ts';
 import { devicesOf, restrictedRole, type Recipient } from './devices.ts';
 import { deliveryMessageFor, deliveryPushStale, deliveryRecipientsOf, deliverySubjectOf, isDeliveryPushKind } from './delivery-pushes.ts';
+import { accountMessageFor } from './account-pushes.ts';
 import { languageOf, pushTexts, type PushFacts, type RobotPushKind } from './messages.ts';
 import { PUSH_CHANNEL, PushEventFacts } from './outbox.ts';
 
@@ -120,6 +121,13 @@ async function deliveriesOf(tx: Tx, event: PushEventRow, escalationMs: number): 
   // Only outbox.ts and delivery-pushes.ts write the column, from the contracts' kinds.
   const kind = PushEventKind.parse(event.kind);
   const { deliveryId, robotId } = event;
+  if (kind === 'password_reset_requested') {
+    const userId = facts.userId;
+    if (userId === null) return [];
+    return (await devicesOf(tx, event.orgId, restrictedRole)).map((recipient) =>
+      row(recipient, accountMessageFor(event, userId, facts.userName ?? '', recipient, PUSH_ICON)),
+    );
+  }
   if (isDeliveryPushKind(kind)) {
     if (deliveryId === null) return [];
     const subject = await deliverySubjectOf(tx, deliveryId);

@@ -161,8 +161,8 @@ export const clockTime = (at: Date, language: Language, timeZone: string): strin
   }
 };
 
-/** The pushes about a job or a robot (a delivery's are delivery-pushes.ts'). */
-export type RobotPushKind = Exclude<PushEventKind, `delivery_${string}`>;
+/** The pushes about a job or a robot (a delivery's are delivery-pushes.ts', an account's account-pushes.ts'). */
+export type RobotPushKind = Exclude<PushEventKind, `delivery_${string}` | 'password_reset_requested'>;
 
 export interface PushFacts {
   kind: RobotPushKind;

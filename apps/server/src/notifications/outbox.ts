@@ -45,6 +45,9 @@ export const PushEventFacts = z.object({
   pin: z.string().nullable().default(null),
   /** A delivery's escalation because it is past `deliver_by` (else it waited too long). */
   late: z.boolean().default(false),
+  /** Who asked for a password reset link (recovery/routes.ts), for the admins' push. */
+  userId: z.uuid().nullable().default(null),
+  userName: z.string().nullable().default(null),
   occurredAt: z.iso.datetime({ offset: true }),
 });
 export type PushEventFacts = z.infer<typeof PushEventFacts>;
@@ -60,7 +63,7 @@ interface Candidate {
   facts: PushEventFacts;
 }
 
-const noFacts = { jobName: null, completionStatus: null, button: null, battery: null, reason: null, pin: null, late: false };
+const noFacts = { jobName: null, completionStatus: null, button: null, battery: null, reason: null, pin: null, late: false, userId: null, userName: null };
 
 /** A delivery_change's delivery: what decides its push (Blocked, Delivered). */
 const DeliveryChangePayload = z.object({

@@ -60,7 +60,7 @@ export async function findUser(db: Executor, orgId: string, id: string): Promise
 
 export async function findProfile(db: Executor, orgId: string, id: string) {
   const [row] = await db
-    .select({ ...userColumns, language: users.language, timezone: users.timezone })
+    .select({ ...userColumns, language: users.language, timezone: users.timezone, mustChangePassword: users.mustChangePassword })
     .from(users)
     .where(and(eq(users.orgId, orgId), eq(users.id, id)));
   return row;

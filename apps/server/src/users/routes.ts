@@ -57,6 +57,7 @@ async function sessionUser(ctx: AppContext, principal: Principal): Promise<Sessi
       groups: [...principal.groups],
       language: DEFAULT_LANGUAGE,
       timezone: DEFAULT_TIMEZONE,
+      must_change_password: false,
     };
   }
   return {
@@ -69,6 +70,7 @@ async function sessionUser(ctx: AppContext, principal: Principal): Promise<Sessi
     groups: await repo.groupNamesOf(ctx.db, row.id),
     language: row.language || DEFAULT_LANGUAGE,
     timezone: row.timezone || DEFAULT_TIMEZONE,
+    must_change_password: row.mustChangePassword,
   };
 }
 

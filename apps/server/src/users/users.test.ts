@@ -74,6 +74,7 @@ describe('GET /api/user/my-profile', () => {
       groups: ['Ward A', 'Ward B'],
       username: 'nurse',
       realm: org,
+      must_change_password: false,
     });
   });
 
