@@ -57,7 +57,8 @@ describe.each(VIEWPORTS)('the shift view at $width×$height', (viewport) => {
       await session.goto(`/auth?lng=${language}`);
       await signIn(page, DEMO.org, DEMO.operator.username, DEMO.operator.password);
       await settle(page);
-      await session.goto('/robots');
+      // The page named by ?lng= keeps its language; a load without it would show the operator's profile language.
+      await session.goto(`/robots?lng=${language}`);
 
       const robot = await readyRobot(api, ROBOT_OF[viewport.name]);
       // The previous language's job has ended; its robot is given the next once it is back at its dock.
