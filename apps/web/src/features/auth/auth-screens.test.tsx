@@ -1,4 +1,4 @@
-import { forgotPassword, postToken } from '@uvd/contracts';
+import { forgotPassword, postToken, resetPassword } from '@uvd/contracts';
 import { screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
@@ -117,6 +117,30 @@ describe('restore password and sign-up (spec §2, §5)', () => {
       { organization: 'demo', email: 'olivia@demo.test', language: 'EN' },
     ]);
     expect(screen.getByRole('link', { name: 'Back to login' })).toHaveAttribute('href', '/auth');
+  });
+
+  it("the mail's link sets a new password, with the rule shown and checked first, and names an expired link", async () => {
+    const user = userEvent.setup();
+    const token = 'A'.repeat(43);
+    const network = new FakeNetwork().on(resetPassword, { status: 410, body: { error: 'reset_link_expired', message: 'expired' } });
+    await renderApp({ path: `/auth/reset-password?token=${token}`, network });
+    await screen.findByRole('heading', { level: 1, name: 'Choose a new password' });
+    expect(screen.getByText('The password must be at least 8 characters long.')).toBeInTheDocument();
+    await user.type(screen.getByLabelText('New password'), 'short');
+    await user.type(screen.getByLabelText('Repeat the new password'), 'shorter');
+    await user.click(screen.getByRole('button', { name: 'Save the new password' }));
+    expect(screen.getByLabelText('New password')).toHaveAccessibleDescription('Password should be at least 8 characters long');
+    expect(screen.getByLabelText('Repeat the new password')).toHaveAccessibleDescription('The passwords do not match');
+    expect(network.callsTo(resetPassword)).toHaveLength(0);
+
+    await user.clear(screen.getByLabelText('New password'));
+    await user.clear(screen.getByLabelText('Repeat the new password'));
+    await user.type(screen.getByLabelText('New password'), 'a new secret');
+    await user.type(screen.getByLabelText('Repeat the new password'), 'a new secret');
+    await user.click(screen.getByRole('button', { name: 'Save the new password' }));
+    expect(await screen.findByRole('alert')).toHaveTextContent('This link has expired');
+    expect(screen.getByRole('link', { name: 'Ask for a new link' })).toHaveAttribute('href', '/auth/restore-my-password');
+    expect(JSON.parse(network.callsTo(resetPassword)[0]?.body ?? '{}')).toEqual({ token, password: 'a new secret' });
   });
 
   it('sign-up explains where accounts come from and leads back to login', async () => {
