@@ -20,6 +20,8 @@ const lazyScreen = <M,>(load: () => Promise<M>, pick: (module: M) => ComponentTy
 
 const SignInRoute = lazyScreen(() => import('../features/auth/routes/sign-in.tsx'), (m) => m.SignInRoute);
 const RestorePasswordRoute = lazyScreen(() => import('../features/auth/routes/restore-password.tsx'), (m) => m.RestorePasswordRoute);
+const ResetPasswordRoute = lazyScreen(() => import('../features/auth/routes/reset-password.tsx'), (m) => m.ResetPasswordRoute);
+const ChangePasswordRoute = lazyScreen(() => import('../features/auth/routes/change-password.tsx'), (m) => m.ChangePasswordRoute);
 const SignUpRoute = lazyScreen(() => import('../features/auth/routes/sign-up.tsx'), (m) => m.SignUpRoute);
 const JobRedirectRoute = lazyScreen(() => import('../features/jobs/routes/job-redirect.tsx'), (m) => m.JobRedirectRoute);
 const JobsRoute = lazyScreen(() => import('../features/jobs/routes/jobs.tsx'), (m) => m.JobsRoute);
@@ -72,9 +74,13 @@ export const AppRoutes = () => (
               element={<RestorePasswordRoute />}
             />
             <Route path={paths.signUp.path} element={<SignUpRoute />} />
+            <Route path={paths.resetPassword.path} element={<ResetPasswordRoute />} />
           </Route>
         </Route>
         <Route element={<AuthenticatedOnly />}>
+          <Route element={<VisitorLayout />}>
+            <Route path={paths.changePassword.path} element={<ChangePasswordRoute />} />
+          </Route>
           <Route element={<AppLayout banner={promptBanner} />}>
             <Route index element={<HomeRedirect />} />
             <Route path={paths.job.path} element={<JobRedirectRoute />} />

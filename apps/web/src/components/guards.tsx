@@ -15,9 +15,16 @@ export const returnPathOf = (state: unknown): string | null => {
 
 /** Spec §2: authenticated-only screens redirect to the auth route when signed out. */
 export const AuthenticatedOnly = () => {
-  const { status } = useAuth();
+  const { status, user } = useAuth();
   const location = useLocation();
-  if (status === 'authenticated') return <Outlet />;
+  if (status === 'authenticated') {
+    // An admin set this user's password: they choose their own before anything else, then go where they were going.
+    if (user?.must_change_password && location.pathname !== paths.changePassword.path) {
+      const { pathname, search, hash } = location;
+      return <Navigate to={paths.changePassword.getHref()} replace state={{ from: { pathname, search, hash } }} />;
+    }
+    return <Outlet />;
+  }
   if (status === 'unauthenticated') {
     const { pathname, search, hash } = location;
     return <Navigate to={paths.signIn.getHref()} replace state={{ from: { pathname, search, hash } }} />;

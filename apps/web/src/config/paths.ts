@@ -43,6 +43,10 @@ export const paths = {
   },
   restorePassword: { path: '/auth/restore-my-password', getHref: () => '/auth/restore-my-password' },
   signUp: { path: '/auth/sign-up', getHref: () => '/auth/sign-up' },
+  /** The link of a password reset mail: `?token=…`. */
+  resetPassword: { path: '/auth/reset-password', getHref: () => '/auth/reset-password' },
+  /** A signed-in user whose password an admin set chooses their own here before anything else. */
+  changePassword: { path: '/auth/change-password', getHref: () => '/auth/change-password' },
   robots: { path: '/robots', getHref: () => '/robots' },
   settings: { path: '/settings', getHref: () => '/settings' },
   logs: { path: '/logs', getHref: (query: { robot?: string; startDate?: string } = {}) => withQuery('/logs', query) },

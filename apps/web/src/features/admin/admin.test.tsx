@@ -176,7 +176,7 @@ describe('users tab: who each user is', () => {
       'nina@demo.test',
       'Admin',
       'Ward A, Ward B',
-      'Delete',
+      'Set passwordDelete',
     ]);
     expect(alice).toHaveTextContent('No groups');
   });

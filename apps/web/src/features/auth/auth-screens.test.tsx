@@ -1,4 +1,4 @@
-import { postToken } from '@uvd/contracts';
+import { forgotPassword, postToken, resetPassword } from '@uvd/contracts';
 import { screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
@@ -96,9 +96,9 @@ describe('sign-in (spec §2, §5)', () => {
 });
 
 describe('restore password and sign-up (spec §2, §5)', () => {
-  it('checks organization ("Required") and email ("Invalid email"), then confirms without revealing anything', async () => {
+  it('checks organization ("Required") and email ("Invalid email"), asks for a link, then confirms without revealing anything', async () => {
     const user = userEvent.setup();
-    const network = new FakeNetwork();
+    const network = new FakeNetwork().on(forgotPassword, { status: 202, body: { status: 'accepted' } });
     await renderApp({ path: '/auth/restore-my-password', network });
     await screen.findByRole('heading', { level: 1, name: 'Forgot password' });
     await user.type(screen.getByLabelText('Organization'), '  ');
@@ -106,14 +106,41 @@ describe('restore password and sign-up (spec §2, §5)', () => {
     await user.click(screen.getByRole('button', { name: 'Submit' }));
     expect(screen.getByLabelText('Organization')).toHaveAccessibleDescription('Required');
     expect(screen.getByLabelText('Email')).toHaveAccessibleDescription('Invalid email');
+    expect(network.requests).toHaveLength(0);
 
-    await user.type(screen.getByLabelText('Organization'), 'demo');
+    await user.type(screen.getByLabelText('Organization'), 'Demo');
     await user.clear(screen.getByLabelText('Email'));
     await user.type(screen.getByLabelText('Email'), 'olivia@demo.test');
     await user.click(screen.getByRole('button', { name: 'Submit' }));
-    expect(await screen.findByRole('status')).toHaveTextContent(/administrator/);
-    expect(network.requests).toHaveLength(0);
+    expect(await screen.findByRole('status')).toHaveTextContent(/If an account matches, we have mailed it a link/);
+    expect(network.callsTo(forgotPassword).map((call) => JSON.parse(call.body) as unknown)).toEqual([
+      { organization: 'demo', email: 'olivia@demo.test', language: 'EN' },
+    ]);
     expect(screen.getByRole('link', { name: 'Back to login' })).toHaveAttribute('href', '/auth');
+  });
+
+  it("the mail's link sets a new password, with the rule shown and checked first, and names an expired link", async () => {
+    const user = userEvent.setup();
+    const token = 'A'.repeat(43);
+    const network = new FakeNetwork().on(resetPassword, { status: 410, body: { error: 'reset_link_expired', message: 'expired' } });
+    await renderApp({ path: `/auth/reset-password?token=${token}`, network });
+    await screen.findByRole('heading', { level: 1, name: 'Choose a new password' });
+    expect(screen.getByText('The password must be at least 8 characters long.')).toBeInTheDocument();
+    await user.type(screen.getByLabelText('New password'), 'short');
+    await user.type(screen.getByLabelText('Repeat the new password'), 'shorter');
+    await user.click(screen.getByRole('button', { name: 'Save the new password' }));
+    expect(screen.getByLabelText('New password')).toHaveAccessibleDescription('Password should be at least 8 characters long');
+    expect(screen.getByLabelText('Repeat the new password')).toHaveAccessibleDescription('The passwords do not match');
+    expect(network.callsTo(resetPassword)).toHaveLength(0);
+
+    await user.clear(screen.getByLabelText('New password'));
+    await user.clear(screen.getByLabelText('Repeat the new password'));
+    await user.type(screen.getByLabelText('New password'), 'a new secret');
+    await user.type(screen.getByLabelText('Repeat the new password'), 'a new secret');
+    await user.click(screen.getByRole('button', { name: 'Save the new password' }));
+    expect(await screen.findByRole('alert')).toHaveTextContent('This link has expired');
+    expect(screen.getByRole('link', { name: 'Ask for a new link' })).toHaveAttribute('href', '/auth/restore-my-password');
+    expect(JSON.parse(network.callsTo(resetPassword)[0]?.body ?? '{}')).toEqual({ token, password: 'a new secret' });
   });
 
   it('sign-up explains where accounts come from and leads back to login', async () => {

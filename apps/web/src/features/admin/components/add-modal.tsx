@@ -24,6 +24,8 @@ interface AddModalProps<K extends string, S extends z.ZodType> {
   onClose: () => void;
   /** Controls after the text fields whose values the caller keeps (a user's role and groups). */
   children?: ReactNode;
+  /** The submit button's text; Add by default. */
+  submitLabel?: string;
 }
 
 const blank = <K extends string>(fields: readonly AddField<K>[]) =>
@@ -33,7 +35,7 @@ const blank = <K extends string>(fields: readonly AddField<K>[]) =>
  * The add modal of the admin dashboard: validated with the contract's schema (the server's own rules), each
  * message shown under its field by the spec's key. Whatever the outcome of the call, the modal closes.
  */
-export const AddModal = <K extends string, S extends z.ZodType>({ show, title, fields, schema, onSubmit, onClose, children }: AddModalProps<K, S>) => {
+export const AddModal = <K extends string, S extends z.ZodType>({ show, title, fields, schema, onSubmit, onClose, children, submitLabel }: AddModalProps<K, S>) => {
   const { t } = useTranslation();
   const [values, setValues] = useState(() => blank(fields));
   const [errors, setErrors] = useState<Partial<Record<K, string>>>({});
@@ -105,7 +107,7 @@ export const AddModal = <K extends string, S extends z.ZodType>({ show, title, f
             {t('common.cancel')}
           </Button>
           <Button type="submit" variant="primary" disabled={busy}>
-            {busy ? <Spinner size="sm" /> : null} {t('common.add')}
+            {busy ? <Spinner size="sm" /> : null} {submitLabel ?? t('common.add')}
           </Button>
         </Modal.Footer>
       </Form>

@@ -24,6 +24,7 @@ import type { AddField } from '../components/add-modal.tsx';
 import { AdminList } from '../components/admin-list.tsx';
 import { AuditTab } from '../components/audit-tab.tsx';
 import { HashTabList, panelId, tabId, useHashTab } from '../components/hash-tabs.tsx';
+import { SetPasswordAction } from '../components/set-password-action.tsx';
 import { UserAccessFields } from '../components/user-access-fields.tsx';
 import { WebhooksTab } from '../components/webhooks-tab.tsx';
 
@@ -97,6 +98,7 @@ const UsersTab = () => {
         ]}
         idOf={(user) => user.id}
         labelOf={(user) => user.username}
+        extraAction={(user) => <SetPasswordAction user={user} />}
         onAdd={() => {
           setAdding(true);
         }}

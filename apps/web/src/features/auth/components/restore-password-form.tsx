@@ -5,6 +5,8 @@ import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { z } from 'zod';
 import { paths } from '../../../config/paths.ts';
+import { isApiRequestError } from '../../../lib/api-error.ts';
+import { useForgotPassword } from '../api/forgot-password.ts';
 import { FormField } from './form-field.tsx';
 
 /** Spec §5 forgot password: organization non-empty after trim ("Required"), a valid email ("Invalid email"). */
@@ -15,14 +17,15 @@ export const RestorePasswordInput = z.object({
 type Field = keyof z.input<typeof RestorePasswordInput>;
 
 /**
- * The spec's call list has no password-reset endpoint, so submitting stays in the browser: it validates and shows
- * a neutral confirmation that points to the administrator (who sets passwords), revealing nothing about accounts.
+ * Asks the server to mail a reset link (POST /user/password/forgot). The reply is the same whether or not the
+ * account exists, so the confirmation is neutral; asking too often is said as such (429).
  */
 export const RestorePasswordForm = ({ defaultOrganization }: { defaultOrganization: string }) => {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
   const [values, setValues] = useState<Record<Field, string>>({ organization: defaultOrganization, email: '' });
   const [errors, setErrors] = useState<Partial<Record<Field, 'required' | 'email'>>>({});
   const [sent, setSent] = useState(false);
+  const forgot = useForgotPassword();
 
   const submit = (event: SyntheticEvent<HTMLFormElement>) => {
     event.preventDefault();
@@ -34,8 +37,21 @@ export const RestorePasswordForm = ({ defaultOrganization }: { defaultOrganizati
       return;
     }
     setErrors({});
-    setSent(true);
+    const language = i18n.language.slice(0, 2).toUpperCase();
+    forgot.mutate(
+      { ...parsed.data, organization: parsed.data.organization.toLowerCase(), ...(language === 'FI' || language === 'SE' || language === 'EN' ? { language } : {}) },
+      {
+        onSuccess: () => {
+          setSent(true);
+        },
+      },
+    );
   };
+  const failure = forgot.error
+    ? isApiRequestError(forgot.error) && forgot.error.status === 429
+      ? t('restorePassword.tooMany')
+      : t('common.genericError')
+    : null;
 
   if (sent) {
     return (
@@ -53,6 +69,11 @@ export const RestorePasswordForm = ({ defaultOrganization }: { defaultOrganizati
   return (
     <Form noValidate onSubmit={submit}>
       <p>{t('restorePassword.instructions')}</p>
+      {failure && (
+        <Alert variant="danger" role="alert">
+          {failure}
+        </Alert>
+      )}
       <FormField
         id="restore-organization"
         label={t('signInForm.organization')}
@@ -75,7 +96,7 @@ export const RestorePasswordForm = ({ defaultOrganization }: { defaultOrganizati
         error={errors.email ? t('validation.invalidEmail') : undefined}
         autoComplete="email"
       />
-      <Button type="submit" className="w-100 mb-3">
+      <Button type="submit" className="w-100 mb-3" disabled={forgot.isPending}>
         {t('restorePassword.submit')}
       </Button>
       <Link to={paths.signIn.getHref()} className="small">
