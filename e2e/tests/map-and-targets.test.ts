@@ -100,7 +100,8 @@ describe.each(VIEWPORTS)('the floor map at $width×$height', (viewport) => {
     await session.goto(`/map?robot=${robot.robot_id}`);
     await page.locator('[data-testid=floor-map] img').waitFor({ state: 'visible' });
 
-    // Spec §2: 600 px high on a desktop; on a phone the plan is as wide as the content and shaped like the plan.
+    // Spec §2: 600 px high on a desktop; on a phone the plan is as wide as the content and nearly as high as the
+    // screen (issue #25: a plan shaped 351×240 left the rest of the phone unused).
     const plan = await boxOf(page, 'floor-map');
     const content = await page.locator('main .container-lg').first().evaluate((element) => {
       const style = getComputedStyle(element);
@@ -109,10 +110,7 @@ describe.each(VIEWPORTS)('the floor map at $width×$height', (viewport) => {
     expect(Math.round(plan.width)).toBe(Math.round(content));
     if (viewport.name === 'desktop') expect(Math.round(plan.height)).toBe(600);
     else {
-      const overlay = await page.getByTestId('map-overlay').first().evaluate((svg) => svg.getAttribute('viewBox')?.split(' ').map(Number) ?? []);
-      const [, , width = 1, height = 1] = overlay;
-      expect(plan.height).toBeGreaterThanOrEqual(240);
-      expect(plan.height).toBeCloseTo(Math.min(600, Math.max(240, (plan.width * height) / width)), 0);
+      expect(plan.height).toBeGreaterThanOrEqual(viewport.height * 0.75);
       expect(plan.height).toBeLessThan(viewport.height);
     }
     expect(await viewOf(page)).toEqual({ scale: 1, x: 0, y: 0 });
