@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -6,6 +7,10 @@ import purgeCss from '@fullhuman/postcss-purgecss';
 import react from '@vitejs/plugin-react';
 import { defineConfig, type Plugin } from 'vite';
 import { VitePWA } from 'vite-plugin-pwa';
+import type { ManifestOptions } from 'vite-plugin-pwa';
+import { z } from 'zod';
+import type { Language } from './src/lib/i18n.ts';
+import { MANIFEST_LANGS, manifestPathOf } from './src/lib/manifest-language.ts';
 
 const brotli = promisify(brotliCompress);
 const gzipAsync = promisify(gzip);
@@ -41,6 +46,44 @@ const contractsHaveNoSideEffects = (id: string) => !id.includes('/packages/contr
 const THEME_COLOR = '#4b2a85';
 const BACKGROUND_COLOR = '#f6f5fa';
 
+const AppTexts = z.object({ app: z.object({ name: z.string(), description: z.string() }) });
+
+/**
+ * The manifest in one language: its name, description and lang from that language's locale file, the one place
+ * the console's texts live; the console links the one of its language (src/lib/manifest-language.ts).
+ */
+const manifestOf = (language: Language): Partial<ManifestOptions> => {
+  const { app } = AppTexts.parse(JSON.parse(readFileSync(path.join(import.meta.dirname, 'src/locales', `${language}.json`), 'utf8')));
+  return {
+    name: app.name,
+    short_name: 'UVD',
+    description: app.description,
+    id: '/',
+    start_url: '/',
+    scope: '/',
+    display: 'standalone',
+    lang: MANIFEST_LANGS[language],
+    theme_color: THEME_COLOR,
+    background_color: BACKGROUND_COLOR,
+    icons: [
+      { src: '/icons/icon-192.png', sizes: '192x192', type: 'image/png', purpose: 'any' },
+      { src: '/icons/icon-512.png', sizes: '512x512', type: 'image/png', purpose: 'any' },
+      { src: '/icons/icon-maskable-512.png', sizes: '512x512', type: 'image/png', purpose: 'maskable' },
+    ],
+  };
+};
+
+/** The other languages' manifests beside the default one. */
+const languageManifests = (): Plugin => ({
+  name: 'uvd-language-manifests',
+  apply: 'build',
+  generateBundle() {
+    for (const language of ['fi', 'se'] as const satisfies readonly Language[]) {
+      this.emitFile({ type: 'asset', fileName: manifestPathOf(language).slice(1), source: `${JSON.stringify(manifestOf(language))}\n` });
+    }
+  },
+});
+
 /**
  * The installable console (web app manifest) and its service worker, our own src/sw.ts (injectManifest):
  * precaching of the build and Web Push. The app registers it itself (lib/push/register-service-worker.ts), after
@@ -53,23 +96,7 @@ const pwa = () =>
     filename: 'sw.ts',
     injectRegister: false,
     registerType: 'autoUpdate',
-    manifest: {
-      name: 'UVD Console',
-      short_name: 'UVD',
-      description: 'UV-C disinfection robot fleet console',
-      id: '/',
-      start_url: '/',
-      scope: '/',
-      display: 'standalone',
-      lang: 'en',
-      theme_color: THEME_COLOR,
-      background_color: BACKGROUND_COLOR,
-      icons: [
-        { src: '/icons/icon-192.png', sizes: '192x192', type: 'image/png', purpose: 'any' },
-        { src: '/icons/icon-512.png', sizes: '512x512', type: 'image/png', purpose: 'any' },
-        { src: '/icons/icon-maskable-512.png', sizes: '512x512', type: 'image/png', purpose: 'maskable' },
-      ],
-    },
+    manifest: manifestOf('en'),
     includeAssets: ['favicon.svg', 'icons/badge-96.png'],
     injectManifest: {
       // Scripts, styles and the shell; source maps and the .br/.gz copies stay on the server.
@@ -117,7 +144,7 @@ const unusedCss = () =>
 const server = 'http://localhost:8080';
 
 export default defineConfig(({ command }) => ({
-  plugins: [react(), pwa(), precompress()],
+  plugins: [react(), pwa(), languageManifests(), precompress()],
   css: { postcss: { plugins: command === 'build' ? [unusedCss()] : [] } },
   server: {
     port: 5173,

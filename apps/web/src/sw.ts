@@ -3,16 +3,17 @@
  * prompt from its notification's buttons. Its decisions are plain functions in service-worker/notifications.ts.
  *
  * A push is offered first to the console windows that are visible and focused: one signed in shows it as an in-app
- * toast (spec §9, 600 000 ms) and says so, and then no system notification shows, as the operator is looking at
- * the console already. With no such window, or none answering within OFFER_TIMEOUT_MS, the system notification
+ * toast (spec §9, for PUSH_TOAST_MS) and says so, and then no system notification shows, as the operator is looking
+ * at the console already. With no such window, or none answering within OFFER_TIMEOUT_MS, the system notification
  * shows.
  */
 import { clientsClaim } from 'workbox-core';
-import { cleanupOutdatedCaches, precacheAndRoute } from 'workbox-precaching';
+import { cleanupOutdatedCaches, matchPrecache, precacheAndRoute } from 'workbox-precaching';
 import type { PushMessage } from '@uvd/contracts';
 import { createIndexedDbSessionMirror } from './lib/auth/session-mirror.ts';
 import { OFFER_TIMEOUT_MS, PushOfferReply } from './lib/push/service-worker-protocol.ts';
 import type { PushOffer } from './lib/push/service-worker-protocol.ts';
+import { isShellNavigation } from './service-worker/navigation.ts';
 import { followUpOf, notificationOf, outcomeOf, parsePush, planClick } from './service-worker/notifications.ts';
 import type { AnswerOutcome } from './service-worker/notifications.ts';
 import type { ServiceWorkerScope, WindowClient } from './service-worker/scope.ts';
@@ -23,6 +24,18 @@ declare const self: ServiceWorkerScope;
 // (nothing reloads under an operator's hands); their next navigation loads the new one.
 void self.skipWaiting();
 clientsClaim();
+
+/**
+ * Opening a console address (/jobs, /job/…) goes to the server as before; with no network, the precached shell
+ * answers instead of the browser's "No internet" page, and the console says it is offline (main.tsx). Registered
+ * before the precache's own listener and stopping the event there, so one listener answers a navigation.
+ */
+self.addEventListener('fetch', (event) => {
+  if (event.request.mode !== 'navigate' || !isShellNavigation(new URL(event.request.url).pathname)) return;
+  event.stopImmediatePropagation();
+  event.respondWith(fetch(event.request).catch(async () => (await matchPrecache('index.html')) ?? Response.error()));
+});
+
 cleanupOutdatedCaches();
 precacheAndRoute(self.__WB_MANIFEST);
 

@@ -35,6 +35,18 @@ const openConsole = async (network: FakeNetwork = fakeIdentity(new FakeNetwork()
   return { ...view, browser };
 };
 
+/** Waits until the toast leaves: react-toastify's exit animation, whose end jsdom has to be told. */
+const closed = async (toast: HTMLElement, title: string) => {
+  const frame = toast.closest<HTMLElement>('.Toastify__toast');
+  await waitFor(() => {
+    expect(frame?.className).toMatch(/bounce-exit/);
+  });
+  if (frame) fireEvent.animationEnd(frame);
+  await waitFor(() => {
+    expect(screen.queryByText(title)).not.toBeInTheDocument();
+  });
+};
+
 const toastOf = async (title: string) => (await screen.findByText(title)).closest<HTMLElement>('[data-testid=push-toast]') ?? document.body;
 
 describe('pushes while the console is in front (spec §9)', () => {
@@ -57,15 +69,8 @@ describe('pushes while the console is in front (spec §9)', () => {
       expect(network.callsTo(confirmAction)).toHaveLength(1);
     });
     expect(JSON.parse(network.callsTo(confirmAction)[0]?.body ?? 'null')).toEqual({ action_id: ACTION, confirm: true });
-    // Answered, the toast closes: react-toastify's exit animation, whose end jsdom has to be told.
-    const frame = toast.closest<HTMLElement>('.Toastify__toast');
-    await waitFor(() => {
-      expect(frame?.className).toMatch(/bounce-exit/);
-    });
-    if (frame) fireEvent.animationEnd(frame);
-    await waitFor(() => {
-      expect(screen.queryByText('UVD-1 is waiting')).not.toBeInTheDocument();
-    });
+    // Answered, the toast closes.
+    await closed(toast, 'UVD-1 is waiting');
   });
 
   it("Skip answers false; an answer that no longer applies says so; Open shows the push's job", async () => {
@@ -109,14 +114,7 @@ describe('pushes while the console is in front (spec §9)', () => {
 
     // What the actions stream does when the prompt is answered anywhere (use-job-streams.ts).
     services.queryClient.setQueryData(waitingActionsKey, { payload: [] });
-    const frame = toast.closest<HTMLElement>('.Toastify__toast');
-    await waitFor(() => {
-      expect(frame?.className).toMatch(/bounce-exit/);
-    });
-    if (frame) fireEvent.animationEnd(frame);
-    await waitFor(() => {
-      expect(screen.queryByText('UVD-1 is waiting')).not.toBeInTheDocument();
-    });
+    await closed(toast, 'UVD-1 is waiting');
   });
 
   it("shows a push delivered twice once, and leaves another organization's push and anything else unanswered", async () => {

@@ -14,6 +14,11 @@ export interface PushEvent extends ExtendableEvent {
   readonly data: { text(): string } | null;
 }
 
+export interface FetchEvent extends ExtendableEvent {
+  readonly request: Request;
+  respondWith(response: Promise<Response>): void;
+}
+
 export interface NotificationEvent extends ExtendableEvent {
   readonly notification: Notification;
   /** The id of the button clicked; empty for a click on the notification itself. */
@@ -54,6 +59,7 @@ export interface ServiceWorkerScope {
   /** The build's files to precache, written in by vite-plugin-pwa (injectManifest). */
   readonly __WB_MANIFEST: (PrecacheEntry | string)[];
   skipWaiting(): Promise<void>;
+  addEventListener(type: 'fetch', listener: (event: FetchEvent) => void): void;
   addEventListener(type: 'push', listener: (event: PushEvent) => void): void;
   addEventListener(type: 'notificationclick', listener: (event: NotificationEvent) => void): void;
 }
