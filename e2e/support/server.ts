@@ -14,6 +14,12 @@ import { ARTIFACTS_DIR, REPO_ROOT, WEB_DIST } from './paths.ts';
 
 const STARTUP_TIMEOUT_MS = 90_000;
 
+/**
+ * The token that reads the mail the server's local catcher caught (GET /api/dev/mail): with no SMTP_URL the server
+ * catches its own mail, and the tests read password reset links from there.
+ */
+export const E2E_MAIL_CATCHER_TOKEN = 'e2e-mail-catcher-token';
+
 /** `npm run build -w @uvd/web` into WEB_DIST (or another folder, e.g. a bench's own, so runs do not share files). */
 export function buildWeb(outDir: string = WEB_DIST): void {
   const started = Date.now();
@@ -136,8 +142,8 @@ export async function startConsoleServer(options: ConsoleServerOptions = {}): Pr
   }
   const log = createWriteStream(logFile);
   // The address and the identity provider are the server's own, whatever the surrounding environment says.
-  // NODE_ENV: vitest's `test` is not what a deployment runs with.
-  const { PUBLIC_URL: _publicUrl, IDP_ISSUER_BASE: _issuer, NODE_ENV: _nodeEnv, ...inherited } = process.env;
+  // NODE_ENV: vitest's `test` is not what a deployment runs with. No SMTP_URL: the server catches its own mail.
+  const { PUBLIC_URL: _publicUrl, IDP_ISSUER_BASE: _issuer, NODE_ENV: _nodeEnv, SMTP_URL: _smtpUrl, ...inherited } = process.env;
   const server = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
     cwd: path.join(REPO_ROOT, 'apps/server'),
     env: {
@@ -154,6 +160,7 @@ export async function startConsoleServer(options: ConsoleServerOptions = {}): Pr
       // Every test signs in from 127.0.0.1.
       TOKEN_RATE_LIMIT_PER_MINUTE: '0',
       LOG_LEVEL: 'info',
+      MAIL_CATCHER_TOKEN: E2E_MAIL_CATCHER_TOKEN,
       ...options.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

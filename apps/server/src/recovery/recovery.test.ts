@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -101,6 +102,33 @@ describe('forgot password', () => {
     const [row] = await server.context.db.select().from(passwordResetTokens).where(eq(passwordResetTokens.userId, user.id));
     expect(row?.tokenHash).toMatch(/^[0-9a-f]{64}$/);
     expect(JSON.stringify(row)).not.toContain(token);
+  });
+
+  it("mails no link built from a stranger's Host header (reset poisoning), and one to this machine for a loopback address", async () => {
+    const org = await server.createOrg();
+    const user = await server.createUser(org, ['done-teleoperator']);
+    // fetch cannot set Host: a raw request, as an attacker's client sends it.
+    const forgotWithHost = (host: string) =>
+      new Promise<number>((resolve, reject) => {
+        const body = JSON.stringify({ organization: org, email: emailOf(user) });
+        const target = new URL(server.url);
+        const call = httpRequest(
+          { host: target.hostname, port: target.port, method: 'POST', path: '/api/user/password/forgot', headers: { host, 'content-type': 'application/json', 'x-forwarded-for': `${host}-client` } },
+          (response) => {
+            response.resume();
+            resolve(response.statusCode ?? 0);
+          },
+        );
+        call.on('error', reject);
+        call.end(body);
+      });
+    expect(await forgotWithHost('attacker.example')).toBe(202);
+    expect(await forgotWithHost(`localhost:${new URL(server.url).port}`)).toBe(202);
+    const mails = await waitForMail(emailOf(user));
+    await sleep(300);
+    const all = await mailTo(emailOf(user));
+    expect(all.map((mail) => /https?:\/\/[^/\s]+/.exec(mail.text)?.[0])).toEqual([`http://localhost:${new URL(server.url).port}`]);
+    expect(mails.every((mail) => !mail.text.includes('attacker.example'))).toBe(true);
   });
 
   it('limits requests per account and per address with a 429 naming the reason', async () => {

@@ -6,6 +6,7 @@
  * told to them by mail.
  */
 import { randomBytes } from 'node:crypto';
+import { isIP } from 'node:net';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import {
   ChangePasswordError,
@@ -45,13 +46,27 @@ const linkError = (status: number, code: string, message: string) => new HttpErr
 const displayName = (user: { firstName: string; lastName: string; username: string }) =>
   `${user.firstName} ${user.lastName}`.trim() || user.username;
 
+/** This machine by name or address (`localhost`, 127.0.0.0/8, ::1): a link there reaches nobody else. */
+export const isLoopbackHost = (hostname: string): boolean => {
+  const host = hostname.toLowerCase().replace(/^\[|\]$/g, '');
+  return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || (isIP(host) === 4 && host.startsWith('127.'));
+};
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export const recoveryRoutes: FastifyPluginAsync<AppContext> = async (app, ctx) => {
   const { db, config } = ctx;
   const perAddress = new WindowLimit(FORGOT_LIMITS.perAddress, FORGOT_LIMITS.windowMs);
   const perAccount = new WindowLimit(FORGOT_LIMITS.perAccount, FORGOT_LIMITS.windowMs);
-  const origin = (request: FastifyRequest) => config.publicUrl?.replace(/\/$/, '') ?? `${request.protocol}://${request.host}`;
+  /**
+   * Where a reset link points. Never a Host header a stranger chose (password reset poisoning: a link to their own
+   * site would hand them the token): PUBLIC_URL, or without it the request's own address only when it is this
+   * machine's loopback (the demo, the tests). Otherwise no link is mailed, and the log says to set PUBLIC_URL.
+   */
+  const origin = (request: FastifyRequest): string | null => {
+    if (config.publicUrl) return config.publicUrl.replace(/\/$/, '');
+    return isLoopbackHost(request.hostname) ? `${request.protocol}://${request.host}` : null;
+  };
   /** An anonymous request's changes are recorded with its address and route (the audit plugin sets signed-in callers). */
   const anonymous = (request: FastifyRequest, actor: { username: string; id: string } | null) => ({
     source: 'api' as const,
@@ -69,10 +84,13 @@ export const recoveryRoutes: FastifyPluginAsync<AppContext> = async (app, ctx) =
     if (!byAccount.ok) throw rateLimited('Too many password reset requests for this account.', byAccount.retryAfterMs);
 
     const user = await repo.findUserByEmail(db, body.organization, body.email);
-    if (user) {
+    const base = origin(request);
+    if (user && base === null) {
+      request.log.error({ host: request.host }, 'No password reset link was mailed: set PUBLIC_URL, the address links in mail point to.');
+    } else if (user) {
       const token = randomBytes(32).toString('base64url');
       const now = new Date();
-      const link = `${origin(request)}/auth/reset-password?token=${token}`;
+      const link = `${base}/auth/reset-password?token=${token}`;
       await withAuditActor(anonymous(request, null), () =>
         db.transaction(async (tx) => {
           const tokenId = await repo.insertResetToken(tx, {
