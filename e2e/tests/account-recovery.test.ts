@@ -133,8 +133,8 @@ describe('a user who forgot the password gets back in by mail', () => {
       await elsewhere.page.goto('/jobs', { waitUntil: 'load' });
       await expect.poll(() => pathnameOf(elsewhere.page), { message: 'the other device is signed out' }).toMatch(/^\/auth/);
 
-      // The old password no longer signs in; the new one does.
-      await expect(apiSignIn(DEMO.org, user.email, user.password)).rejects.toThrow(/answered 401/);
+      // The old password no longer signs in (OAuth invalid_grant, 400); the new one does.
+      await expect(apiSignIn(DEMO.org, user.email, user.password)).rejects.toThrow(/answered 400/);
       await session.goto('/auth');
       await signIn(page, DEMO.org, user.email, newPassword);
       expect(pathnameOf(page)).not.toMatch(/^\/auth/);
@@ -187,7 +187,7 @@ describe('an admin sets a password, which the user must change at sign-in', () =
       await person.page.locator('h1').first().waitFor({ state: 'visible' });
 
       // The given password is gone; the user's own signs in with nothing more to do.
-      await expect(apiSignIn(DEMO.org, user.email, given)).rejects.toThrow(/answered 401/);
+      await expect(apiSignIn(DEMO.org, user.email, given)).rejects.toThrow(/answered 400/);
       await expect(apiSignIn(DEMO.org, user.email, own)).resolves.toMatchObject({ token: expect.any(String) as unknown });
     });
   });

@@ -409,6 +409,35 @@ describe('sessions survive the way people use a browser', () => {
     expect(auth.getSnapshot().status).toBe('authenticated');
   });
 
+  it('a load whose still valid access token the server refuses (a password reset ended the session) refreshes at once, and shows sign-in when the refresh is refused too', async () => {
+    storeFreshSession(600);
+    const network = fakeIdentity(new FakeNetwork())
+      .on(getMyProfile, { status: 401, body: { error: 'unauthorized', message: 'The token was revoked.' } })
+      .on(postToken, { status: 400, body: { error: 'invalid_grant', error_description: 'Session not active' } });
+    const auth = setup(network);
+
+    await auth.initialize();
+
+    expect(auth.getSnapshot().status).toBe('unauthenticated');
+    expect(network.callsTo(getMyProfile)).toHaveLength(1);
+    expect(network.callsTo(postToken)).toHaveLength(1);
+    // Asked once, with no retry waits (1 s, 2 s, 4 s, 8 s) before the sign-in shows.
+    expect(stored()).toEqual({ access: null, refresh: null, realm: null });
+  });
+
+  it('a load whose access token is refused but whose refresh token is good goes on with the refreshed pair', async () => {
+    storeFreshSession(600);
+    const network = fakeIdentity(new FakeNetwork()).on(getMyProfile, { status: 401, body: { error: 'unauthorized', message: 'Token too old.' } }, { times: 1 });
+    const auth = setup(network);
+
+    await auth.initialize();
+
+    expect(auth.getSnapshot().status).toBe('authenticated');
+    expect(network.callsTo(postToken)).toHaveLength(1);
+    expect(network.callsTo(getMyProfile)).toHaveLength(2);
+    expect(stored().access).toMatch(/^access-/);
+  });
+
   it('a refresh on the timer answered with a 400 other than invalid_grant keeps the session', async () => {
     vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
     const network = fakeIdentity(new FakeNetwork());

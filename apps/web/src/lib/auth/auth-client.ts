@@ -184,7 +184,7 @@ export class AuthClient {
    * access token is still good uses it and spends no refresh token: a reload, or a link clicked while a page loads,
    * then cannot lose a session.
    */
-  private async restore(attempt = 0): Promise<void> {
+  private async restore(attempt = 0, refused = false): Promise<void> {
     let stored = this.options.tokens.read();
     if (!stored && attempt === 0) {
       stored = (await (await this.options.tabs)?.ask()) ?? this.options.kept?.read() ?? null;
@@ -196,19 +196,24 @@ export class AuthClient {
     }
     try {
       const left = accessTokenExpiry(stored.accessToken, 0) - Date.now();
-      if (left < FRESH_MS && !(await this.refreshShared())) {
+      const refresh = refused || left < FRESH_MS;
+      if (refresh && !(await this.refreshShared())) {
         this.set({ status: 'unauthenticated', user: null });
         return;
       }
       const user = await this.fetchUser();
       this.set({ status: 'authenticated', user });
       // A token kept from before is refreshed shortly before it expires.
-      this.startTimer(left < FRESH_MS ? undefined : left - REFRESH_AHEAD_MS);
+      this.startTimer(refresh ? undefined : left - REFRESH_AHEAD_MS);
     } catch (error) {
-      if (isInvalidGrant(toApiRequestError(error))) {
+      const failure = toApiRequestError(error);
+      if (isInvalidGrant(failure) || (refused && failure.status === 401)) {
         this.end();
         return;
       }
+      // A token refused before it expires was revoked (the password was reset or set by an admin): the refresh token
+      // decides, at once. Waiting and asking again with the same token would only keep the user on a spinner.
+      if (failure.status === 401) return this.restore(attempt, true);
       const wait = RESTORE_RETRY_MS[attempt];
       if (wait === undefined) {
         // The server stayed out of reach: sign-in shows, the tokens stay for the next load.

@@ -132,7 +132,7 @@ export const AdminList = <T,>({
                 ))}
               </dl>
               {/* One action under another: side by side, three of them push the last past a phone's edge. */}
-              {hasActions ? <div className="d-flex flex-column align-items-end gap-2 text-nowrap">{actionsOf(item)}</div> : null}
+              {hasActions ? <div className="admin-row-actions d-flex flex-column align-items-end gap-2 text-nowrap">{actionsOf(item)}</div> : null}
             </li>
           ))
         )}
