@@ -5,7 +5,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { openSession, settle, type Session, type Viewport } from './browser.ts';
+import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
+import { expectNoPageErrors, openSession, settle, type Session, type Viewport } from './browser.ts';
 import { REPO_ROOT } from './paths.ts';
 
 /** The seeded demo organization (apps/server/src/seed/demo-data.ts). */
@@ -61,6 +62,56 @@ export async function signedInSession(
   await signIn(session.page, organization, user.username, user.password);
   await settle(session.page);
   return session;
+}
+
+/**
+ * The signed-in session of a describe block's tests: one for the whole block (`once`, the default: quick) or a fresh
+ * one for each test (`each`: no test sees another's state), closed after, with the page's uncaught errors failing
+ * the test they happened in. `browser` is read when the session opens (the file's beforeAll launched it).
+ */
+export function blockSession(
+  browser: () => Browser,
+  viewport: Viewport,
+  user: { username: string; password: string },
+  options: { organization?: string; fresh?: 'once' | 'each' } = {},
+): Session {
+  let current: Session | undefined;
+  const open = async () => {
+    current = await signedInSession(browser(), viewport, user, options.organization);
+  };
+  const session = (): Session => {
+    if (current === undefined) throw new Error('blockSession: used outside the tests of its describe block');
+    return current;
+  };
+  if (options.fresh === 'each') {
+    beforeEach(open);
+    afterEach(async () => {
+      await session().close();
+      expectNoPageErrors(session());
+    });
+  } else {
+    beforeAll(open);
+    afterAll(async () => {
+      await current?.close();
+    });
+    afterEach(() => {
+      expectNoPageErrors(session());
+    });
+  }
+  return {
+    viewport,
+    get context() {
+      return session().context;
+    },
+    get page() {
+      return session().page;
+    },
+    get pageErrors() {
+      return session().pageErrors;
+    },
+    goto: (pathAndQuery) => session().goto(pathAndQuery),
+    close: () => session().close(),
+  };
 }
 
 /** Fills the sign-in form at /auth and submits it; resolves once the console has left the auth screens. */

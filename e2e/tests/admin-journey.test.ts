@@ -7,10 +7,10 @@
 import { commandJob, createJob, getDoses, getJob, getRobots, getRooms, RobotMode } from '@uvd/contracts';
 import type { Job } from '@uvd/contracts';
 import type { Browser, Locator, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiSignIn, callApi, type ApiSession } from '../support/api.ts';
-import { expectNoPageErrors, launchBrowser, screenshot, settle, textOf, VIEWPORTS, type Session } from '../support/browser.ts';
-import { DEMO, signedInSession, t } from '../support/console.ts';
+import { launchBrowser, screenshot, settle, textOf, VIEWPORTS, type Session } from '../support/browser.ts';
+import { blockSession, DEMO, t } from '../support/console.ts';
 
 let browser: Browser;
 beforeAll(async () => {
@@ -95,14 +95,7 @@ async function stopIfRunning(api: ApiSession, jobId: string): Promise<void> {
 }
 
 describe.each(VIEWPORTS)('the admin journey at $width×$height', (viewport) => {
-  let session: Session;
-  beforeEach(async () => {
-    session = await signedInSession(browser, viewport, DEMO.admin);
-  });
-  afterEach(async () => {
-    await session.close();
-    expectNoPageErrors(session);
-  });
+  const session = blockSession(() => browser, viewport, DEMO.admin, { fresh: 'each' });
 
   it('adds a user with a role and a group, after the messages for a bad email and a short password, and deletes it', async () => {
     const { page } = session;

@@ -8,10 +8,10 @@
 import { readFile } from 'node:fs/promises';
 import { AuditEntry, deleteContact, listAdminContacts } from '@uvd/contracts';
 import type { Browser, Locator, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiSignIn, callApi } from '../support/api.ts';
-import { expectAccessible, expectNoPageErrors, launchBrowser, screenshot, settle, textOf, VIEWPORTS, type Session } from '../support/browser.ts';
-import { DEMO, signedInSession, t, tFill } from '../support/console.ts';
+import { expectAccessible, launchBrowser, screenshot, settle, textOf, VIEWPORTS, type Session } from '../support/browser.ts';
+import { blockSession, DEMO, t, tFill } from '../support/console.ts';
 
 let browser: Browser;
 beforeAll(async () => {
@@ -57,14 +57,7 @@ async function openChanges(page: Page, row: Locator): Promise<Locator> {
 }
 
 describe.each(VIEWPORTS)('the audit trail and webhooks at $width×$height', (viewport) => {
-  let session: Session;
-  beforeEach(async () => {
-    session = await signedInSession(browser, viewport, DEMO.admin);
-  });
-  afterEach(async () => {
-    await session.close();
-    expectNoPageErrors(session);
-  });
+  const session = blockSession(() => browser, viewport, DEMO.admin, { fresh: 'each' });
 
   it('finds the contact the admin just added in the audit trail, with its before and after, and exports it', async () => {
     const { page } = session;

@@ -9,7 +9,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { apiSignIn, callApi, type ApiSession } from '../support/api.ts';
 import { expectAccessible, expectNoPageErrors, launchBrowser, settle, VIEWPORTS, type Session } from '../support/browser.ts';
-import { DEMO, signedInSession, t, tFill, type Language } from '../support/console.ts';
+import { blockSession, DEMO, signedInSession, t, tFill, type Language } from '../support/console.ts';
 import { nearestRooms, readyRobot, type JourneyRobot } from '../support/fleet.ts';
 
 const LANGUAGES: readonly Language[] = ['en', 'fi', 'se'];
@@ -216,16 +216,7 @@ function labelsCrossingWalls(page: Page, roomNames: readonly string[]): Promise<
 }
 
 describe.each(VIEWPORTS)('the map at $width×$height', (viewport) => {
-  let session: Session;
-  beforeAll(async () => {
-    session = await signedInSession(browser, viewport, DEMO.admin);
-  });
-  afterAll(async () => {
-    await session.close();
-  });
-  afterEach(() => {
-    expectNoPageErrors(session);
-  });
+  const session = blockSession(() => browser, viewport, DEMO.admin);
 
   it('uses the screen, keeps its buttons off the plan, pinches gently, centres on the robot and writes room names inside their rooms', async () => {
     await prepare();

@@ -9,7 +9,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { apiSignIn, callApi } from '../support/api.ts';
 import { expectAccessible, expectNoPageErrors, launchBrowser, MOBILE, screenshot, settle, textOf, VIEWPORTS, type Session } from '../support/browser.ts';
-import { DEMO, signedInSession, t } from '../support/console.ts';
+import { blockSession, DEMO, signedInSession, t } from '../support/console.ts';
 import { readyRobot } from '../support/fleet.ts';
 
 let browser: Browser;
@@ -82,16 +82,7 @@ function sidewaysOverflow(page: Page): Promise<string[]> {
 }
 
 describe.each(VIEWPORTS)('the floor map at $width×$height', (viewport) => {
-  let session: Session;
-  beforeAll(async () => {
-    session = await signedInSession(browser, viewport, DEMO.admin);
-  });
-  afterAll(async () => {
-    await session.close();
-  });
-  afterEach(() => {
-    expectNoPageErrors(session);
-  });
+  const session = blockSession(() => browser, viewport, DEMO.admin);
 
   it('fits the plan to the screen, zooms and moves it by buttons, keys, wheel, drag and pinch, and names robots by room', async () => {
     const { page } = session;

@@ -4,9 +4,9 @@
  * and the navigation follows.
  */
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { expectAccessible, expectNoPageErrors, launchBrowser, screenshot, settle, textOf, VIEWPORTS, type Session } from '../support/browser.ts';
-import { DEMO, signedInSession, t, type Language } from '../support/console.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectAccessible, launchBrowser, screenshot, settle, textOf, VIEWPORTS, type Session } from '../support/browser.ts';
+import { blockSession, DEMO, t, type Language } from '../support/console.ts';
 
 let browser: Browser;
 beforeAll(async () => {
@@ -82,16 +82,7 @@ async function saveLanguage(page: Page, from: Language, to: Language): Promise<v
 
 describe.each(VIEWPORTS)('every screen at $width×$height, as the demo admin', (viewport) => {
   // One signed-in session walks every screen: signing in once per viewport keeps the file quick.
-  let session: Session;
-  beforeAll(async () => {
-    session = await signedInSession(browser, viewport, DEMO.admin);
-  });
-  afterAll(async () => {
-    await session.close();
-  });
-  afterEach(() => {
-    expectNoPageErrors(session);
-  });
+  const session = blockSession(() => browser, viewport, DEMO.admin);
 
   it('the jobs list, with a row expanded', async () => {
     const { page } = session;
