@@ -14,7 +14,7 @@ import type { Executor, Tx } from '../db/client.ts';
 import { deliveries, deliveryItems, pushEvents, robots, rooms, users, type DeliveryPushAudience } from '../db/schema.ts';
 import { devicesOf, restrictedRole, type Recipient } from './devices.ts';
 import { clockTime, languageOf, type Language } from './messages.ts';
-import { PUSH_CHANNEL, type PushEventFacts } from './outbox.ts';
+import { noFacts, PUSH_CHANNEL, type PushEventFacts } from './outbox.ts';
 
 export type DeliveryPushKind = Extract<PushEventKind, `delivery_${string}`>;
 
@@ -38,18 +38,7 @@ export interface DeliveryPush {
 /** Records a delivery's push in the caller's transaction (the outbox): sent once after it commits. */
 export async function recordDeliveryPush(executor: Executor, orgId: string, push: DeliveryPush): Promise<void> {
   const now = new Date();
-  const facts: PushEventFacts = {
-    jobName: null,
-    completionStatus: null,
-    button: null,
-    battery: null,
-    reason: null,
-    pin: push.pin ?? null,
-    late: push.late ?? false,
-    userId: null,
-    userName: null,
-    occurredAt: now.toISOString(),
-  };
+  const facts: PushEventFacts = { ...noFacts, pin: push.pin ?? null, late: push.late ?? false, occurredAt: now.toISOString() };
   await executor
     .insert(pushEvents)
     .values({

@@ -63,7 +63,8 @@ interface Candidate {
   facts: PushEventFacts;
 }
 
-const noFacts = { jobName: null, completionStatus: null, button: null, battery: null, reason: null, pin: null, late: false, userId: null, userName: null };
+/** A push event's facts when it has none of them: each event names only its own. */
+export const noFacts: Omit<PushEventFacts, 'occurredAt'> = { jobName: null, completionStatus: null, button: null, battery: null, reason: null, pin: null, late: false, userId: null, userName: null };
 
 /** A delivery_change's delivery: what decides its push (Blocked, Delivered). */
 const DeliveryChangePayload = z.object({

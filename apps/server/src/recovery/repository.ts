@@ -4,7 +4,7 @@ import { and, eq, gt, isNull, or, sql } from 'drizzle-orm';
 import type { Executor } from '../db/client.ts';
 import { organizations, passwordResetTokens, pushEvents, sessions, users } from '../db/schema.ts';
 import { announceRevocation } from '../identity/revocation.ts';
-import { PUSH_CHANNEL, type PushEventFacts } from '../notifications/outbox.ts';
+import { noFacts, PUSH_CHANNEL, type PushEventFacts } from '../notifications/outbox.ts';
 
 /** The hex SHA-256 of a reset token: what the database keeps instead of the token. */
 export const tokenHashOf = (token: string): string => createHash('sha256').update(token).digest('hex');
@@ -116,13 +116,7 @@ export async function replacePassword(
 /** The push telling the organization's admins that `user` asked for a reset link (the push outbox). */
 export async function recordResetRequestPush(db: Executor, user: RecoveryUser, tokenId: string, now: Date): Promise<void> {
   const facts: PushEventFacts = {
-    jobName: null,
-    completionStatus: null,
-    button: null,
-    battery: null,
-    reason: null,
-    pin: null,
-    late: false,
+    ...noFacts,
     userId: user.id,
     userName: `${user.firstName} ${user.lastName}`.trim() || user.username,
     occurredAt: now.toISOString(),
