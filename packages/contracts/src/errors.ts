@@ -21,6 +21,8 @@ export const ErrorCode = {
   duplicateRoom: 'duplicate_room',
   /** An admin asked to delete their own account: refused, so an organization never deletes its last admin by accident. */
   cannotDeleteSelf: 'cannot_delete_self',
+  /** 403: an admin set this account's password, and its user has not chosen their own yet (POST /user/my-password). */
+  passwordChangeRequired: 'password_change_required',
   internal: 'internal_error',
   /** 503 with Retry-After: the server sheds load rather than queue a request it cannot answer in time. */
   overloaded: 'overloaded',

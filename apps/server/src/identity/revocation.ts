@@ -10,6 +10,9 @@
  *   in the deleting transaction (delivered at commit to every server process on the database, none on
  *   rollback), and a periodic check of the users with open streams catches what no notification announces (a
  *   row disabled in SQL, a LISTEN connection that was lost for a while).
+ * - A password an admin set (recovery/) lets its user do nothing but read their profile and choose their own
+ *   (`users.must_change_password`; 403 password_change_required), whatever client they use: the console asks
+ *   for the new password first, and the API does not take the admin's password for more.
  * - A changed password (recovery/) refuses the access tokens issued before it (`users.tokens_not_before`, read in the
  *   same lookup) and ends the user's sessions, so their refresh tokens stop too.
  * - Refresh tokens need nothing more: the exchange requires the session's user to exist (sessions go with
@@ -17,10 +20,10 @@
  */
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import { z } from 'zod';
-import { Id } from '@uvd/contracts';
+import { changeMyPassword, ErrorCode, getMyProfile, Id } from '@uvd/contracts';
 import type { Database, Executor } from '../db/client.ts';
 import { users } from '../db/schema.ts';
-import { unauthorized } from '../lib/http-error.ts';
+import { HttpError, unauthorized } from '../lib/http-error.ts';
 import type { Principal } from './principal.ts';
 
 /** The LISTEN/NOTIFY channel of revocations, shared by every server process on one database. */
@@ -36,15 +39,28 @@ export interface RevocationOptions {
   external: boolean;
 }
 
-/** Throws 401 when the principal's user no longer may act: deleted, or disabled. */
-export async function requireActiveUser(db: Executor, principal: Principal, options: RevocationOptions): Promise<void> {
+/** What a user whose password an admin set may call before choosing their own (the API's prefix aside). */
+const WHILE_PASSWORD_GIVEN = [getMyProfile, changeMyPassword];
+const mayCallWithGivenPassword = (request: { method: string; routeOptions: { url?: string | undefined } }) =>
+  WHILE_PASSWORD_GIVEN.some((route) => route.method === request.method && (request.routeOptions.url ?? '').endsWith(route.path));
+
+/**
+ * Throws 401 when the principal's user no longer may act (deleted, disabled, a token from before a password
+ * change), and 403 when an admin set their password and `request` is not how they choose their own.
+ */
+export async function requireActiveUser(
+  db: Executor,
+  principal: Principal,
+  options: RevocationOptions,
+  request?: { method: string; routeOptions: { url?: string | undefined } },
+): Promise<void> {
   // Subjects of the built-in provider are our user ids; anything else is no row (and a SQL type error).
   if (!Id.safeParse(principal.sub).success) {
     if (options.external) return;
     throw unauthorized('The user of this token no longer exists.');
   }
   const [row] = await db
-    .select({ enabled: users.enabled, tokensNotBefore: users.tokensNotBefore })
+    .select({ enabled: users.enabled, tokensNotBefore: users.tokensNotBefore, mustChangePassword: users.mustChangePassword })
     .from(users)
     .where(and(eq(users.id, principal.sub), eq(users.orgId, principal.orgId)));
   if (!row) {
@@ -55,6 +71,13 @@ export async function requireActiveUser(db: Executor, principal: Principal, opti
   // Keycloak's not-before policy: whole seconds, as `iat` is; a token of the same second as the change passes.
   if (row.tokensNotBefore && principal.issuedAt !== undefined && principal.issuedAt < Math.floor(row.tokensNotBefore.getTime() / 1000)) {
     throw unauthorized('The password of this account changed after this token was issued: sign in again.');
+  }
+  if (row.mustChangePassword && request && !mayCallWithGivenPassword(request)) {
+    throw new HttpError(
+      403,
+      ErrorCode.passwordChangeRequired,
+      `An admin set this account's password: choose your own first (${changeMyPassword.method} ${changeMyPassword.path}).`,
+    );
   }
 }
 

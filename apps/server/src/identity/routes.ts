@@ -136,7 +136,7 @@ export const identityRoutes: FastifyPluginAsync<AppContext> = async (app, ctx) =
 
   // A deleted or disabled user's tokens stop working at once, on every API route and live stream.
   const revocation = { external: Boolean(config.idpIssuerBase) };
-  app.addPrincipalCheck((principal) => requireActiveUser(db, principal, revocation));
+  app.addPrincipalCheck((principal, request) => requireActiveUser(db, principal, revocation, request));
   const revocations = await watchRevocations(ctx.database, {
     ...revocation,
     onError: (error, message) => {

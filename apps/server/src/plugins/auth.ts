@@ -6,13 +6,14 @@
  * exists and is enabled (identity/revocation.ts), run after the signature and before the roles. It is added
  * through `addPrincipalCheck` because the identity module, which holds the database, mounts after this plugin.
  */
+import type { FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Principal } from '../identity/principal.ts';
 import type { TokenVerifier } from '../identity/verifier.ts';
 import { forbidden, unauthorized } from '../lib/http-error.ts';
 
-/** Resolves when the principal may act; throws an HttpError (401) when not. */
-export type PrincipalCheck = (principal: Principal) => Promise<void>;
+/** Resolves when the principal may make this request; throws an HttpError (401, 403) when not. */
+export type PrincipalCheck = (principal: Principal, request: FastifyRequest) => Promise<void>;
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -46,7 +47,7 @@ export const authPlugin = fp<AuthOptions>(
       const match = header ? /^Bearer\s+(\S+)$/i.exec(header) : null;
       if (!match?.[1]) throw unauthorized();
       const principal = await verify(match[1]);
-      for (const check of checks) await check(principal);
+      for (const check of checks) await check(principal, request);
       request.principal = principal;
       const roles = config.roles;
       if (roles && !roles.some((role) => (principal.roles as readonly string[]).includes(role))) throw forbidden();

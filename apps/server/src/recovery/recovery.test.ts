@@ -265,6 +265,12 @@ describe('an admin sets a password', () => {
     const [mail] = await waitForMail(emailOf(user));
     expect(mail?.text).toContain('set by an admin');
 
+    // With the given password the API does nothing else, whatever the client: the console is not the only one.
+    const jobs = await server.request('GET', '/api/jobs/v2/jobs', { token: temporary.access_token });
+    expectStatus(jobs, 403);
+    expect(ApiError.parse(jobs.body)).toMatchObject({ error: 'password_change_required' });
+    expect(ApiError.parse(jobs.body).message).toContain('/user/my-password');
+
     const change = (currentPassword: string, password: string, token = temporary.access_token) =>
       server.request('POST', '/api/user/my-password', { token, body: { currentPassword, password } });
     const wrong = await change('not the password', 'my own password');
@@ -276,6 +282,7 @@ describe('an admin sets a password', () => {
 
     const mine = await tokensOf(user, 'my own password');
     expect(SessionUser.parse((await profile(mine.access_token)).body).must_change_password).toBe(false);
+    expectStatus(await server.request('GET', '/api/jobs/v2/jobs', { token: mine.access_token }), 200);
 
     const audit = await until(
       () => server.request('GET', '/api/audit', { token: admin.token, query: { entity: 'user', limit: 50 } }),
