@@ -162,7 +162,7 @@ function rowsOf(result: unknown): Record<string, unknown>[] {
 }
 
 /**
- * What the notifications worker, the robot command dispatcher, the audit chainer and the webhook worker write after the deciding transaction
+ * What the notifications worker, the robot command dispatcher, the audit chainer, the webhook and mail workers write after the deciding transaction
  * committed: they mark outbox rows fanned out or sent and create and update deliveries on their own schedule,
  * so those columns and that table change between any two requests. The outbox rows themselves are compared.
  */
@@ -175,6 +175,8 @@ const WORKER_WRITTEN: Record<string, string | null> = {
   audit_entries: 'x.id, x.org_id, x.at, x.source, x.actor, x.actor_id, x.ip, x.request, x.entity, x.entity_id, x.operation, x.before, x.after',
   // The webhook worker (webhooks/) sends and retries; the events recorded for each webhook are compared.
   webhook_deliveries: 'x.id, x.org_id, x.webhook_id, x.event_type, x.dedupe_key, x.payload, x.test, x.created_at',
+  // The mail worker (mail/) sends and retries, and blanks a mail's text once sent; the mails queued are compared.
+  mail_outbox: 'x.id, x.org_id, x.to, x.subject, x.created_at',
 };
 
 /** A checksum per table of the database, to prove that a refused request wrote nothing. */

@@ -8,7 +8,7 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CreatedDelivery, isStreamRoute, Job, OAuthError, ROUTE_TABLE, routeUrl, type Role, type RouteTableEntry } from '@uvd/contracts';
+import { CreatedDelivery, isStreamRoute, Job, listCaughtMail, MAIL_CATCHER_HEADER, OAuthError, ROUTE_TABLE, routeUrl, type Role, type RouteTableEntry } from '@uvd/contracts';
 import { actions, logs } from '../db/schema.ts';
 import { DEFAULT_LAMP } from '../dose/lamp.ts';
 import { lockDelivery, publishDeliveryChange } from '../deliveries/lifecycle.ts';
@@ -186,6 +186,8 @@ function requestFor(entry: RouteTableEntry, user: TestUser): RouteRequest {
     body: part(contract.body, 'input'),
     encoding: entry.mount === 'identity' ? 'form' : 'json',
     token: user.token,
+    // The local mail catcher answers its own token, not a user's (mail/routes.ts).
+    ...(contract === listCaughtMail ? { headers: { [MAIL_CATCHER_HEADER]: server.context.mail.catcherToken } } : {}),
   };
 }
 

@@ -118,6 +118,8 @@ const BACKEND_BY_SEGMENT: Record<string, Backend> = {
   webhooks: 'users',
   // The reports read the logs: the logs backend serves them.
   reports: 'logs',
+  // The local mail catcher (a server without SMTP_URL) holds the mail of the users' accounts: password reset links.
+  dev: 'users',
 };
 
 export const backendOf = (path: string): Backend => {
