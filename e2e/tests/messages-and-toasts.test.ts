@@ -321,7 +321,8 @@ describe('messages and toasts a person can act on', () => {
             await plan.waitFor({ state: 'visible' });
             const geometry = await plan.evaluate((viewportElement) => {
               const svg = viewportElement.querySelector('svg[data-testid=map-overlay]');
-              const controls = viewportElement.querySelector('.floor-plan-controls');
+              // The plan's buttons are a row of its frame, beside the plan's viewport (components/floor-plan).
+              const controls = viewportElement.closest('.floor-plan-frame')?.querySelector('.floor-plan-controls');
               if (!(svg instanceof SVGSVGElement) || !controls) return null;
               const matrix = svg.getScreenCTM();
               const box = svg.viewBox.baseVal;
