@@ -173,7 +173,10 @@ export const AdminList = <T,>({
                   </td>
                 ))}
                 {hasActions ? (
-                  <td className="text-end text-nowrap">{actionsOf(item)}</td>
+                  <td className="text-end">
+                    {/* One action under another: side by side, Set password and Delete push the table past a laptop's edge. */}
+                    <div className="d-flex flex-column align-items-end gap-1 text-nowrap">{actionsOf(item)}</div>
+                  </td>
                 ) : null}
               </tr>
             ))
