@@ -4,21 +4,14 @@ import { and, eq, gt, isNull, or, sql } from 'drizzle-orm';
 import type { Executor } from '../db/client.ts';
 import { organizations, passwordResetTokens, pushEvents, sessions, users } from '../db/schema.ts';
 import { announceRevocation } from '../identity/revocation.ts';
+import type { SubjectRow } from '../identity/repository.ts';
 import { noFacts, PUSH_CHANNEL, type PushEventFacts } from '../notifications/outbox.ts';
 
 /** The hex SHA-256 of a reset token: what the database keeps instead of the token. */
 export const tokenHashOf = (token: string): string => createHash('sha256').update(token).digest('hex');
 
-export interface RecoveryUser {
-  id: string;
-  orgId: string;
-  username: string;
-  firstName: string;
-  lastName: string;
-  email: string;
-  language: string;
-  enabled: boolean;
-}
+/** The user a reset is for: the identity provider's subject, without roles and groups, with the language of their mail. */
+export type RecoveryUser = Pick<SubjectRow, 'id' | 'orgId' | 'username' | 'firstName' | 'lastName' | 'email' | 'enabled'> & { language: string };
 
 const recoveryColumns = {
   id: users.id,
