@@ -1,17 +1,8 @@
 import { Navigate, Outlet, useLocation } from 'react-router';
-import { z } from 'zod';
 import { paths } from '../config/paths.ts';
 import { hasRestrictedRole, useAuth } from '../lib/auth/auth-context.tsx';
+import { returnPathOf } from '../lib/return-path.ts';
 import { PageSpinner } from './spinner.tsx';
-
-/** Where a signed-out visitor was going, so sign-in can take them there (router state, parsed not cast). */
-const ReturnState = z.object({ from: z.object({ pathname: z.string(), search: z.string(), hash: z.string() }) });
-export const returnPathOf = (state: unknown): string | null => {
-  const parsed = ReturnState.safeParse(state);
-  if (!parsed.success) return null;
-  const { pathname, search, hash } = parsed.data.from;
-  return pathname.startsWith('/auth') ? null : `${pathname}${search}${hash}`;
-};
 
 /** Spec §2: authenticated-only screens redirect to the auth route when signed out. */
 export const AuthenticatedOnly = () => {

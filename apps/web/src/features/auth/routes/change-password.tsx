@@ -1,7 +1,7 @@
 import { useTranslation } from 'react-i18next';
 import { useLocation, useNavigate } from 'react-router';
 import { PageTitle } from '../../../components/page-title.tsx';
-import { returnPathOf } from '../../../components/guards.tsx';
+import { returnPathOf } from '../../../lib/return-path.ts';
 import { paths } from '../../../config/paths.ts';
 import { ChangePasswordForm } from '../components/change-password-form.tsx';
 
