@@ -21,6 +21,11 @@ export const ErrorCode = {
   duplicateRoom: 'duplicate_room',
   /** An admin asked to delete their own account: refused, so an organization never deletes its last admin by accident. */
   cannotDeleteSelf: 'cannot_delete_self',
+  /**
+   * 409: an admin asked to set their own password with the admin's call, which would make them change it again at
+   * once and sign them out: their own password is chosen with POST /user/my-password, proving the current one.
+   */
+  cannotSetOwnPassword: 'cannot_set_own_password',
   /** 403: an admin set this account's password, and its user has not chosen their own yet (POST /user/my-password). */
   passwordChangeRequired: 'password_change_required',
   internal: 'internal_error',

@@ -83,7 +83,8 @@ export const resetPassword = defineRoute({
 export const setUserPassword = defineRoute({
   method: 'PUT',
   path: '/user/user/:id/password',
-  summary: "An admin sets a user's password; the user must change it at their next sign-in and their sessions end",
+  summary:
+    "An admin sets another user's password; the user must change it at their next sign-in and their sessions end. Their own: 409 cannot_set_own_password (POST /user/my-password)",
   tags,
   params: z.object({ id: Id }),
   body: SetPasswordInput,

@@ -293,4 +293,18 @@ describe('an admin sets a password', () => {
     const [row] = await server.context.db.select({ must: users.mustChangePassword }).from(users).where(and(eq(users.id, user.id), eq(users.orgId, org)));
     expect(row?.must).toBe(false);
   });
+
+  it("refuses an admin's own password with 409 naming the call for it, and leaves their password and session as they were", async () => {
+    const org = await server.createOrg();
+    const admin = await server.createUser(org, ['done-admin']);
+    const own = await server.request('PUT', `/api/user/user/${admin.id}/password`, { token: admin.token, body: { password: 'a password of my own' } });
+    expectStatus(own, 409);
+    expect(ApiError.parse(own.body)).toMatchObject({ error: 'cannot_set_own_password' });
+    expect(ApiError.parse(own.body).message).toContain('/user/my-password');
+    expectStatus(await profile(admin.token), 200);
+    expect(SessionUser.parse((await profile(admin.token)).body).must_change_password).toBe(false);
+    const refused = await signIn(admin, 'a password of my own');
+    expect([refused.status, (refused.body as OAuthError).error]).toEqual([400, 'invalid_grant']);
+    await tokensOf(admin);
+  });
 });

@@ -21,7 +21,7 @@ import {
 import { withAuditActor } from '../audit/context.ts';
 import type { AppContext } from '../context.ts';
 import { hashPassword, verifyPassword } from '../identity/passwords.ts';
-import { HttpError, forbidden, notFound } from '../lib/http-error.ts';
+import { HttpError, conflict, forbidden, notFound } from '../lib/http-error.ts';
 import { registerRoute } from '../lib/route.ts';
 import { accountMail } from '../mail/messages.ts';
 import { queueMail } from '../mail/outbox.ts';
@@ -154,6 +154,9 @@ export const recoveryRoutes: FastifyPluginAsync<AppContext> = async (app, ctx) =
   });
 
   registerRoute(app, setUserPassword, async ({ params, body, principal, reply }) => {
+    if (params.id === principal.sub) {
+      throw conflict('Set password is for other users: choose your own with POST /user/my-password, giving your current password.', ErrorCode.cannotSetOwnPassword);
+    }
     const passwordHash = await hashPassword(body.password);
     await db.transaction(async (tx) => {
       const user = await repo.findUserById(tx, principal.orgId, params.id);

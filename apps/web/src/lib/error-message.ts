@@ -21,6 +21,7 @@ const CODE_KEYS: Partial<Record<string, ParseKeys>> = {
   [ErrorCode.jobRunning]: 'jobControls.errorJobRunning',
   [ErrorCode.duplicateRoom]: 'jobEditor.duplicateRoom',
   [ErrorCode.cannotDeleteSelf]: 'adminView.cannotDeleteSelf',
+  [ErrorCode.cannotSetOwnPassword]: 'setPassword.ownRefused',
   [ErrorCode.forbidden]: 'errors.forbidden',
   [ErrorCode.notFound]: 'errors.notFound',
   [ErrorCode.rateLimited]: 'errors.rateLimited',

@@ -206,6 +206,21 @@ describe('users tab: who each user is', () => {
   });
 });
 
+describe("users tab: the admin's own password", () => {
+  it('offers the own row a link to change it as every user does, not Set password (the server refuses that)', async () => {
+    const { router } = await renderApp({ path: '/admin', network: admin().on(listUsers, { status: 200, body: { data: [...USERS, SELF] } }) });
+    await screen.findAllByTestId('user-row');
+    expect(screen.getByRole('button', { name: 'Set password for alice@demo.test' })).toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: 'Set password for olivia' })).toBeNull();
+    await userEvent.click(screen.getByRole('link', { name: 'Change your password' }));
+    expect(router.location().pathname).toBe('/auth/change-password');
+    await userEvent.click(await screen.findByRole('button', { name: 'Cancel' }));
+    await waitFor(() => {
+      expect(`${router.location().pathname}${router.location().hash}`).toBe('/admin#users');
+    });
+  });
+});
+
 describe('add user (spec §5)', () => {
   it('shows the validation messages and sends nothing while invalid', async () => {
     const network = admin();

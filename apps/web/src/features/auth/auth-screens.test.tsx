@@ -1,10 +1,10 @@
-import { forgotPassword, postToken, resetPassword } from '@uvd/contracts';
+import { changeMyPassword, forgotPassword, postToken, resetPassword } from '@uvd/contracts';
 import { screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
 import { LOCAL_KEYS } from '../../lib/storage.ts';
 import { FakeNetwork } from '../../testing/fake-network.ts';
-import { fakeIdentity } from '../../testing/fixtures.ts';
+import { fakeIdentity, storeSession } from '../../testing/fixtures.ts';
 import { renderApp } from '../../testing/render-app.tsx';
 
 const fill = async (user: ReturnType<typeof userEvent.setup>, values: { organization?: string; username?: string; password?: string }) => {
@@ -141,6 +141,49 @@ describe('restore password and sign-up (spec §2, §5)', () => {
     expect(await screen.findByRole('alert')).toHaveTextContent('This link has expired');
     expect(screen.getByRole('link', { name: 'Ask for a new link' })).toHaveAttribute('href', '/auth/restore-my-password');
     expect(JSON.parse(network.callsTo(resetPassword)[0]?.body ?? '{}')).toEqual({ token, password: 'a new secret' });
+  });
+
+  it('a signed-in user changes their own password from the profile: the current one is checked, then back to the profile', async () => {
+    const user = userEvent.setup();
+    storeSession();
+    const network = fakeIdentity(new FakeNetwork()).on(changeMyPassword, {
+      status: 400,
+      body: { error: 'wrong_password', message: 'The current password is not right.' },
+    });
+    const { router } = await renderApp({ path: '/profile', network });
+    await user.click(await screen.findByRole('link', { name: 'Change password' }));
+    await screen.findByRole('heading', { level: 1, name: 'Change your password' });
+    expect(screen.getByText(/You stay signed in here/)).toBeInTheDocument();
+    await user.type(screen.getByLabelText('Current password'), 'not it');
+    await user.type(screen.getByLabelText('New password'), 'my new password');
+    await user.type(screen.getByLabelText('Repeat the new password'), 'my new password');
+    await user.click(screen.getByRole('button', { name: 'Change password' }));
+    expect(await screen.findByRole('alert')).toHaveTextContent('The current password is not right.');
+
+    network.on(changeMyPassword, { status: 204 });
+    const grants = network.callsTo(postToken).length;
+    await user.clear(screen.getByLabelText('Current password'));
+    await user.type(screen.getByLabelText('Current password'), 'my old password');
+    await user.click(screen.getByRole('button', { name: 'Change password' }));
+    await waitFor(() => {
+      expect(router.location().pathname).toBe('/profile');
+    });
+    expect(JSON.parse(network.callsTo(changeMyPassword).at(-1)?.body ?? '{}')).toEqual({ currentPassword: 'my old password', password: 'my new password' });
+    // The server ends every session of the user; this tab signs in again with the new password.
+    expect(network.callsTo(postToken).slice(grants).map((call) => call.form.get('password'))).toEqual(['my new password']);
+  });
+
+  it('Cancel on a chosen password change goes back to the profile, calling nothing', async () => {
+    const user = userEvent.setup();
+    storeSession();
+    const network = fakeIdentity(new FakeNetwork());
+    const { router } = await renderApp({ path: '/profile', network });
+    await user.click(await screen.findByRole('link', { name: 'Change password' }));
+    await user.click(await screen.findByRole('button', { name: 'Cancel' }));
+    await waitFor(() => {
+      expect(router.location().pathname).toBe('/profile');
+    });
+    expect(network.callsTo(changeMyPassword)).toHaveLength(0);
   });
 
   it('sign-up explains where accounts come from and leads back to login', async () => {

@@ -2,6 +2,7 @@ import { useState } from 'react';
 import { Button } from 'react-bootstrap';
 import { useTranslation } from 'react-i18next';
 import type { User } from '@uvd/contracts';
+import { errorMessage } from '../../../lib/error-message.ts';
 import { toast } from '../../../lib/toast.ts';
 import { setPasswordInputSchema, useSetUserPassword } from '../api/set-user-password.ts';
 import { AddModal } from './add-modal.tsx';
@@ -33,8 +34,8 @@ export const SetPasswordAction = ({ user }: { user: User }) => {
           try {
             await setPassword.mutateAsync({ userId: user.id, password });
             toast.success(t('setPassword.done', { name: user.username }));
-          } catch {
-            toast.error(t('setPassword.failed'));
+          } catch (error) {
+            toast.error(errorMessage(t, error, 'setPassword.failed'));
           }
         }}
         onClose={() => {

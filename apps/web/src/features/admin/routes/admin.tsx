@@ -98,7 +98,16 @@ const UsersTab = () => {
         ]}
         idOf={(user) => user.id}
         labelOf={(user) => user.username}
-        extraAction={(user) => <SetPasswordAction user={user} />}
+        // Their own password an admin changes as everyone does, giving the current one (the server refuses it here).
+        extraAction={(user) =>
+          user.id === self.sub ? (
+            <Link to={paths.changePassword.getHref()} state={{ from: { pathname: paths.admin.path, search: '', hash: '#users' } }} className="btn btn-outline-primary btn-sm">
+              {t('setPassword.own')}
+            </Link>
+          ) : (
+            <SetPasswordAction user={user} />
+          )
+        }
         onAdd={() => {
           setAdding(true);
         }}

@@ -9,14 +9,35 @@ import { useChangePassword } from '../api/change-password.ts';
 import { FormField } from './form-field.tsx';
 import { checkNewPassword, NewPasswordFields, type NewPasswordError } from './new-password-fields.tsx';
 
+/** The texts of the step an admin's password forces, and of a change the user chose (from their profile). */
+const TEXTS = {
+  given: {
+    instructions: 'changePassword.instructions',
+    current: 'changePassword.current',
+    submit: 'changePassword.submit',
+    wrongPassword: 'changePassword.wrongPassword',
+    samePassword: 'changePassword.samePassword',
+  },
+  own: {
+    instructions: 'changePassword.own.instructions',
+    current: 'changePassword.own.current',
+    submit: 'changePassword.own.submit',
+    wrongPassword: 'changePassword.own.wrongPassword',
+    samePassword: 'changePassword.own.samePassword',
+  },
+} as const;
+
 /**
- * The step between sign-in and the console when an admin set the user's password: the user chooses their own. The
- * server then ends every session of the user (the one of this tab too), so the form signs in again with the new
- * password, which leaves the must-change state behind.
+ * The user chooses a new password: the step between sign-in and the console when an admin set it, or a change they
+ * chose themselves. The server then ends every session of the user (the one of this tab too), so the form signs in
+ * again with the new password, which also leaves the must-change state behind. Only a chosen change can be left
+ * (`onCancel`); the forced step offers signing out instead.
  */
-export const ChangePasswordForm = ({ onDone }: { onDone: () => void }) => {
+export const ChangePasswordForm = ({ onDone, onCancel }: { onDone: () => void; onCancel: () => void }) => {
   const { t } = useTranslation();
   const user = useSessionUser();
+  const given = user.must_change_password;
+  const texts = given ? TEXTS.given : TEXTS.own;
   const auth = useAuthClient();
   const change = useChangePassword();
   const [current, setCurrent] = useState('');
@@ -49,9 +70,9 @@ export const ChangePasswordForm = ({ onDone }: { onDone: () => void }) => {
           const code = isApiRequestError(error) ? error.code : null;
           setFailure(
             code === ChangePasswordError.wrongPassword
-              ? t('changePassword.wrongPassword')
+              ? t(texts.wrongPassword)
               : code === ChangePasswordError.samePassword
-                ? t('changePassword.samePassword')
+                ? t(texts.samePassword)
                 : t('common.genericError'),
           );
         },
@@ -61,7 +82,7 @@ export const ChangePasswordForm = ({ onDone }: { onDone: () => void }) => {
 
   return (
     <Form noValidate onSubmit={submit}>
-      <p>{t('changePassword.instructions')}</p>
+      <p>{t(texts.instructions)}</p>
       {failure && (
         <Alert variant="danger" role="alert">
           {failure}
@@ -69,7 +90,7 @@ export const ChangePasswordForm = ({ onDone }: { onDone: () => void }) => {
       )}
       <FormField
         id="change-current"
-        label={t('changePassword.current')}
+        label={t(texts.current)}
         type="password"
         value={current}
         onValueChange={setCurrent}
@@ -78,16 +99,17 @@ export const ChangePasswordForm = ({ onDone }: { onDone: () => void }) => {
       />
       <NewPasswordFields idPrefix="change" password={password} repeat={repeat} onPassword={setPassword} onRepeat={setRepeat} errors={errors} />
       <Button type="submit" className="w-100 mb-3" disabled={change.isPending}>
-        {t('changePassword.submit')}
+        {t(texts.submit)}
       </Button>
       <Button
         variant="link"
         className="w-100"
         onClick={() => {
-          void auth.logout();
+          if (given) void auth.logout();
+          else onCancel();
         }}
       >
-        {t('changePassword.signOut')}
+        {given ? t('changePassword.signOut') : t('changePassword.own.cancel')}
       </Button>
     </Form>
   );
