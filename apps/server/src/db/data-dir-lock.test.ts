@@ -215,7 +215,7 @@ describe('embedded data folder', () => {
       `lets exactly one of two processes started at the same instant over a stale lock take the folder (${scheme})`,
       async () => {
         const stalePid = deadPid();
-        for (let round = 0; round < 10; round += 1) {
+        for (let round = 0; round < 20; round += 1) {
           const dataDir = mkdtempSync(join(tmpdir(), 'uvd-lock-'));
           try {
             writeFileSync(join(dataDir, 'server.lock'), `${String(stalePid)}\n${processStart(process.pid) ?? ''}\n`);
