@@ -13,7 +13,7 @@ async function main(): Promise<void> {
   let releaseLock: (() => void) | undefined;
   if (!config.databaseUrl) {
     try {
-      releaseLock = lockDataDir(config.dataDir);
+      releaseLock = await lockDataDir(config.dataDir);
     } catch (error) {
       if (error instanceof DataDirLockedError) {
         console.error(error.message);

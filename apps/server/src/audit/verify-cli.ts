@@ -24,7 +24,7 @@ async function main(): Promise<number> {
     return 0;
   }
   const config = loadConfig();
-  const releaseLock = config.databaseUrl ? undefined : lockDataDir(config.dataDir);
+  const releaseLock = config.databaseUrl ? undefined : await lockDataDir(config.dataDir);
   try {
     const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
     try {

@@ -1,12 +1,13 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync, type ChildProcess, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DataDirLockedError, lockDataDir, processStart } from './data-dir-lock.ts';
+import { lockDataDir, processStart } from './data-dir-lock.ts';
 
 const serverEntry = fileURLToPath(new URL('../server.ts', import.meta.url));
+const lockModule = fileURLToPath(new URL('./data-dir-lock.ts', import.meta.url));
 
 interface Run {
   child: ChildProcess;
@@ -44,6 +45,82 @@ function startUnrelated(): ChildProcess {
   const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
   if (child.pid === undefined) throw new Error('no pid');
   return child;
+}
+
+/**
+ * A small process that takes the lock the way the server and the CLIs do. It says `ready` once loaded, waits for
+ * the instant (epoch ms) it reads on stdin, spinning so that both contenders start within microseconds, then
+ * either says `locked` and holds the lock until stdin ends, or prints the refusal and exits 1 as server.ts does.
+ */
+const CONTENDER = `
+const [modulePath, dataDir, scheme] = process.argv.slice(1);
+const { DataDirLockedError, lockDataDir } = await import(modulePath);
+const lines = process.stdin.setEncoding('utf8');
+let buffered = '';
+const nextLine = () => new Promise((resolve) => {
+  const take = () => { const at = buffered.indexOf('\\n'); if (at < 0) return false; resolve(buffered.slice(0, at)); buffered = buffered.slice(at + 1); return true; };
+  if (take()) return;
+  const onData = (chunk) => { buffered += chunk; if (take()) lines.off('data', onData); };
+  lines.on('data', onData);
+  lines.once('end', () => resolve(undefined));
+});
+process.stdout.write('ready\\n');
+const goAt = Number(await nextLine());
+while (performance.timeOrigin + performance.now() < goAt);
+let release;
+try {
+  release = await lockDataDir(dataDir, { scheme });
+} catch (error) {
+  console.error(error instanceof DataDirLockedError ? error.message : error);
+  process.exit(error instanceof DataDirLockedError ? 1 : 2);
+}
+process.stdout.write('locked\\n');
+await nextLine();
+release();
+`;
+
+interface Contender {
+  child: ChildProcessWithoutNullStreams;
+  stdout: () => string;
+  stderr: () => string;
+  exited: Promise<number | null>;
+}
+
+function startContender(dataDir: string, scheme: 'socket' | 'file'): Contender {
+  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', CONTENDER, lockModule, dataDir, scheme], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => {
+    child.on('exit', (code) => {
+      resolve(code);
+    });
+  });
+  return { child, stdout: () => stdout, stderr: () => stderr, exited };
+}
+
+/** Two contenders over one stale lock, let go at the same instant; returns them once each has won or given up. */
+async function race(dataDir: string, scheme: 'socket' | 'file'): Promise<Contender[]> {
+  const contenders = [startContender(dataDir, scheme), startContender(dataDir, scheme)];
+  const settled = (c: Contender) => c.stdout().includes('locked') || c.child.exitCode !== null;
+  try {
+    await waitFor(() => contenders.every((c) => c.stdout().includes('ready') || c.child.exitCode !== null), 60_000);
+    const goAt = Date.now() + 100;
+    for (const c of contenders) c.child.stdin.write(`${String(goAt)}\n`);
+    await waitFor(() => contenders.every(settled), 30_000);
+    return contenders;
+  } finally {
+    for (const c of contenders) c.child.stdin.end();
+    await Promise.all(contenders.map((c) => c.exited));
+  }
+}
+
+/** The pid of a process that has run and is gone, as a server killed with -9 leaves it in the lock. */
+function deadPid(): number {
+  return spawnSync(process.execPath, ['-e', '']).pid;
 }
 
 const running: Run[] = [];
@@ -110,7 +187,58 @@ describe('embedded data folder', () => {
     }
   }, 120_000);
 
-  it('still refuses a lock whose process runs, with the start it recorded or with a bare pid (earlier versions)', async () => {
+  it.runIf(process.platform === 'linux')(
+    'starts over a lock file naming a live process that is not a server of the folder, even with its true start',
+    async () => {
+      const dataDir = mkdtempSync(join(tmpdir(), 'uvd-lock-'));
+      try {
+        // Say a backup copied the folder with its lock, or an earlier version's file names a pid that now runs
+        // `sleep`: the file names a running process and its real start, but nothing serves this folder.
+        const sleeper = spawn('sleep', ['30'], { stdio: 'ignore' });
+        unrelated.push(sleeper);
+        const pid = sleeper.pid ?? 0;
+        writeFileSync(join(dataDir, 'server.lock'), `${String(pid)}\n${processStart(pid) ?? ''}\n`);
+
+        const release = await lockDataDir(dataDir);
+        expect(readFileSync(join(dataDir, 'server.lock'), 'utf8').split('\n')[0]).toBe(String(process.pid));
+        release();
+        expect(sleeper.exitCode).toBeNull();
+      } finally {
+        rmSync(dataDir, { recursive: true, force: true });
+      }
+    },
+    30_000,
+  );
+
+  for (const scheme of ['socket', 'file'] as const) {
+    it.runIf(scheme === 'file' || process.platform === 'linux')(
+      `lets exactly one of two processes started at the same instant over a stale lock take the folder (${scheme})`,
+      async () => {
+        const stalePid = deadPid();
+        for (let round = 0; round < 20; round += 1) {
+          const dataDir = mkdtempSync(join(tmpdir(), 'uvd-lock-'));
+          try {
+            writeFileSync(join(dataDir, 'server.lock'), `${String(stalePid)}\n${processStart(process.pid) ?? ''}\n`);
+            const contenders = await race(dataDir, scheme);
+            const winners = contenders.filter((c) => c.stdout().includes('locked'));
+            const losers = contenders.filter((c) => !c.stdout().includes('locked'));
+            const report = contenders.map((c) => `exit ${String(c.child.exitCode)}: ${c.stdout()} ${c.stderr()}`).join('\n');
+            expect(winners, `round ${String(round)}\n${report}`).toHaveLength(1);
+            const [winner] = winners;
+            const [loser] = losers;
+            expect(loser?.child.exitCode, report).toBe(1);
+            expect(loser?.stderr()).toContain(`The data folder ${dataDir} is in use by another server process`);
+            expect(loser?.stderr()).toContain(`(pid ${String(winner?.child.pid)})`);
+          } finally {
+            rmSync(dataDir, { recursive: true, force: true });
+          }
+        }
+      },
+      240_000,
+    );
+  }
+
+  it('on the lock-file scheme, still refuses a lock whose process runs, with the start it recorded or with a bare pid (earlier versions)', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'uvd-lock-'));
     try {
       const holder = startUnrelated();
@@ -122,14 +250,31 @@ describe('embedded data folder', () => {
       expect(start).not.toBe(processStart(process.pid));
       for (const content of [`${String(pid)}\n${start ?? ''}\n`, String(pid)]) {
         writeFileSync(join(dataDir, 'server.lock'), content);
-        expect(() => lockDataDir(dataDir)).toThrow(DataDirLockedError);
+        await expect(lockDataDir(dataDir, { scheme: 'file' })).rejects.toThrow(`is in use by another server process (pid ${String(pid)})`);
       }
       // Once its process is gone, the same lock is stale and taken over.
       holder.kill('SIGKILL');
       await exited;
-      const release = lockDataDir(dataDir);
+      const release = await lockDataDir(dataDir, { scheme: 'file' });
       expect(readFileSync(join(dataDir, 'server.lock'), 'utf8').split('\n')[0]).toBe(String(process.pid));
       release();
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 30_000);
+  it('on the lock-file scheme, starts after a server that crashed while taking over a stale lock', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'uvd-lock-'));
+    try {
+      // A stale lock, and the claim on it of a process that died before replacing it.
+      writeFileSync(join(dataDir, 'server.lock'), `${String(deadPid())}\n${processStart(process.pid) ?? ''}\n`);
+      const ino = statSync(join(dataDir, 'server.lock'), { bigint: true }).ino;
+      writeFileSync(join(dataDir, `server.lock.claim-${ino.toString()}`), `${String(deadPid())}\n\n`);
+
+      const release = await lockDataDir(dataDir, { scheme: 'file' });
+      expect(readFileSync(join(dataDir, 'server.lock'), 'utf8').split('\n')[0]).toBe(String(process.pid));
+      expect(readdirSync(dataDir)).toEqual(['server.lock']);
+      release();
+      expect(readdirSync(dataDir)).toEqual([]);
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }

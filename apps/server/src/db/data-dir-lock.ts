@@ -1,25 +1,39 @@
 /**
- * PGlite takes no lock on its folder, and two processes writing one folder corrupt it. We hold a lock file
- * naming our process; a second server on the same DATA_DIR is refused with a clear message. A lock left by a
- * process that is gone is taken over.
+ * PGlite takes no lock on its folder, and two processes writing one folder corrupt it. So a server (or a CLI
+ * such as site:import) locks the folder before opening it; a second one on the same DATA_DIR is refused with a
+ * clear message, and a lock left by a process that is gone is taken over.
  *
- * A pid alone does not name a process for long: after a kill -9 or a power cut the lock stays, and the pid in
- * it is soon reused (containers restart at low pids), which would keep the server down for good. So the file
- * holds the pid and that process's start identity: on Linux the boot id with the start time in clock ticks
- * from /proc/<pid>/stat (exact, no child process), elsewhere (macOS) what `ps -o lstart=` prints. A process
- * that holds the pid but started at another time is not the lock's owner. We chose this over a random token
- * with a liveness probe (a socket the owner answers on): it needs nothing running beside the server, and the
- * first line stays the bare pid, which is all that earlier versions read, so both still honour each other's
- * locks. When the start cannot be read (no /proc, no ps) the pid's liveness alone decides, as before.
+ * On Linux the lock is a Unix socket bound in the abstract namespace under a name made from the folder's real
+ * path. Binding is atomic and exclusive (a second bind gets EADDRINUSE), and the kernel frees the name when
+ * its process ends, however it ends: a kill -9 or a power cut leaves nothing stale behind, a reused pid cannot
+ * hold the folder, and two servers starting at the same instant cannot both have it. The socket answers a
+ * connection with its owner's pid, which the refusal names. Abstract names belong to a network namespace:
+ * processes in two containers that share the folder but not the network do not see each other's socket.
+ *
+ * We still write the lock file `server.lock`, for people and for earlier versions: the pid on the first line
+ * (all that the first versions read) and that process's start identity on the second (the boot id with the
+ * start time in clock ticks from /proc/<pid>/stat on Linux, exact and without a child process; elsewhere what
+ * `ps -o lstart=` prints). On Linux the file decides nothing: a file naming a live process that holds no
+ * socket (a reused pid, an unrelated program) does not keep the server down.
+ *
+ * Elsewhere (macOS has no abstract namespace) the file is the lock. It is created whole in one step (written
+ * beside it, then hard-linked to its name, which fails if it exists). It is stale when its pid is gone or now
+ * names a process that started at another time; when the start cannot be read (no /proc, no ps) the pid's
+ * liveness alone decides. A stale lock is replaced only by the one process that first claims it: a claim is a
+ * hard link named after the stale file's inode, which only one process can create, and the claimant replaces
+ * the lock by an atomic rename after checking it is still the stale file it judged. A claimant that died
+ * mid-way leaves a stale claim, which is claimed the same way in turn.
  */
 import { execFileSync } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { createHash, randomBytes } from 'node:crypto';
+import { closeSync, fstatSync, linkSync, mkdirSync, openSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createConnection, createServer, type Server } from 'node:net';
+import { basename, dirname, join, resolve } from 'node:path';
 
 export class DataDirLockedError extends Error {
-  constructor(dataDir: string, pid: number) {
+  constructor(dataDir: string, pid: number | undefined) {
     super(
-      `The data folder ${resolve(dataDir)} is in use by another server process (pid ${pid}). ` +
+      `The data folder ${resolve(dataDir)} is in use by another server process${pid === undefined ? '' : ` (pid ${pid})`}. ` +
         'Stop that process, or start this one with another DATA_DIR, or use a PostgreSQL server (DATABASE_URL) to run several processes.',
     );
     this.name = 'DataDirLockedError';
@@ -31,7 +45,7 @@ const isAlive = (pid: number): boolean => {
     process.kill(pid, 0);
     return true;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    return isCode(error, 'EPERM');
   }
 };
 
@@ -90,25 +104,193 @@ const ownerRuns = (owner: LockOwner): boolean => {
   return current === undefined || current === owner.start;
 };
 
-/** Takes the lock on `dataDir`; returns the function that releases it. */
-export function lockDataDir(dataDir: string): () => void {
+export interface LockOptions {
+  /** How the lock is held: `socket` (Linux only) or `file`; by default `socket` on Linux, `file` elsewhere. */
+  scheme?: 'socket' | 'file';
+}
+
+/** Takes the lock on `dataDir`, or throws DataDirLockedError; resolves to the function that releases it. */
+export async function lockDataDir(dataDir: string, options: LockOptions = {}): Promise<() => void> {
   mkdirSync(dataDir, { recursive: true });
   const lockFile = join(dataDir, 'server.lock');
-  const self: LockOwner = { pid: process.pid, start: processStart(process.pid) };
-  for (let attempt = 0; attempt < 2; attempt += 1) {
-    try {
-      const fd = openSync(lockFile, 'wx');
-      writeSync(fd, lockText(self));
-      closeSync(fd);
-      return () => {
-        rmSync(lockFile, { force: true });
-      };
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      const owner = parseLock(readText(lockFile) ?? '');
-      if (owner && owner.pid !== process.pid && ownerRuns(owner)) throw new DataDirLockedError(dataDir, owner.pid);
-      rmSync(lockFile, { force: true }); // stale: its process is gone, or the pid now names another process
-    }
-  }
-  throw new Error(`Could not take the lock on ${resolve(dataDir)}.`);
+  const selfText = lockText({ pid: process.pid, start: processStart(process.pid) });
+  const scheme = options.scheme ?? (process.platform === 'linux' ? 'socket' : 'file');
+  return scheme === 'socket' ? lockWithSocket(dataDir, lockFile, selfText) : lockWithFile(dataDir, lockFile, selfText);
 }
+
+// ---- Linux: an abstract Unix socket ----
+
+async function lockWithSocket(dataDir: string, lockFile: string, selfText: string): Promise<() => void> {
+  const name = `\0uvd-data-dir-${createHash('sha256').update(realpathSync(dataDir)).digest('hex')}`;
+  const server = await bind(name, selfText);
+  if (server === undefined) {
+    const owner = parseLock((await askOwner(name)) ?? '') ?? runningOwner(readText(lockFile));
+    throw new DataDirLockedError(dataDir, owner?.pid);
+  }
+  try {
+    writeWhole(lockFile, selfText, (temp) => {
+      renameSync(temp, lockFile);
+    });
+  } catch (error) {
+    server.close();
+    throw error;
+  }
+  return () => {
+    removeIfOurs(lockFile, selfText);
+    server.close();
+  };
+}
+
+/** Binds `name`, answering each connection with `answer`; undefined when another process holds the name. */
+function bind(name: string, answer: string): Promise<Server | undefined> {
+  return new Promise((resolveBind, reject) => {
+    const server = createServer((socket) => {
+      socket.on('error', () => undefined); // a reader that hangs up early is not our problem
+      socket.unref();
+      socket.end(answer);
+    });
+    server.once('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'EADDRINUSE') resolveBind(undefined);
+      else reject(error);
+    });
+    server.listen({ path: name, exclusive: true }, () => {
+      server.unref(); // the lock keeps nothing alive: the process ends when its work does
+      server.on('error', () => undefined); // a failed accept must not bring the server down
+      resolveBind(server);
+    });
+  });
+}
+
+/** What the process holding `name` answers (its lock text), or undefined when it does not answer in time. */
+function askOwner(name: string): Promise<string | undefined> {
+  return new Promise((resolveAnswer) => {
+    let text = '';
+    const socket = createConnection({ path: name });
+    const done = (answer: string | undefined) => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolveAnswer(answer);
+    };
+    const timer = setTimeout(() => {
+      done(undefined);
+    }, 2_000);
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => (text += chunk));
+    socket.on('end', () => {
+      done(text);
+    });
+    socket.on('error', () => {
+      done(undefined);
+    });
+  });
+}
+
+// ---- Elsewhere: the lock file ----
+
+async function lockWithFile(dataDir: string, lockFile: string, selfText: string): Promise<() => void> {
+  const release = () => {
+    removeIfOurs(lockFile, selfText);
+  };
+  for (let attempt = 0; attempt < 200; attempt += 1) {
+    const outcome = writeWhole(lockFile, selfText, (temp) => {
+      try {
+        linkSync(temp, lockFile); // no lock yet: ours appears whole, or not at all if another was first
+        return 'taken';
+      } catch (error) {
+        if (!isCode(error, 'EEXIST')) throw error;
+      }
+      const found = readLock(lockFile);
+      if (found === undefined) return 'again'; // released meanwhile
+      const owner = runningOwner(found.text);
+      if (owner) throw new DataDirLockedError(dataDir, owner.pid);
+      return takeOver(lockFile, found, temp);
+    });
+    if (outcome === 'taken') return release;
+    if (outcome === 'busy') await new Promise((wait) => setTimeout(wait, 10)); // another process is taking it over
+  }
+  throw new Error(
+    `Could not take the lock on ${resolve(dataDir)}: other processes kept changing it. If no server uses this folder, ` +
+      `remove ${resolve(lockFile)} and any ${basename(lockFile)}.claim-* file beside it.`,
+  );
+}
+
+/**
+ * Replaces the stale lock `found` by our file `temp`, if we are the first to claim it: 'taken'; 'busy' while
+ * another live process holds the claim; 'again' when the lock changed meanwhile.
+ */
+function takeOver(lockFile: string, found: LockRead, temp: string): 'taken' | 'busy' | 'again' {
+  let stale = found;
+  let claim: string;
+  for (;;) {
+    claim = `${lockFile}.claim-${stale.ino.toString()}`;
+    try {
+      linkSync(temp, claim);
+      break;
+    } catch (error) {
+      if (!isCode(error, 'EEXIST')) throw error;
+    }
+    const other = readLock(claim);
+    if (other === undefined) return 'again';
+    if (runningOwner(other.text)) return 'busy';
+    stale = other; // its claimant died before finishing: claim its claim
+  }
+  const now = readLock(lockFile);
+  if (now?.ino !== found.ino || now.text !== found.text) {
+    rmSync(claim, { force: true });
+    return 'again';
+  }
+  renameSync(temp, lockFile);
+  // Every claim left is now outdated: it names an inode the lock file no longer has.
+  const prefix = `${basename(lockFile)}.claim-`;
+  for (const entry of readdirSync(dirname(lockFile))) {
+    if (entry.startsWith(prefix)) rmSync(join(dirname(lockFile), entry), { force: true });
+  }
+  return 'taken';
+}
+
+// ---- Both ----
+
+interface LockRead {
+  ino: bigint;
+  text: string;
+}
+
+/** The file's inode and content, read from one open file; undefined when it does not exist. */
+function readLock(path: string): LockRead | undefined {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch (error) {
+    if (isCode(error, 'ENOENT')) return undefined;
+    throw error;
+  }
+  try {
+    return { ino: fstatSync(fd, { bigint: true }).ino, text: readFileSync(fd, 'utf8') };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The owner named by a lock text, when that process still runs and is not this one. */
+function runningOwner(text: string | undefined): LockOwner | undefined {
+  const owner = parseLock(text ?? '');
+  // A lock naming our own pid is a former process's: a container restarting its server as pid 1, say.
+  return owner && owner.pid !== process.pid && ownerRuns(owner) ? owner : undefined;
+}
+
+/** Writes `text` to a fresh file beside `path`, calls `use` with it, and removes whatever `use` left of it. */
+function writeWhole<T>(path: string, text: string, use: (temp: string) => T): T {
+  const temp = `${path}.${String(process.pid)}-${randomBytes(6).toString('hex')}.tmp`;
+  writeFileSync(temp, text, { flag: 'wx' });
+  try {
+    return use(temp);
+  } finally {
+    rmSync(temp, { force: true });
+  }
+}
+
+function removeIfOurs(lockFile: string, selfText: string): void {
+  if (readText(lockFile) === selfText) rmSync(lockFile, { force: true });
+}
+
+const isCode = (error: unknown, code: string): boolean => error instanceof Error && 'code' in error && error.code === code;

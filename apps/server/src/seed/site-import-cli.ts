@@ -32,7 +32,7 @@ async function main(): Promise<number> {
     throw error instanceof SiteImportError ? new SiteImportError(file, error.problems) : error;
   });
   const config = loadConfig();
-  const releaseLock = config.databaseUrl ? undefined : lockDataDir(config.dataDir);
+  const releaseLock = config.databaseUrl ? undefined : await lockDataDir(config.dataDir);
   try {
     const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
     try {
