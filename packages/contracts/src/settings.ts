@@ -32,7 +32,7 @@ export const SETTINGS_MESSAGES = {
 } as const;
 
 /**
- * Language ids are accepted in any case and stored uppercase, as the spec's session-user default "EN" shows.
+ * Language ids are accepted in any case and stored uppercase, as the session user's default "EN" of behaviour §3 shows.
  */
 export const StoredLanguage = z.enum(['EN', 'FI', 'SE']);
 export type StoredLanguage = z.infer<typeof StoredLanguage>;

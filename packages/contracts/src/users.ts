@@ -45,7 +45,7 @@ export const SessionUser = z.object({
   groups: z.array(z.string()),
   username: z.string(),
   realm: z.string(),
-  /** Beyond the spec: an admin set this user's password; the console asks for a new one before anything else. */
+  /** An admin set this user's password; the console asks for a new one before anything else. */
   must_change_password: z.boolean().default(false),
 });
 export type SessionUser = z.infer<typeof SessionUser>;
@@ -63,8 +63,8 @@ export const USER_MESSAGES = {
 export const PASSWORD_MIN_LENGTH = 8;
 
 /**
- * A new password, wherever one is set (a new user, a reset by mail, an admin's, the user's own change): the spec's
- * rule (§5, §9: at least 8 characters). Not trimmed: spaces may be part of a password. 1024 bounds the hashing work
+ * A new password, wherever one is set (a new user, a reset by mail, an admin's, the user's own change): the rule of
+ * behaviour §5 and §9 (at least 8 characters). Not trimmed: spaces may be part of a password. 1024 bounds the hashing work
  * an anonymous body can cause.
  */
 export const NewPassword = Text({ error: USER_MESSAGES.password }).min(PASSWORD_MIN_LENGTH, USER_MESSAGES.password).max(1024);
@@ -80,7 +80,7 @@ export const NEW_USER_DEFAULT_ROLE = 'done-teleoperator' satisfies Role;
 
 /**
  * Spec §3 create payload (firstName, lastName, email, password). The new user signs in with their email
- * (lowercased) as username. Beyond the spec, optional: `role` (done-teleoperator when left out; done-superadmin
+ * (lowercased) as username. Optional: `role` (done-teleoperator when left out; done-superadmin
  * only when the caller is one) and `groupIds`, groups of the organization the user joins at once.
  */
 export const CreateUserInput = z.object({

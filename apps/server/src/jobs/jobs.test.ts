@@ -156,7 +156,7 @@ describe('POST /jobs/jobs/{robotId}', () => {
     expect(expectError(startingNow, 409).error).toBe(CommandRefusal.robotOffline);
   });
 
-  it('refuses a duplicate room with the spec message', async () => {
+  it('refuses a duplicate room with the documented message (behaviour §5)', async () => {
     const w = await world();
     const body = input([room(w, 0), room(w, 0)]);
     const response = await server.request('POST', `/api/jobs/jobs/${robotOf(w)}`, { token: w.admin.token, body });

@@ -45,7 +45,7 @@ function roomState(current: RoomState, report: RoomReport | undefined, cancelled
 }
 
 /**
- * Spec-friendly completion statuses (as the demo history uses them): aborted when an operator stopped the job
+ * The completion statuses of behaviour §4 (as the demo history uses them): aborted when an operator stopped the job
  * (`cancelled`) or a room's disinfection was interrupted, failed when the robot could not reach a room, else
  * completed (a room skipped as not ready was the operator's decision, so the job still completed).
  */

@@ -14,7 +14,7 @@ const userColumns = {
   roles: users.roles,
 };
 
-/** Roles are stored as free text; only the spec's roles go on the wire. */
+/** Roles are stored as free text; only the roles of behaviour §1 go on the wire. */
 const knownRoles = (roles: readonly string[]): Role[] =>
   roles.filter((role): role is Role => RoleSchema.safeParse(role).success);
 

@@ -32,7 +32,7 @@ const fullName = (first: string, last: string) => `${first} ${last}`.trim();
 /**
  * The session user of spec §3. The directory row supplies what may have changed since the token was issued
  * (language, timezone, names, groups). With an external Keycloak (IDP_ISSUER_BASE) a user may have no row;
- * the token's claims and the spec's defaults then stand in, so the console still starts.
+ * the token's claims and the defaults of behaviour §3 then stand in, so the console still starts.
  */
 async function sessionUser(ctx: AppContext, principal: Principal): Promise<SessionUser> {
   const roles = [...principal.roles];

@@ -175,7 +175,7 @@ describe('POST /api/user/create', () => {
     expect(list.data.map((u) => u.id)).toContain(user.id);
   });
 
-  it('answers 400 with the spec messages naming the field, and writes nothing', async () => {
+  it('answers 400 with the documented messages (behaviour §5) naming the field, and writes nothing', async () => {
     const org = await server.createOrg();
     const admin = await server.createUser(org, ['done-admin']);
     const cases: [Record<string, unknown>, string, string][] = [

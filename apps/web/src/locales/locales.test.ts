@@ -14,7 +14,7 @@ const flatten = (tree: Tree, prefix = ''): Map<string, string> => {
 };
 const locales = { en: flatten(en), fi: flatten(fi), se: flatten(se) };
 
-/** Every key the spec names (§2, §5, §8), and the groups it names with a star. */
+/** Every key docs/behaviour.md names (§2, §5, §8), and the groups it names with a star. */
 const SPEC_KEYS = [
   'signInForm.error',
   'validation.required',
@@ -92,7 +92,7 @@ const SPEC_TEXTS: Record<string, string> = {
   'roles.done-teleoperator': 'User',
   'roles.done-admin': 'Admin',
   'roles.done-superadmin': 'Super Admin',
-  // Issue #22 words the spec's not_disinfected (Aborted) label whole, so it cannot read as a job status.
+  // Issue #22 words the not_disinfected (Aborted) label of behaviour §3 whole, so it cannot read as a job status.
   'roomResult.not_disinfected': 'Not disinfected (Aborted)',
   'map.noRobotSelected': 'No robot selected',
   'map.loadFailed': 'Failed to load map',
@@ -152,7 +152,7 @@ describe('locales (spec §1: en, fi, se)', () => {
     expect([...locales.se.keys()].sort()).toEqual(english);
   });
 
-  it('hold every key the spec names, and each value set of spec §3', () => {
+  it('hold every key docs/behaviour.md names, and each value set of spec §3', () => {
     for (const [language, keys] of Object.entries(locales)) {
       for (const key of SPEC_KEYS) expect(keys.has(key), `${language}: ${key}`).toBe(true);
       for (const [group, values] of Object.entries(SPEC_GROUPS)) {
@@ -161,7 +161,7 @@ describe('locales (spec §1: en, fi, se)', () => {
     }
   });
 
-  it("use the spec's English texts verbatim", () => {
+  it("use the English texts of behaviour §5 and §8 verbatim", () => {
     for (const [key, text] of Object.entries(SPEC_TEXTS)) expect(locales.en.get(key), key).toBe(text);
   });
 

@@ -8,7 +8,7 @@ import { z } from 'zod';
 export const JobFocusState = z.object({ expandedJobId: z.string().min(1) });
 export type JobFocusState = z.infer<typeof JobFocusState>;
 
-/** The literal id the spec says to skip (links built without a job). */
+/** The literal id behaviour §2 says to skip (links built without a job). */
 export const NO_JOB = 'no_job';
 
 export const readJobFocus = (state: unknown): string | null => {

@@ -31,7 +31,7 @@ import { WebhooksTab } from '../components/webhooks-tab.tsx';
 const TABS: readonly AdminTab[] = ['users', 'groups', 'robots', 'contacts', 'audit', 'webhooks'];
 const PREFIX = 'admin';
 
-/** The text fields of the spec's create payload; role and groups are chosen beside them. */
+/** The text fields of the create payload of behaviour §3; role and groups are chosen beside them. */
 type UserTextField = Exclude<keyof CreateUserInput, 'role' | 'groupIds'>;
 
 const useUserFields = (): readonly AddField<UserTextField>[] => {

@@ -19,7 +19,7 @@ import { useJobAction } from '../api/jobs-query.ts';
 import { CURRENT_ROOM_PLACEHOLDER } from '../filters.ts';
 import { PromptAnswer } from './prompt-answer.tsx';
 
-/** Spec: after a successful delete the list reloads after 500 ms. */
+/** Behaviour §4: after a successful delete the list reloads after 500 ms. */
 export const DELETE_RELOAD_DELAY_MS = 500;
 
 const TOAST_KEYS = {
