@@ -346,7 +346,7 @@ describe('GET /jobs/v2/jobs', () => {
     expect(list.payload.map((job) => job.name)).toEqual(['job 0', 'job 1']);
     const second = JobList.parse((await server.request('GET', '/api/jobs/v2/jobs', { token: w.admin.token, query: { limit: 2, offset: 2 } })).body);
     expect(second.payload.map((job) => job.name)).toEqual(['job 3']);
-    // Every listed job survives spec §4's live rule: none is performed.
+    // Every listed job survives behaviour §4's live rule: none is performed.
     expect([...list.payload, ...second.payload].every((job) => !job.performed)).toBe(true);
   });
 

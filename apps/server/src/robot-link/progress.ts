@@ -77,7 +77,7 @@ export function reduceProgress(job: JobSnapshot, order: OrderReport): Progress |
   };
 }
 
-/** Spec §3 logged room states: done, not_ready, aborted (its lamp ran and was interrupted), else not_reached. */
+/** Behaviour §3 logged room states: done, not_ready, aborted (its lamp ran and was interrupted), else not_reached. */
 export const loggedRoomState = (state: RoomState): LoggedRoomState =>
   state === 'done' || state === 'not_ready' || state === 'aborted' ? state : 'not_reached';
 

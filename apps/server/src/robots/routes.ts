@@ -16,7 +16,7 @@ import { makeMqttCredentials } from './mqtt-credentials.ts';
 import * as repository from './repository.ts';
 
 /**
- * The robots backend (spec §7): robot lists, robots on a floor, summary and group robots; and a robot's MQTT
+ * The robots backend (behaviour §7): robot lists, robots on a floor, summary and group robots; and a robot's MQTT
  * login, which an admin makes anew (it is how robots join the fleet).
  */
 export const robotsRoutes: FastifyPluginAsync<AppContext> = async (app, ctx) => {

@@ -53,7 +53,7 @@ describe('GET /api/user/users', () => {
 });
 
 describe('GET /api/user/my-profile', () => {
-  it('answers the session user of spec §3 with the defaults EN and Europe/Helsinki', async () => {
+  it('answers the session user of behaviour §3 with the defaults EN and Europe/Helsinki', async () => {
     const org = await server.createOrg();
     const wardA = await server.createGroup(org, 'Ward A');
     const wardB = await server.createGroup(org, 'Ward B');

@@ -65,7 +65,7 @@ const SPEC_KEYS = [
   'robotTable.error',
 ];
 
-/** Spec §5 and §8 English texts, verbatim. */
+/** Behaviour §5 and §8 English texts, verbatim. */
 const SPEC_TEXTS: Record<string, string> = {
   'validation.required': 'Required',
   'validation.invalidEmail': 'Invalid email',
@@ -98,7 +98,7 @@ const SPEC_TEXTS: Record<string, string> = {
   'map.loadFailed': 'Failed to load map',
 };
 
-/** Spec §3 value sets that need a label in every language. */
+/** Behaviour §3 value sets that need a label in every language. */
 const SPEC_GROUPS: Record<string, string[]> = {
   actions: ['skip', 'wait', 'wait_to_enter', 'wait_next_room', 'wait_to_disinfect', 'go_home', 'continue', 'charge'],
   robotModes: ['0', '1', '2', '3', '4'],
@@ -145,14 +145,14 @@ const SAME_AS_ENGLISH = new Set([
 
 const placeholders = (text: string) => [...text.matchAll(/\{\{\s*(\w+)\s*\}\}/g)].map((match) => match[1]).sort();
 
-describe('locales (spec §1: en, fi, se)', () => {
+describe('locales (behaviour §1: en, fi, se)', () => {
   it('have the same keys in every language', () => {
     const english = [...locales.en.keys()].sort();
     expect([...locales.fi.keys()].sort()).toEqual(english);
     expect([...locales.se.keys()].sort()).toEqual(english);
   });
 
-  it('hold every key docs/behaviour.md names, and each value set of spec §3', () => {
+  it('hold every key docs/behaviour.md names, and each value set of behaviour §3', () => {
     for (const [language, keys] of Object.entries(locales)) {
       for (const key of SPEC_KEYS) expect(keys.has(key), `${language}: ${key}`).toBe(true);
       for (const [group, values] of Object.entries(SPEC_GROUPS)) {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * Spec §2 `/job/:jobId?` opens the jobs list with that job expanded and scrolled into view. The id travels in
+ * Behaviour §2 `/job/:jobId?` opens the jobs list with that job expanded and scrolled into view. The id travels in
  * router state, not in the query string, because the list's query string holds only its filters (and reset clears
  * all of them).
  */

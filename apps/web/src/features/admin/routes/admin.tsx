@@ -217,7 +217,7 @@ const GroupsTab = () => {
   );
 };
 
-/** Spec §6: robots are listed here but cannot be created (no add button). */
+/** Behaviour §6: robots are listed here but cannot be created (no add button). */
 const RobotsTab = () => {
   const { t } = useTranslation();
   const robots = useAdminRobots();
@@ -309,7 +309,7 @@ const PANELS: Record<AdminTab, () => React.JSX.Element> = {
   webhooks: WebhooksTab,
 };
 
-/** Spec §2 admin dashboard, tabs by hash (#users default, #groups, #robots, #contacts), and issue #24's #audit and #webhooks. */
+/** Behaviour §2 admin dashboard, tabs by hash (#users default, #groups, #robots, #contacts), and issue #24's #audit and #webhooks. */
 export const AdminRoute = () => {
   const { t } = useTranslation();
   const [tab, select] = useHashTab(TABS, 'users');
