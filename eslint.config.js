@@ -26,7 +26,7 @@ export default tseslint.config(
     },
   },
   { files: ['apps/web/src/**/*.{ts,tsx}'], ...reactHooks.configs.flat.recommended },
-  // Web console layers (STYLE.md, bulletproof-react): shared → features → app; never across features.
+  // Web console layers (as bulletproof-react lays out a React app): shared → features → app; never across features.
   {
     files: ['apps/web/src/{components,config,lib,locales,testing}/**/*.{ts,tsx}'],
     ignores: ['apps/web/src/testing/render-app.tsx'],

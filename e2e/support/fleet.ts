@@ -8,7 +8,7 @@ import { SimRobot } from '@uvd/robot-sim';
 import { expect } from 'vitest';
 import { callApi, type ApiSession } from './api.ts';
 
-/** Robot mode 2 (spec §3): only an Autonomous robot takes a job. */
+/** Robot mode 2 (behaviour §3): only an Autonomous robot takes a job. */
 const AUTONOMOUS = 2;
 
 export interface JourneyRobot {

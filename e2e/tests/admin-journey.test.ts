@@ -1,6 +1,6 @@
 /**
  * The demo admin's work at 1280×800 and 375×812, against the real server and simulated fleet: users and contacts
- * added (after the spec §5 messages for a bad email and a short password) and deleted, rooms assigned to a group
+ * added (after the behaviour §5 messages for a bad email and a short password) and deleted, rooms assigned to a group
  * and taken back, and a robot running a job paused and resumed from its dialog. Names carry the viewport's width,
  * so the two viewports never meet each other's data; every change is undone, so the file can run again.
  */
@@ -31,7 +31,7 @@ function tPattern(key: string): RegExp {
   return new RegExp(`^${escaped.replace('\\{\\{name\\}\\}', '(.+)')}$`);
 }
 
-/** Waits for a toast with exactly this text (they stay 3 s, spec §9). */
+/** Waits for a toast with exactly this text (they stay 3 s, behaviour §9). */
 async function expectToast(page: Page, key: string): Promise<void> {
   await page.locator('.Toastify').getByText(t('en', key), { exact: true }).first().waitFor({ state: 'visible' });
 }
@@ -78,7 +78,7 @@ async function startLongJob(api: ApiSession, robotName: string, jobName: string)
     body: {
       name: jobName,
       notes: 'Started by the admin journey browser test (robot controls).',
-      // As the editor's Start does (spec §4): five minutes ahead, and start_now starts it in the same call.
+      // As the editor's Start does (behaviour §4): five minutes ahead, and start_now starts it in the same call.
       start_time: new Date(Date.now() + 5 * 60_000).toISOString(),
       start_now: true,
       rooms: rooms.data.slice(0, 10).map((room, order_no) => ({ room_id: room.room_id, dose, order_no })),
@@ -256,7 +256,7 @@ describe.each(VIEWPORTS)('the admin journey at $width×$height', (viewport) => {
       };
 
       await openRobot();
-      // Spec §4: the controls are enabled only in Autonomous mode, which the simulated robots are in.
+      // Behaviour §4: the controls are enabled only in Autonomous mode, which the simulated robots are in.
       await expect.poll(() => textOf(dialog.getByTestId('robot-mode'))).toBe(t('en', 'robotModes.2'));
       await expect.poll(() => dialog.getByRole('button', { name: t('en', 'robotControls.pause'), exact: true }).isEnabled()).toBe(true);
       await expect.poll(() => textOf(status)).toMatch(moving);

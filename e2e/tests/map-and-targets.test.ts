@@ -91,7 +91,7 @@ describe.each(VIEWPORTS)('the floor map at $width×$height', (viewport) => {
     await session.goto(`/map?robot=${robot.robot_id}`);
     await page.locator('[data-testid=floor-map] img').waitFor({ state: 'visible' });
 
-    // Spec §2: 600 px high on a desktop; on a phone the plan is as wide as the content and nearly as high as the
+    // Behaviour §2: 600 px high on a desktop; on a phone the plan is as wide as the content and nearly as high as the
     // screen (issue #25: a plan shaped 351×240 left the rest of the phone unused).
     const plan = await boxOf(page, 'floor-map');
     const content = await page.locator('main .container-lg').first().evaluate((element) => {

@@ -85,7 +85,7 @@ async function jobAskingToEnter(api: ApiSession): Promise<{ job: Job; action: Ac
   return { job, action, roomId: room.room_id };
 }
 
-/** Spec §3 push data of a prompt, as the server's fan-out writes it (apps/server/src/notifications/fan-out.ts). */
+/** Behaviour §3 push data of a prompt, as the server's fan-out writes it (apps/server/src/notifications/fan-out.ts). */
 function promptPush(job: Job, action: Action): PushMessage {
   return PushMessage.parse({
     title: `${ROBOT} is waiting`,

@@ -1,5 +1,5 @@
 /**
- * Every screen of spec §2 as the demo admin sees it, at 1280×800 and 375×812: each one (and each tab, modal and
+ * Every screen of behaviour §2 as the demo admin sees it, at 1280×800 and 375×812: each one (and each tab, modal and
  * dialog of it) screenshotted and checked with axe; on /settings the language is switched to Finnish and Swedish
  * and the navigation follows.
  */

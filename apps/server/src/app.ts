@@ -57,7 +57,7 @@ export const IDP_PREFIX = '/idp';
 /** The audit chainer's poll, behind the NOTIFY that wakes it at once (a missed notification waits this long). */
 const AUDIT_CHAIN_POLL_MS = 5_000;
 
-/** Backends of spec §7, each mounted under /api; a deployment may split them behind a proxy. */
+/** Backends of behaviour §7, each mounted under /api; a deployment may split them behind a proxy. */
 const apiModules: readonly FastifyPluginAsync<AppContext>[] = [
   jobsRoutes,
   actionsRoutes,

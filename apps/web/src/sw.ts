@@ -3,7 +3,7 @@
  * prompt from its notification's buttons. Its decisions are plain functions in service-worker/notifications.ts.
  *
  * A push is offered first to the console windows that are visible and focused: one signed in shows it as an in-app
- * toast (spec §9, for PUSH_TOAST_MS) and says so, and then no system notification shows, as the operator is looking
+ * toast (behaviour §9, for PUSH_TOAST_MS) and says so, and then no system notification shows, as the operator is looking
  * at the console already. With no such window, or none answering within OFFER_TIMEOUT_MS, the system notification
  * shows.
  */

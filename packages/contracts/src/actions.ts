@@ -1,10 +1,10 @@
-// Contracts of the actions backend (spec §3, §7): the robot's questions to the operator.
+// Contracts of the actions backend (behaviour §3, §7): the robot's questions to the operator.
 import { z } from 'zod';
 import { DataFlag, Id, Timestamp } from './common.ts';
 import { commaIdListQuery, EventStreamReply, LastEventId } from './live.ts';
 import { defineRoute } from './route.ts';
 
-/** Spec §3 action button texts. */
+/** Behaviour §3 action button texts. */
 export const ActionButtonText = z.enum([
   'skip',
   'wait',
@@ -17,7 +17,7 @@ export const ActionButtonText = z.enum([
 ]);
 export type ActionButtonText = z.infer<typeof ActionButtonText>;
 
-/** Spec §3 action. `disabled` once a decision was sent (spec §4: "disables the button"), or the robot withdrew it. */
+/** Behaviour §3 action. `disabled` once a decision was sent (behaviour §4: "disables the button"), or the robot withdrew it. */
 export const Action = z.object({
   action_id: Id,
   job_id: Id,

@@ -21,7 +21,7 @@ export const idListQuery = <T extends z.ZodType>(item: T) =>
     )
     .default([]);
 
-/** Spec §9: robots, rooms, floors and buildings are listed 50 at a time; jobs and logs default to 10. */
+/** Behaviour §9: robots, rooms, floors and buildings are listed 50 at a time; jobs and logs default to 10. */
 export const PAGE_LIMIT_MAX = 200;
 export const pagination = (defaultLimit: number) => ({
   offset: z.coerce.number().int().min(0).default(0),
@@ -78,6 +78,6 @@ export const TimestampInput = Timestamp.refine(inDateRange, DATE_RANGE_MESSAGE);
 /** A calendar day (yyyy-MM-dd) or a full ISO 8601 timestamp, as the list filters send them; years 1–9999 in UTC. */
 export const DateOrDateTime = z.union([z.iso.date(), z.iso.datetime({ offset: true })]).refine(inDateRange, DATE_RANGE_MESSAGE);
 
-/** Reply of a command-like call: spec §7 "a command response with a falsy data value is a failure". */
+/** Reply of a command-like call: behaviour §7 "a command response with a falsy data value is a failure". */
 export const DataFlag = z.object({ data: z.boolean() });
 export type DataFlag = z.infer<typeof DataFlag>;

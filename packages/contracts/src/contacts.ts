@@ -1,11 +1,11 @@
-// Contracts of the contacts backend (spec §3, §7).
+// Contracts of the contacts backend (behaviour §3, §7).
 import { z } from 'zod';
 import { Id, Text } from './common.ts';
 import { DeletedIds } from './groups.ts';
 import { RESTRICTED_ROLES } from './roles.ts';
 import { defineRoute } from './route.ts';
 
-/** Spec §3 contact: who to call about the robots (shown on the profile screen). */
+/** Behaviour §3 contact: who to call about the robots (shown on the profile screen). */
 export const Contact = z.object({
   id: Id,
   title: z.string(),
@@ -15,11 +15,11 @@ export const Contact = z.object({
 });
 export type Contact = z.infer<typeof Contact>;
 
-/** Spec §7: the admin list is read from `data.payload`; the profile list answers the same shape. */
+/** Behaviour §7: the admin list is read from `data.payload`; the profile list answers the same shape. */
 export const ContactList = z.object({ data: z.object({ payload: z.array(Contact) }) });
 export type ContactList = z.infer<typeof ContactList>;
 
-/** Spec §5 "Add contact" messages (keys addContact.titleError … emailError). */
+/** Behaviour §5 "Add contact" messages (keys addContact.titleError … emailError). */
 export const CONTACT_MESSAGES = {
   title: 'Title is required',
   name: 'Full name is required',

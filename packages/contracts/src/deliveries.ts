@@ -6,7 +6,7 @@ import { FROM_AFTER_TO, fromNotAfterTo, listFilterShape } from './jobs.ts';
 import { EventStreamReply } from './live.ts';
 import { defineRoute } from './route.ts';
 
-/** Spec §3 delivery statuses. */
+/** Behaviour §3 delivery statuses. */
 export const DeliveryStatus = {
   queued: 0,
   inTransit: 1,

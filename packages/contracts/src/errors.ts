@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** The one error shape of every 4xx/5xx reply (DESIGN.md "Errors"). */
+/** The one error shape of every 4xx/5xx reply (behaviour §8). */
 export const ApiError = z.object({
   error: z.string().describe('Machine-readable code, e.g. validation_error or jobControls.errorJobRunning'),
   message: z.string().describe('Human-readable sentence naming what is wrong'),
@@ -8,7 +8,7 @@ export const ApiError = z.object({
 });
 export type ApiError = z.infer<typeof ApiError>;
 
-/** Codes used across the API. Spec §8 keys are used verbatim where the spec names one. */
+/** Codes used across the API. Where behaviour §8 names a translation key as the code, it is used verbatim. */
 export const ErrorCode = {
   validation: 'validation_error',
   unauthorized: 'unauthorized',

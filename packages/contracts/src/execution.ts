@@ -1,15 +1,15 @@
-// Contracts of job execution (spec §4, §7): starting a job now and the job commands.
+// Contracts of job execution (behaviour §4, §7): starting a job now and the job commands.
 import { z } from 'zod';
 import { DataFlag, Id } from './common.ts';
 import { defineRoute } from './route.ts';
 
-/** Spec §4 commands to jobs. */
+/** Behaviour §4 commands to jobs. */
 export const JobCommand = z.enum(['start', 'resume', 'pause', 'stop']);
 export type JobCommand = z.infer<typeof JobCommand>;
 
 /**
  * Error codes of refused commands (409) of every command call (robot and job commands, job start, prompt
- * decisions), beside the spec §8 toast keys the client shows for them. Commands accept the `Idempotency-Key`
+ * decisions), beside the behaviour §8 toast keys the client shows for them. Commands accept the `Idempotency-Key`
  * header (IDEMPOTENCY_KEY_HEADER in fleet.ts).
  */
 export const CommandRefusal = {
@@ -19,7 +19,7 @@ export const CommandRefusal = {
   jobFinished: 'job_finished',
   /** The robot's connection is not ONLINE. */
   robotOffline: 'robot_offline',
-  /** Spec §4: robot controls other than stop are enabled only in Autonomous mode (stop works in every mode). */
+  /** Behaviour §4: robot controls other than stop are enabled only in Autonomous mode (stop works in every mode). */
   robotNotAutonomous: 'robot_not_autonomous',
   /** Pause of a robot with no work: no order, not driving home (a pause would only stop its charging). */
   robotIdle: 'robot_idle',

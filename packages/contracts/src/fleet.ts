@@ -1,4 +1,4 @@
-// Robot commands and the robot stream (spec §7 "Robots", "Live streams").
+// Robot commands and the robot stream (behaviour §7 "Robots", "Live streams").
 import { z } from 'zod';
 import { DataFlag, Id, Text } from './common.ts';
 import { commaIdListQuery, EventStreamReply, LastEventId } from './live.ts';
@@ -6,7 +6,7 @@ import { MapPose } from './rooms.ts';
 import { ChargingStatus, RobotMode, RobotStatus } from './robots.ts';
 import { defineRoute } from './route.ts';
 
-/** Spec §3: robots accept play/resume, pause, stop and home. */
+/** Behaviour §3: robots accept play/resume, pause, stop and home. */
 export const RobotCommand = z.enum(['play', 'resume', 'pause', 'stop', 'home']);
 export type RobotCommand = z.infer<typeof RobotCommand>;
 
@@ -41,7 +41,7 @@ export const RobotError = z.object({ errorType: z.string(), errorLevel: z.string
 export type RobotError = z.infer<typeof RobotError>;
 
 /**
- * One robot_update event (spec §4): it sets one named field of the matching robot. A battery update also
+ * One robot_update event (behaviour §4): it sets one named field of the matching robot. A battery update also
  * carries charging_status; a ping update carries the round trip in ms, or `timeout: true` with value -1
  * (signal -1). `stale` is true while the robot has been silent for 30 s; `errors` are its VDA 5050 errors.
  */

@@ -1,26 +1,26 @@
-// Contracts of the groups backend (spec §3, §7).
+// Contracts of the groups backend (behaviour §3, §7).
 import { z } from 'zod';
 import { Id, Text } from './common.ts';
 import { RESTRICTED_ROLES } from './roles.ts';
 import { defineRoute } from './route.ts';
 
-/** Spec §3 group. Membership of robots and rooms is read through the robots and rooms backends. */
+/** Behaviour §3 group. Membership of robots and rooms is read through the robots and rooms backends. */
 export const Group = z.object({ id: Id, name: z.string() });
 export type Group = z.infer<typeof Group>;
 
-/** A member of a group as the group-assignment screen lists it (spec §3 user: id, username). */
+/** A member of a group as the group-assignment screen lists it (behaviour §3 user: id, username). */
 export const GroupUser = z.object({ id: Id, username: z.string() });
 export type GroupUser = z.infer<typeof GroupUser>;
 
-const GROUP_NAME_REQUIRED = 'Group name is required.'; // spec §5, key addGroup.nameError
+const GROUP_NAME_REQUIRED = 'Group name is required.'; // behaviour §5, key addGroup.nameError
 export const CreateGroupInput = z.object({
   name: Text({ error: GROUP_NAME_REQUIRED }).trim().min(1, GROUP_NAME_REQUIRED).max(200),
 });
 export type CreateGroupInput = z.infer<typeof CreateGroupInput>;
 
 /**
- * Reply of the people deletes (group, user, contact): spec §7 counts a contact delete as done when "the response
- * data holds the deleted id as a key"; groups and users answer the same way for one client rule.
+ * Reply of the people deletes (group, user, contact): behaviour §7 counts a delete as done when "the reply's
+ * data holds the deleted id as a key", the same rule for groups, users and contacts.
  */
 export const DeletedIds = z.object({ data: z.record(Id, z.literal(true)) });
 export type DeletedIds = z.infer<typeof DeletedIds>;

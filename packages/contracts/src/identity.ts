@@ -1,5 +1,5 @@
 /**
- * Contracts of the identity provider (spec §7 "Identity provider"): a Keycloak-compatible subset per realm,
+ * Contracts of the identity provider (behaviour §7 "Identity provider"): a Keycloak-compatible subset per realm,
  * mounted at the identity base address (`RuntimeConfig.identity`). Field names are OAuth 2.0 / OpenID Connect's,
  * so any standard client (keycloak-js, openid-client) talks to it, and the console talks to a real Keycloak alike.
  */
@@ -80,7 +80,7 @@ export const TokenRequest = z.object({
 });
 export type TokenRequest = z.infer<typeof TokenRequest>;
 
-/** Spec §7: the console adds `?scope=offline_access` to the password grant's address. */
+/** Behaviour §7: the console adds `?scope=offline_access` to the password grant's address. */
 export const TokenQuery = z.object({ scope: Text().optional() });
 export type TokenQuery = z.infer<typeof TokenQuery>;
 
@@ -105,7 +105,7 @@ export const RevokeRequest = z.object({
 });
 export type RevokeRequest = z.infer<typeof RevokeRequest>;
 
-/** Spec §7: logout with the bearer header and form client_id, refresh_token. */
+/** Behaviour §7: logout with the bearer header and form client_id, refresh_token. */
 export const LogoutRequest = z.object({
   client_id: Text().optional(),
   refresh_token: Text().optional(),

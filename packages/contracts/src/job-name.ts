@@ -1,4 +1,4 @@
-// Spec §5 default job name, for every client that names jobs (the console's editor, the demo, the seed).
+// Behaviour §5 default job name, for every client that names jobs (the console's editor, the demo, the seed).
 import { DEFAULT_TIMEZONE } from './users.ts';
 
 const partsFormat = (timeZone: string) =>
@@ -23,6 +23,6 @@ export function formatJobNameTime(at: Date, timeZone: string): string {
   return `${day}.${month}.${year} ${hour}:${minute}`;
 }
 
-/** Spec §5: the user's given name plus the date and time as DD.MM.YYYY HH:mm, in the user's timezone. */
+/** Behaviour §5: the user's given name plus the date and time as DD.MM.YYYY HH:mm, in the user's timezone. */
 export const defaultJobName = (givenName: string, at: Date, timeZone: string): string =>
   `${givenName} ${formatJobNameTime(at, timeZone)}`.trim();

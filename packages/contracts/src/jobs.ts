@@ -1,13 +1,13 @@
-// Contracts of the jobs backend (spec §3, §7): jobs, their rooms, doses and notes.
+// Contracts of the jobs backend (behaviour §3, §7): jobs, their rooms, doses and notes.
 import { z } from 'zod';
 import { BooleanQuery, DataFlag, DateOrDateTime, Id, idListQuery, pagination, Text, Timestamp, TimestampInput } from './common.ts';
 import { defineRoute } from './route.ts';
 
-/** Spec §4 job statuses. */
+/** Behaviour §4 job statuses. */
 export const JobStatus = z.enum(['Running', 'Scheduled', 'Completed']);
 export type JobStatus = z.infer<typeof JobStatus>;
 
-/** Spec §4: while Running, a job is shown as disinfecting or paused. */
+/** Behaviour §4: while Running, a job is shown as disinfecting or paused. */
 export const JobActiveState = z.enum(['disinfecting', 'paused']);
 export type JobActiveState = z.infer<typeof JobActiveState>;
 
@@ -42,7 +42,7 @@ export const ListedJobStatus = JobStatus.exclude(['Completed']);
 export type ListedJobStatus = z.infer<typeof ListedJobStatus>;
 
 /**
- * Spec §3 "Room in job". `room_name`, `building_id`, `floor_id` and `ready_for_disinfection` are present in the
+ * Behaviour §3 "Room in job". `room_name`, `building_id`, `floor_id` and `ready_for_disinfection` are present in the
  * jobs list and in `GET /jobs/job/{id}?extra_room_data=true` (the expanded row shows name and ready toggle).
  */
 export const JobRoom = z.object({
@@ -102,7 +102,7 @@ export const PendingCommand = z.object({ command: PendingJobCommand, since: Time
 export type PendingCommand = z.infer<typeof PendingCommand>;
 
 /**
- * Spec §3 job. Extensions the screens need: `robot_name` (the expanded row shows it), `active_state`
+ * Behaviour §3 job. Extensions the screens need: `robot_name` (the expanded row shows it), `active_state`
  * (disinfecting/paused while Running, else null), `completion_status` (how a Completed job ended, null before;
  * optional so a client built before it still parses), `trajectory` (only with `extra_navigation_data=true`
  * when the job has a log with a recorded path) and `progress` once the job has started (absent for a Scheduled
@@ -144,7 +144,7 @@ export type Job = z.infer<typeof Job>;
 
 export const JOB_NAME_MAX = 200;
 export const JOB_NOTES_MAX = 4000;
-/** Spec §5 messages, also answered by the server. */
+/** Behaviour §5 messages, also answered by the server. */
 export const AT_LEAST_ONE_ROOM = 'At least one room is required for job creation';
 export const DUPLICATE_ROOM = 'Duplicate room. A room can only be once in a job.';
 
@@ -156,7 +156,7 @@ export const JobInputRoom = z.object({
 });
 export type JobInputRoom = z.infer<typeof JobInputRoom>;
 
-/** Spec §3 job input, submitted with a robot id. The server forces the seconds of `start_time` to 0. */
+/** Behaviour §3 job input, submitted with a robot id. The server forces the seconds of `start_time` to 0. */
 export const JobInput = z.object({
   name: Text().trim().min(1, 'Required').max(JOB_NAME_MAX),
   notes: Text().max(JOB_NOTES_MAX).default(''),

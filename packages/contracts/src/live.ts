@@ -1,9 +1,9 @@
-// Contracts of the live streams (spec §7 "Live streams"): server-sent events read with the bearer header.
+// Contracts of the live streams (behaviour §7 "Live streams"): server-sent events read with the bearer header.
 import { z } from 'zod';
 import { Id } from './common.ts';
 import { defineRoute } from './route.ts';
 
-/** Event names of the three streams of spec §7. */
+/** Event names of the three streams of behaviour §7. */
 export const LiveEventType = z.enum(['job_change', 'action_change', 'robot_update', 'delivery_change']);
 export type LiveEventType = z.infer<typeof LiveEventType>;
 

@@ -1,4 +1,4 @@
-// Contracts of the logs backend (spec §3, §7): the record of what each finished job disinfected.
+// Contracts of the logs backend (behaviour §3, §7): the record of what each finished job disinfected.
 import { z } from 'zod';
 import { ActionButtonText, DecisionSource } from './actions.ts';
 import { BooleanQuery, Id, Text, Timestamp } from './common.ts';
@@ -7,7 +7,7 @@ import { RoomDoseStats } from './dose.ts';
 import { defineRoute } from './route.ts';
 
 /**
- * Spec §3 logged room states and result labels: done (disinfected), aborted (not_disinfected (Aborted): its lamp
+ * Behaviour §3 logged room states and result labels: done (disinfected), aborted (not_disinfected (Aborted): its lamp
  * ran and was interrupted), not_ready, not_reached (its lamp never ran).
  */
 export const LoggedRoomState = z.enum(['not_ready', 'not_reached', 'done', 'aborted']);
@@ -31,7 +31,7 @@ export const LoggedRoom = z.object({
 export type LoggedRoom = z.infer<typeof LoggedRoom>;
 
 /**
- * A prompt the robot asked during the job (spec §3 action) and its answer: who, when, from where (the console
+ * A prompt the robot asked during the job (behaviour §3 action) and its answer: who, when, from where (the console
  * or a notification's button). Unanswered prompts have nulls.
  */
 export const LoggedPrompt = z.object({
@@ -88,7 +88,7 @@ export const LoggedJobEvent = z.object({
 export type LoggedJobEvent = z.infer<typeof LoggedJobEvent>;
 
 /**
- * Spec §3 log entry, keyed by the id of the job it records. `robot_id` is null once the robot was removed.
+ * Behaviour §3 log entry, keyed by the id of the job it records. `robot_id` is null once the robot was removed.
  * `trajectory` (only from GET /log/{id} with `extra_navigation_data=true`): the recorded path, which the log keeps
  * after its job is deleted; the lists carry `has_trajectory` only, a path can hold thousands of points.
  * `events`: what happened to the job while it ran (LoggedJobEvent), oldest first.
@@ -121,7 +121,7 @@ export type LogEntry = z.infer<typeof LogEntry>;
 export const LogList = z.object({ count: z.number().int().min(0), payload: z.array(LogEntry) });
 export type LogList = z.infer<typeof LogList>;
 
-/** Spec §7 "reads data.status": the log's completion_status. */
+/** Behaviour §7 "reads data.status": the log's completion_status. */
 export const LogStatus = z.object({ data: z.object({ status: z.string() }) });
 export type LogStatus = z.infer<typeof LogStatus>;
 
@@ -161,7 +161,7 @@ export const getLogStatus = defineRoute({
   response: { 200: LogStatus },
 });
 
-/** Extension: the logs list offers editable notes (spec §2 "Logs list"), which spec §7 does not list. */
+/** Extension: the logs list offers editable notes (behaviour §2 "Logs list"; the call is in behaviour §7). */
 export const updateLogNotes = defineRoute({
   method: 'PATCH',
   path: '/log/:id/notes',

@@ -1,4 +1,4 @@
-// Contracts of the notifications backend (spec §3, §7).
+// Contracts of the notifications backend (behaviour §3, §7).
 import { z } from 'zod';
 import { DataFlag, Id, Text, utf8Length } from './common.ts';
 import { defineRoute } from './route.ts';
@@ -37,7 +37,7 @@ export const NATIVE_TOKEN_PATTERN = /^[A-Za-z0-9_:.-]{32,2048}$/;
 export type DeviceTokenKind = 'webpush' | 'fcm';
 
 /**
- * Spec §7's device token is either the JSON text of a Web Push subscription (a browser, the installable app)
+ * Behaviour §7's device token is either the JSON text of a Web Push subscription (a browser, the installable app)
  * or a native push token (the mobile shell, FCM). Anything else is malformed.
  */
 export const parseDeviceToken = (
@@ -73,7 +73,7 @@ const token = Text({ error: 'A device token is required' })
   });
 
 /**
- * Spec §7: a device subscribes twice, to the topic of its user (the token's `sub`) and to the topic of its
+ * Behaviour §7: a device subscribes twice, to the topic of its user (the token's `sub`) and to the topic of its
  * organization (the realm name). Other topics answer 403.
  */
 export const SubscriptionInput = z.object({
@@ -82,7 +82,7 @@ export const SubscriptionInput = z.object({
 });
 export type SubscriptionInput = z.infer<typeof SubscriptionInput>;
 
-/** Spec §7 remove: every subscription of a device token of a user (the caller, or any user for an admin). */
+/** Behaviour §7 remove: every subscription of a device token of a user (the caller, or any user for an admin). */
 export const RemoveDeviceInput = z.object({ deviceToken: token, userId: Id });
 export type RemoveDeviceInput = z.infer<typeof RemoveDeviceInput>;
 
@@ -113,7 +113,7 @@ export const removeDevice = defineRoute({
   response: { 200: DataFlag },
 });
 
-/** Spec §3 push message types. */
+/** Behaviour §3 push message types. */
 export const PushType = z.enum(['job', 'battery', 'delivery', 'account']);
 export type PushType = z.infer<typeof PushType>;
 
@@ -140,12 +140,12 @@ export const PushEventKind = z.enum([
 ]);
 export type PushEventKind = z.infer<typeof PushEventKind>;
 
-/** The answers a prompt push offers as notification buttons (spec §4: confirm or skip). */
+/** The answers a prompt push offers as notification buttons (behaviour §4: confirm or skip). */
 export const PushChoice = z.enum(['confirm', 'skip']);
 export type PushChoice = z.infer<typeof PushChoice>;
 
 /**
- * The data of a push (spec §3: title, body, icon, type, related_id), already in the recipient's language and
+ * The data of a push (behaviour §3: title, body, icon, type, related_id), already in the recipient's language and
  * timezone. A prompt push (type job) also carries the action and its choices, answered with
  * POST /action/action/confirm { action_id, confirm, source: 'notification' }.
  */

@@ -6,7 +6,7 @@ import { RESTRICTED_ROLES } from './roles.ts';
 import { defineRoute } from './route.ts';
 import { NewPassword } from './users.ts';
 
-/** Spec §5 "Forgot password": the email must be valid ("Invalid email"), the organization non-empty after trim ("Required"). */
+/** Behaviour §5 "Forgot password": the email must be valid ("Invalid email"), the organization non-empty after trim ("Required"). */
 export const FORGOT_PASSWORD_MESSAGES = { email: 'Invalid email', organization: 'Required' } as const;
 
 /** A reset link works this long after it was asked for (OWASP ASVS 6.3: short-lived, single use). */

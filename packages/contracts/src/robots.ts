@@ -1,11 +1,11 @@
-// Contracts of the robots backend (spec §3, §7): robot lists, robots on a floor, summary, group robots.
+// Contracts of the robots backend (behaviour §3, §7): robot lists, robots on a floor, summary, group robots.
 import { z } from 'zod';
 import { DataFlag, Id, pagination, Timestamp } from './common.ts';
 import { RESTRICTED_ROLES } from './roles.ts';
 import { MapPose } from './rooms.ts';
 import { defineRoute } from './route.ts';
 
-/** Spec §3 robot modes. */
+/** Behaviour §3 robot modes. */
 export const RobotMode = {
   offline: 0,
   manual: 1,
@@ -37,7 +37,7 @@ export const ChargingStatus = z.union([z.literal(0), z.literal(1)]);
 export type ChargingStatus = z.infer<typeof ChargingStatus>;
 
 /**
- * Spec §3 robot, plus where it is (floor, building, pose in metres on the floor's map frame) and when it last
+ * Behaviour §3 robot, plus where it is (floor, building, pose in metres on the floor's map frame) and when it last
  * reported: the map draws robots from these.
  *
  * A robot is online only once it speaks: a VDA 5050 state or connection ONLINE message since the server (its
@@ -60,7 +60,7 @@ export const Robot = z.object({
   charging_status: ChargingStatus,
   /**
    * Round-trip ping in ms, -1 when the online robot does not answer (the console maps it to percent of 800 ms,
-   * spec §9); null when the robot is not online (nothing to measure).
+   * behaviour §9); null when the robot is not online (nothing to measure).
    */
   signal: z.number().int().nullable(),
   floor_id: Id.nullable(),
@@ -72,11 +72,11 @@ export const Robot = z.object({
 });
 export type Robot = z.infer<typeof Robot>;
 
-/** Spec §7 "all-robots list is in payload": `count` is the total the caller may see, `payload` one page. */
+/** Behaviour §7 "all-robots list is in payload": `count` is the total the caller may see, `payload` one page. */
 export const RobotList = z.object({ count: z.number().int().min(0), payload: z.array(Robot) });
 export type RobotList = z.infer<typeof RobotList>;
 
-/** Spec §3 robots-on-floor response. */
+/** Behaviour §3 robots-on-floor response. */
 export const FloorRobots = z.object({ robot_list: z.array(Id) });
 export type FloorRobots = z.infer<typeof FloorRobots>;
 
@@ -101,7 +101,7 @@ export const RobotSummary = z.object({
 });
 export type RobotSummary = z.infer<typeof RobotSummary>;
 
-/** Spec §7: the body of the group robot add/remove calls is a list of robot ids. */
+/** Behaviour §7: the body of the group robot add/remove calls is a list of robot ids. */
 export const RobotIdList = z.array(Id).min(1);
 export type RobotIdList = z.infer<typeof RobotIdList>;
 
@@ -124,7 +124,7 @@ export const RobotMqttCredentials = z.object({
 });
 export type RobotMqttCredentials = z.infer<typeof RobotMqttCredentials>;
 
-/** Spec §9: robots are listed 50 at a time. */
+/** Behaviour §9: robots are listed 50 at a time. */
 const ROBOTS_PAGE = 50;
 
 // ---------------------------------------------------------------- routes

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** Spec §1 roles. */
+/** Behaviour §1 roles. */
 export const Role = z.enum(['done-teleoperator', 'done-admin', 'done-superadmin']);
 export type Role = z.infer<typeof Role>;
 export const RESTRICTED_ROLES = ['done-admin', 'done-superadmin'] as const satisfies readonly Role[];

@@ -1,4 +1,4 @@
-// Contracts of the rooms backend (spec §3, §7): buildings, floors, floor maps, rooms, readiness, group rooms.
+// Contracts of the rooms backend (behaviour §3, §7): buildings, floors, floor maps, rooms, readiness, group rooms.
 import { z } from 'zod';
 import { DataFlag, Id, pagination } from './common.ts';
 import { RESTRICTED_ROLES } from './roles.ts';
@@ -6,7 +6,7 @@ import { defineRoute } from './route.ts';
 
 /**
  * An id list in a query string, repeated (`a=1&a=2`), comma-separated (`a=1,2`) or both; always an array of
- * ids after parsing. Spec §7 writes `floor_id_list`, `room_list` without saying which form the client uses.
+ * ids after parsing. Behaviour §7 accepts both forms for `floor_id_list` and `room_list`.
  */
 export const idCsvListQuery = (minItems = 0) =>
   z.preprocess((value: unknown): unknown[] => {
@@ -14,7 +14,7 @@ export const idCsvListQuery = (minItems = 0) =>
     return items.flatMap((item) => (typeof item === 'string' ? item.split(',').filter((part) => part !== '') : [item]));
   }, z.array(Id).min(minItems));
 
-/** Spec §9: buildings, floors and rooms are listed 50 at a time. */
+/** Behaviour §9: buildings, floors and rooms are listed 50 at a time. */
 const ROOMS_PAGE = 50;
 
 /** A point in metres on a floor's map frame. */
@@ -27,7 +27,7 @@ export type MapPose = z.infer<typeof MapPose>;
 export const Building = z.object({ building_id: Id, building_name: z.string() });
 export type Building = z.infer<typeof Building>;
 
-/** Spec §3 floor_id and floor_name, plus the building it belongs to and its level (for ordering). */
+/** Behaviour §3 floor_id and floor_name, plus the building it belongs to and its level (for ordering). */
 export const Floor = z.object({
   floor_id: Id,
   floor_name: z.string(),
@@ -36,7 +36,7 @@ export const Floor = z.object({
 });
 export type Floor = z.infer<typeof Floor>;
 
-/** Spec §3 room, plus where it is and its readiness (the job editor and the ready toggle need both). */
+/** Behaviour §3 room, plus where it is and its readiness (the job editor and the ready toggle need both). */
 export const Room = z.object({
   room_id: Id,
   room_name: z.string(),
@@ -50,7 +50,7 @@ export const Room = z.object({
 export type Room = z.infer<typeof Room>;
 
 /**
- * Spec §7 "rooms and users lists in data": buildings, floors and rooms lists all reply `{ data: [...] }`,
+ * Behaviour §7 "rooms and users lists in data": buildings, floors and rooms lists all reply `{ data: [...] }`,
  * paginated by `offset` and `limit`.
  */
 const dataList = <T extends z.ZodType>(item: T) => z.object({ data: z.array(item) });
@@ -72,7 +72,7 @@ export const MapRoom = z.object({
 export type MapRoom = z.infer<typeof MapRoom>;
 
 /**
- * Where a floor's plan lies (DESIGN.md "Maps"): the plan is `width`×`height` pixels of `resolution` metres;
+ * Where a floor's plan lies (behaviour §3, map metadata): the plan is `width`×`height` pixels of `resolution` metres;
  * `origin` is the metre position of the plan's bottom-left pixel. Kept with the floor as it is sent.
  */
 export const MapFrame = z.object({
@@ -99,7 +99,7 @@ export type RoomReadinessList = z.infer<typeof RoomReadinessList>;
 export const RoomReadinessUpdate = z.object({ rooms: z.array(RoomReadiness).min(1) });
 export type RoomReadinessUpdate = z.infer<typeof RoomReadinessUpdate>;
 
-/** Spec §7 "group rooms read from the first element's rooms field": one element per requested group. */
+/** Behaviour §7 "group rooms read from the first element's rooms field": one element per requested group. */
 export const GroupRooms = z.object({ groupId: Id, group: z.string(), rooms: z.array(Room) });
 export type GroupRooms = z.infer<typeof GroupRooms>;
 export const GroupRoomsList = dataList(GroupRooms);

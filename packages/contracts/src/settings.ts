@@ -1,9 +1,9 @@
-// Contracts of the settings backend (spec §3, §7).
+// Contracts of the settings backend (behaviour §3, §7).
 import { z } from 'zod';
 import { Text } from './common.ts';
 import { defineRoute } from './route.ts';
 
-/** Spec §3 "languages as [name, id] pairs"; the interface languages of spec §1 (en is the fallback). */
+/** Behaviour §3 "languages as [name, id] pairs"; the interface languages of behaviour §1 (en is the fallback). */
 export const LanguageOption = z.tuple([z.string(), z.string()]);
 export type LanguageOption = z.infer<typeof LanguageOption>;
 export const LANGUAGES = [
@@ -12,7 +12,7 @@ export const LANGUAGES = [
   ['Svenska', 'se'],
 ] as const satisfies readonly (readonly [string, string])[];
 
-/** Spec §3 "timezones as [name, offset] pairs": an IANA name and its current UTC offset, e.g. "+02:00". */
+/** Behaviour §3 "timezones as [name, offset] pairs": an IANA name and its current UTC offset, e.g. "+02:00". */
 export const TimezoneOption = z.tuple([z.string(), z.string().regex(/^[+-]\d{2}:\d{2}$/)]);
 export type TimezoneOption = z.infer<typeof TimezoneOption>;
 
@@ -32,7 +32,7 @@ export const SETTINGS_MESSAGES = {
 } as const;
 
 /**
- * Language ids are accepted in any case and stored uppercase, as the spec's session-user default "EN" shows.
+ * Language ids are accepted in any case and stored uppercase, as the session user's default "EN" of behaviour §3 shows.
  */
 export const StoredLanguage = z.enum(['EN', 'FI', 'SE']);
 export type StoredLanguage = z.infer<typeof StoredLanguage>;

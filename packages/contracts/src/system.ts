@@ -7,7 +7,7 @@ export const RuntimeConfig = z.object({
   clientId: z.string(),
   /** Base address of the identity provider; realms live at `${identity}/realms/{organization}`. */
   identity: z.string(),
-  /** Base address of each backend of spec §7. */
+  /** Base address of each backend of behaviour §7. */
   backends: z.object({
     jobs: z.string(),
     action: z.string(),

@@ -1,11 +1,11 @@
-// Contracts of the users backend (spec §3, §7).
+// Contracts of the users backend (behaviour §3, §7).
 import { z } from 'zod';
 import { Id, Text } from './common.ts';
 import { DeletedIds, Group, GroupUser } from './groups.ts';
 import { RESTRICTED_ROLES, Role } from './roles.ts';
 import { defineRoute } from './route.ts';
 
-/** Spec §3 user (id, username) with the directory fields the admin screens show: name, email, roles, groups. */
+/** Behaviour §3 user (id, username) with the directory fields the admin screens show: name, email, roles, groups. */
 export const User = z.object({
   id: Id,
   username: z.string(),
@@ -18,17 +18,17 @@ export const User = z.object({
 });
 export type User = z.infer<typeof User>;
 
-/** Spec §7: "users lists in data". */
+/** Behaviour §7: "users lists in data". */
 export const UserList = z.object({ data: z.array(User) });
 export type UserList = z.infer<typeof UserList>;
 
-/** Spec §3 language default, stored uppercase. */
+/** Behaviour §3 language default, stored uppercase. */
 export const DEFAULT_LANGUAGE = 'EN';
-/** Spec §3 timezone default. */
+/** Behaviour §3 timezone default. */
 export const DEFAULT_TIMEZONE = 'Europe/Helsinki';
 
 /**
- * Spec §3 session user, the reply of GET /user/my-profile. Roles are those of the presented token (what the
+ * Behaviour §3 session user, the reply of GET /user/my-profile. Roles are those of the presented token (what the
  * API enforces for this session); names, language, timezone and groups (names) are the directory's current
  * values, so a settings save shows at once. `given_name`/`family_name` are Keycloak's claim names.
  */
@@ -45,7 +45,7 @@ export const SessionUser = z.object({
   groups: z.array(z.string()),
   username: z.string(),
   realm: z.string(),
-  /** Beyond the spec: an admin set this user's password; the console asks for a new one before anything else. */
+  /** An admin set this user's password; the console asks for a new one before anything else. */
   must_change_password: z.boolean().default(false),
 });
 export type SessionUser = z.infer<typeof SessionUser>;
@@ -53,7 +53,7 @@ export type SessionUser = z.infer<typeof SessionUser>;
 export const Username = z.object({ username: z.string() });
 export type Username = z.infer<typeof Username>;
 
-/** Spec §5 "Add user" rules and messages (keys addUser.firstNameError … passwordError). */
+/** Behaviour §5 "Add user" rules and messages (keys addUser.firstNameError … passwordError). */
 export const USER_MESSAGES = {
   firstName: 'First name is required',
   lastName: 'Last name is required',
@@ -63,8 +63,8 @@ export const USER_MESSAGES = {
 export const PASSWORD_MIN_LENGTH = 8;
 
 /**
- * A new password, wherever one is set (a new user, a reset by mail, an admin's, the user's own change): the spec's
- * rule (§5, §9: at least 8 characters). Not trimmed: spaces may be part of a password. 1024 bounds the hashing work
+ * A new password, wherever one is set (a new user, a reset by mail, an admin's, the user's own change): the rule of
+ * behaviour §5 and §9 (at least 8 characters). Not trimmed: spaces may be part of a password. 1024 bounds the hashing work
  * an anonymous body can cause.
  */
 export const NewPassword = Text({ error: USER_MESSAGES.password }).min(PASSWORD_MIN_LENGTH, USER_MESSAGES.password).max(1024);
@@ -79,8 +79,8 @@ export const EmailInput = Text({ error: USER_MESSAGES.email })
 export const NEW_USER_DEFAULT_ROLE = 'done-teleoperator' satisfies Role;
 
 /**
- * Spec §3 create payload (firstName, lastName, email, password). The new user signs in with their email
- * (lowercased) as username. Beyond the spec, optional: `role` (done-teleoperator when left out; done-superadmin
+ * Behaviour §3 create payload (firstName, lastName, email, password). The new user signs in with their email
+ * (lowercased) as username. Optional: `role` (done-teleoperator when left out; done-superadmin
  * only when the caller is one) and `groupIds`, groups of the organization the user joins at once.
  */
 export const CreateUserInput = z.object({
@@ -107,7 +107,7 @@ export const listUsers = defineRoute({
 export const getMyProfile = defineRoute({
   method: 'GET',
   path: '/user/my-profile',
-  summary: 'The signed-in user (spec §3 session user)',
+  summary: 'The signed-in user (behaviour §3 session user)',
   tags: ['users'],
   response: { 200: SessionUser },
 });
@@ -146,7 +146,7 @@ export const deleteUser = defineRoute({
 export const GroupUserIds = z.array(Id).min(1, 'At least one user id is required').max(1000);
 
 /**
- * Spec §7 leaves the paths of the add/remove group user calls unshown; these are ours. Both reply the group's
+ * The add/remove group user calls of behaviour §7, paths of our own. Both reply the group's
  * members after the change, the shape of GET /group/group/{id}/users, so the client can reconcile its lists.
  */
 export const addUsersToGroup = defineRoute({
@@ -163,7 +163,7 @@ export const addUsersToGroup = defineRoute({
 export const removeUserFromGroup = defineRoute({
   method: 'DELETE',
   path: '/user/delete/group/:user_id/:groupId',
-  summary: 'Remove a user from a group. Spec §7 sends it "with body": a body is accepted and ignored',
+  summary: 'Remove a user from a group. Clients may send it with a body (behaviour §7): a body is accepted and ignored',
   tags: ['users', 'groups'],
   params: z.object({ user_id: Id, groupId: Id }),
   response: { 200: z.array(GroupUser) },

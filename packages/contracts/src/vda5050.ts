@@ -242,7 +242,7 @@ export const VdaInstantAction = {
 
 /**
  * A robot's question to the operator travels as an information entry of this type with references
- * prompt_id, button (one of spec §3's action button texts) and room_id.
+ * prompt_id, button (one of behaviour §3's action button texts) and room_id.
  */
 export const UVD_PROMPT_INFO_TYPE = 'uvd_operator_prompt';
 
@@ -259,7 +259,7 @@ export const UVD_DOSE_INFO_TYPE = 'uvd_dose_delivered';
 export const DisinfectFailure = z.enum(['not_ready', 'not_reached', 'aborted']);
 export type DisinfectFailure = z.infer<typeof DisinfectFailure>;
 
-/** Spec §3 robot modes from VDA 5050 operating modes; offline comes from the connection topic. */
+/** Behaviour §3 robot modes from VDA 5050 operating modes; offline comes from the connection topic. */
 export const modeFromOperatingMode = (mode: OperatingMode): RobotMode =>
   ({
     AUTOMATIC: RobotMode.autonomous,

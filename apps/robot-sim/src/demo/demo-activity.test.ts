@@ -116,7 +116,7 @@ describe('demo activity (through the API)', () => {
     // real start is started_at.
     expect(new Date(first.start_time).getUTCSeconds()).toBe(0);
     if (first.status !== 'Scheduled') expect(Date.parse(first.started_at ?? '')).toBeGreaterThanOrEqual(Date.parse(first.created_at));
-    // Named as the console names a job (spec §5), with the start time on the admin's clock, not UTC's.
+    // Named as the console names a job (behaviour §5), with the start time on the admin's clock, not UTC's.
     expect(first.name).toBe(`Test ${wallClockText(first.start_time, 'America/New_York')}`);
 
     const completed = await waitUntil(

@@ -278,7 +278,7 @@ export function startDemoActivity(api: ApiClient, options: DemoActivityOptions):
       : undefined;
     const when = new Date(Date.now() + startLeadMs);
     const input: JobInput = {
-      // The console's default name (spec §5), with the start time on the signed-in admin's clock: the console
+      // The console's default name (behaviour §5), with the start time on the signed-in admin's clock: the console
       // shows start times in the user's timezone, so a name in UTC would contradict the start time beside it.
       name: defaultJobName(admin.given_name, when, admin.timezone),
       notes: notReady ? NOT_READY_NOTES : DEMO_NOTES,

@@ -8,13 +8,13 @@ import { idempotencyKey, idempotent } from '../lib/idempotency.ts';
 import { registerRoute } from '../lib/route.ts';
 import * as repository from './repository.ts';
 
-/** The actions backend (spec §7): the robot's questions to the operator and the operator's answers (the stream: live/streams.ts). */
+/** The actions backend (behaviour §7): the robot's questions to the operator and the operator's answers (the stream: live/streams.ts). */
 export const actionsRoutes: FastifyPluginAsync<AppContext> = async (app, ctx) => {
   registerRoute(app, getAction, async ({ query, principal, reply }) => {
     if (!(await repository.jobVisible(ctx.db, principal, query.job_id))) throw notFound('Job');
     const row = await repository.openAction(ctx.db, principal.orgId, query.job_id);
     if (!row) {
-      // Spec §7: 204 means no action.
+      // Behaviour §7: 204 means no action.
       void reply.code(204).send();
       return null;
     }

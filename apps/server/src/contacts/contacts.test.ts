@@ -65,7 +65,7 @@ describe('POST /api/contact/admin/profile/contacts', () => {
     expect(list.data.payload).toEqual([contact]);
   });
 
-  it('answers 400 with the spec messages naming the field, and writes nothing', async () => {
+  it('answers 400 with the documented messages (behaviour §5) naming the field, and writes nothing', async () => {
     const org = await server.createOrg();
     const admin = await server.createUser(org, ['done-admin']);
     const cases: [Record<string, unknown>, string, string][] = [

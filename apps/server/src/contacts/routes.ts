@@ -5,7 +5,7 @@ import { notFound } from '../lib/http-error.ts';
 import { registerRoute } from '../lib/route.ts';
 import * as repo from './repository.ts';
 
-/** The contacts backend (spec §7): one list under two paths, the admin one for the dashboard. */
+/** The contacts backend (behaviour §7): one list under two paths, the admin one for the dashboard. */
 export const contactsRoutes: FastifyPluginAsync<AppContext> = async (app, ctx) => {
   registerRoute(app, listContacts, async ({ principal }) => ({
     data: { payload: await repo.listContacts(ctx.db, principal.orgId) },

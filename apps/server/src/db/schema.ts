@@ -279,7 +279,7 @@ export const robots = pgTable(
     /** disinfection robots run jobs, delivery robots carry deliveries (never both). */
     kind: text('kind').$type<RobotKind>().notNull().default('disinfection'),
     status: text('status').$type<RobotStatus>().notNull().default('idle'),
-    mode: integer('mode').$type<RobotMode>().notNull().default(0), // spec §3: 0 Offline … 4 Maintenance
+    mode: integer('mode').$type<RobotMode>().notNull().default(0), // behaviour §3: 0 Offline … 4 Maintenance
     battery: real('battery').notNull().default(0),
     chargingStatus: integer('charging_status').notNull().default(0),
     signal: integer('signal').notNull().default(-1),
@@ -333,7 +333,7 @@ export const jobs = pgTable(
     name: text('name').notNull(),
     notes: text('notes').notNull().default(''),
     status: text('status').$type<JobStatus>().notNull().default('Scheduled'),
-    /** While Running: disinfecting or paused (spec §4). */
+    /** While Running: disinfecting or paused (behaviour §4). */
     activeState: text('active_state').$type<JobActiveState>(),
     startTime: timestamp('start_time', { withTimezone: true }).notNull(),
     startNow: boolean('start_now').notNull().default(false),
@@ -399,7 +399,7 @@ export interface StoredLogDose {
 /** A logged room as stored: logs written before migration 0007 have no `dose_received`. */
 export type StoredLoggedRoom = Omit<LoggedRoom, 'dose_received'> & { dose_received?: number | null };
 
-/** A finished job, kept as the proof of what was disinfected (spec §3 log entry). Keyed by the job id. */
+/** A finished job, kept as the proof of what was disinfected (behaviour §3 log entry). Keyed by the job id. */
 export const logs = pgTable(
   'logs',
   {
@@ -497,7 +497,7 @@ export const lampIntervals = pgTable(
 );
 
 /**
- * A robot's question to the operator (spec "action"): button text of spec §3 (wait_to_enter, …). It travels
+ * A robot's question to the operator (an "action" of behaviour §3): button text of behaviour §3 (wait_to_enter, …). It travels
  * from the robot as VDA 5050 information and the decision goes back as an instant action.
  */
 export const actions = pgTable(
@@ -586,7 +586,7 @@ export const robotCommands = pgTable(
 
 /**
  * A delivery from a pickup room to a drop-off room. Queued deliveries wait for the dispatcher (robot_id null); a
- * dispatched one is a VDA 5050 order whose orderId is the delivery id. Status is spec §3's 0–6.
+ * dispatched one is a VDA 5050 order whose orderId is the delivery id. Status is behaviour §3's 0–6.
  */
 export const deliveries = pgTable(
   'deliveries',
@@ -696,7 +696,7 @@ export const contacts = pgTable(
   (t) => [index('contacts_org').on(t.orgId, t.name)],
 );
 
-/** Push subscriptions of a device token to a topic (spec §7 notifications). */
+/** Push subscriptions of a device token to a topic (behaviour §7 notifications). */
 export const deviceSubscriptions = pgTable(
   'device_subscriptions',
   {

@@ -192,7 +192,7 @@ function requestArbitrary(entry: RouteTableEntry): fc.Arbitrary<Omit<RouteReques
   }));
 }
 
-// The token endpoint records failed logins (brute-force protection, DESIGN.md "Identity"): a refused grant
+// The token endpoint records failed logins (brute-force protection, behaviour §7 "Identity provider"): a refused grant
 // writes by design.
 const WRITES_WHEN_REFUSED: Record<string, readonly string[]> = { identity: ['users', 'sessions', 'refresh_tokens'] };
 

@@ -134,7 +134,7 @@ describe('POST /api/group/create', () => {
     expect(Groups.parse(list.body)).toEqual([group]);
   });
 
-  it('answers 400 with the spec message when the name is empty after trim, or missing', async () => {
+  it('answers 400 with the documented message (behaviour §5) when the name is empty after trim, or missing', async () => {
     const org = await server.createOrg();
     const admin = await server.createUser(org, ['done-admin']);
     for (const body of [{ name: '   ' }, {}]) {

@@ -10,7 +10,7 @@ import * as repo from './repository.ts';
 
 const nameTaken = (name: string) => conflict(`A group named "${name}" already exists.`, undefined, { field: 'name' });
 
-/** The groups backend (spec §7). */
+/** The groups backend (behaviour §7). */
 export const groupsRoutes: FastifyPluginAsync<AppContext> = async (app, ctx) => {
   registerRoute(app, listGroups, async ({ principal }) =>
     seesEverything(principal)

@@ -148,7 +148,7 @@ describe('password grant', () => {
     expect(TokenResponse.parse(response.body).id_token).toBeUndefined();
   });
 
-  it('starts an offline session with the long lifetime for ?scope=offline_access (spec §7)', async () => {
+  it('starts an offline session with the long lifetime for ?scope=offline_access (behaviour §7)', async () => {
     const orgId = await server.createOrg();
     const user = await server.createUser(orgId, ['done-teleoperator']);
     const form = { grant_type: 'password', client_id: CLIENT_ID, username: user.username, password: user.password, scope: 'openid' };
@@ -440,7 +440,7 @@ describe('revoke and logout', () => {
     expect(OAuthError.parse(noToken.body)).toMatchObject({ error: 'invalid_request', error_description: expect.stringMatching(/token/) as string });
   });
 
-  it('logout with bearer and refresh token (spec §7) ends the session: 204', async () => {
+  it('logout with bearer and refresh token (behaviour §7) ends the session: 204', async () => {
     const orgId = await server.createOrg();
     const user = await server.createUser(orgId, ['done-teleoperator']);
     const config = await discover(orgId);

@@ -179,7 +179,7 @@ describe('with an external identity provider (IDP_ISSUER_BASE), whose users need
   });
 });
 
-// Two server processes on one PostgreSQL (DESIGN.md): a deletion through one must end the streams on the other.
+// Two server processes on one PostgreSQL (docs/architecture.md#decisions): a deletion through one must end the streams on the other.
 describe.skipIf(testEngine() !== 'postgres')('across server processes (needs TEST_DATABASE_URL)', () => {
   let databaseB: Database;
   let processB: App;

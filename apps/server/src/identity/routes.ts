@@ -1,5 +1,5 @@
 /**
- * The identity backend (spec §7, DESIGN.md "Identity"): a Keycloak-compatible subset per realm (= organization)
+ * The identity backend (behaviour §7, docs/architecture.md#identity): a Keycloak-compatible subset per realm (= organization)
  * under /idp/realms/{organization}: discovery, JWKS, the token endpoint (password and refresh_token grants),
  * RFC 7009 revocation, logout and userinfo. Replies and errors follow OAuth 2.0 / OIDC, not the API's shape.
  */
@@ -94,7 +94,7 @@ function identityRoute<R extends RouteContract>(
   });
 }
 
-/** Scopes granted: those requested in the form and in the query (spec §7 sends offline_access there). */
+/** Scopes granted: those requested in the form and in the query (behaviour §7 sends offline_access there). */
 export function grantedScopes(...requested: (string | undefined)[]): Scope[] {
   const asked = new Set(requested.flatMap((scope) => scope?.split(/\s+/) ?? []));
   // Keycloak's default client scopes: profile and email are always granted.
@@ -374,7 +374,7 @@ export const identityRoutes: FastifyPluginAsync<AppContext> = async (app, ctx) =
       userinfo_endpoint: `${oidc}/userinfo`,
       jwks_uri: `${oidc}/certs`,
       grant_types_supported: ['password', 'refresh_token'],
-      // No browser flows: the console signs in with the password grant (spec §7).
+      // No browser flows: the console signs in with the password grant (behaviour §7).
       response_types_supported: [],
       subject_types_supported: ['public'],
       id_token_signing_alg_values_supported: [SIGNING_ALG],

@@ -1,5 +1,5 @@
 /**
- * The server's rules for a job input (spec §5), checked before anything is written:
+ * The server's rules for a job input (behaviour §5), checked before anything is written:
  * rooms listed once each, numbered 0..n-1, visible to the caller, on the robot's floor, with offered doses.
  */
 import { and, eq, inArray } from 'drizzle-orm';
@@ -37,7 +37,7 @@ export async function findRobot(executor: Executor, principal: Principal, robotI
   return robot;
 }
 
-/** `start_time` with seconds and milliseconds forced to 0 (spec §3). */
+/** `start_time` with seconds and milliseconds forced to 0 (behaviour §3). */
 export function startMinute(startTime: string): Date {
   const date = new Date(startTime);
   date.setUTCSeconds(0, 0);

@@ -156,7 +156,7 @@ describe('POST /jobs/jobs/{robotId}', () => {
     expect(expectError(startingNow, 409).error).toBe(CommandRefusal.robotOffline);
   });
 
-  it('refuses a duplicate room with the spec message', async () => {
+  it('refuses a duplicate room with the documented message (behaviour §5)', async () => {
     const w = await world();
     const body = input([room(w, 0), room(w, 0)]);
     const response = await server.request('POST', `/api/jobs/jobs/${robotOf(w)}`, { token: w.admin.token, body });
@@ -346,7 +346,7 @@ describe('GET /jobs/v2/jobs', () => {
     expect(list.payload.map((job) => job.name)).toEqual(['job 0', 'job 1']);
     const second = JobList.parse((await server.request('GET', '/api/jobs/v2/jobs', { token: w.admin.token, query: { limit: 2, offset: 2 } })).body);
     expect(second.payload.map((job) => job.name)).toEqual(['job 3']);
-    // Every listed job survives spec §4's live rule: none is performed.
+    // Every listed job survives behaviour §4's live rule: none is performed.
     expect([...list.payload, ...second.payload].every((job) => !job.performed)).toBe(true);
   });
 

@@ -105,7 +105,7 @@ export async function filterTimeZone(executor: Executor, principal: Principal, f
 }
 
 /**
- * Above this many matches the lists stop counting exactly (spec §9 pages are 5 to 50 rows, so nobody pages
+ * Above this many matches the lists stop counting exactly (behaviour §9 pages are 5 to 50 rows, so nobody pages
  * through this far) and answer the planner's estimate instead, never below the cap: an exact count over a
  * million rows costs tens of milliseconds on every page, the estimate about a tenth of one.
  */

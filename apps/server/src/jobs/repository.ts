@@ -1,6 +1,6 @@
 /**
  * SQL of the jobs backend. Every query filters on the caller's organization, and for a done-teleoperator on
- * the robots of their groups (DESIGN.md "Tenancy and visibility").
+ * the robots of their groups (behaviour §6).
  */
 import { and, asc, eq, getTableColumns, inArray, sql, type SQL } from 'drizzle-orm';
 import { Job, JobCompletionStatus, JobRoom, NotStartedReason, type JobListQuery, type ListFilterQuery } from '@uvd/contracts';

@@ -13,7 +13,7 @@ import * as repository from './repository.ts';
 
 const jobRunning = () => conflict('The job is running; stop it before changing or deleting it.', ErrorCode.jobRunning);
 
-/** The jobs backend (spec §7). Every change publishes a `job_change` event in its own transaction. */
+/** The jobs backend (behaviour §7). Every change publishes a `job_change` event in its own transaction. */
 export const jobsRoutes: FastifyPluginAsync<AppContext> = async (app, ctx) => {
   const publish = (tx: Tx, principal: Principal, jobId: string, payload: Job | { job_id: string; deleted: true }) =>
     ctx.bus.publish({ orgId: principal.orgId, stream: 'jobs', key: jobId, type: 'job_change', payload }, tx);

@@ -1,6 +1,6 @@
 /**
  * Checks that ids named in a request belong to the caller's organization. An id of another organization is
- * as unknown as a made-up one: 404, never 403 (DESIGN.md "Tenancy").
+ * as unknown as a made-up one: 404, never 403 (behaviour §6).
  */
 import { and, eq, inArray } from 'drizzle-orm';
 import type { Executor } from '../db/client.ts';

@@ -1,5 +1,5 @@
 /**
- * Who sees what inside an organization (DESIGN.md "Tenancy and visibility"): the restricted roles see
+ * Who sees what inside an organization (behaviour §6): the restricted roles see
  * everything of their organization; a done-teleoperator sees the robots and rooms of their groups, and the
  * jobs and logs of those robots. Every query also filters on `principal.orgId`.
  */

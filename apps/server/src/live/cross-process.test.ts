@@ -9,7 +9,7 @@ import { testEngine } from '../testing/test-database.ts';
 
 const STREAM = '/api/jobs/v2/jobs/stream';
 
-// Two server processes share one PostgreSQL database behind a load balancer (DESIGN.md): each is a separate
+// Two server processes share one PostgreSQL database behind a load balancer (docs/architecture.md#decisions): each is a separate
 // app with its own connection pool and LISTEN connection, as a second process would have.
 describe.skipIf(testEngine() !== 'postgres')('live events across server processes (needs TEST_DATABASE_URL)', () => {
   let processA: TestServer;

@@ -1,4 +1,4 @@
-/** The live streams of spec §7 and the upkeep of their event log. */
+/** The live streams of behaviour §7 and the upkeep of their event log. */
 import type { FastifyPluginAsync } from 'fastify';
 import type { AppContext } from '../context.ts';
 import { schedulePruning } from './pruning.ts';

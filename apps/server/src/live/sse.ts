@@ -1,5 +1,5 @@
 /**
- * Server-sent event streams over the event bus, shared by every live stream of spec §7 (jobs, actions,
+ * Server-sent event streams over the event bus, shared by every live stream of behaviour §7 (jobs, actions,
  * robots). A stream is a contract plus three decisions: which bus stream it reads, which keys the client
  * listed, and whether the caller may see an event. Everything else is here: the bearer check (the auth
  * plugin, as for any route), replay after Last-Event-ID, heartbeats, dropping clients that stop reading, and

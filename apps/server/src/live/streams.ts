@@ -1,5 +1,5 @@
 /**
- * The three live streams of spec §7, declared in one place: for each, its route contract, the bus stream it
+ * The three live streams of behaviour §7, declared in one place: for each, its route contract, the bus stream it
  * reads, the event types it carries to clients, the keys a client lists, and which robot an event concerns
  * (who may see that robot may see the event). `sse.ts` does the rest (replay, heartbeats, slow clients).
  *
@@ -145,7 +145,7 @@ function deliveryAuthorizer(db: Executor, types: readonly string[]): (event: Liv
 
 const DELIVERY_STREAM_TYPES = ['delivery_change', DELIVERY_HANDOFF_LOCKED_EVENT, DELIVERY_ESCALATED_EVENT];
 
-/** The declarations, in spec §7's order. */
+/** The declarations, in behaviour §7's order. */
 export const liveStreams = (db: Executor): readonly LiveStream[] => [
     /**
      * `GET /jobs/v2/jobs/stream?job_list=…`: job_change of the listed jobs, or of every job the caller may see
@@ -212,7 +212,7 @@ function authorizer<R extends RouteContract>(
   };
 }
 
-/** Registers every live stream of spec §7. */
+/** Registers every live stream of behaviour §7. */
 export function registerLiveStreams(app: FastifyInstance, context: AppContext): void {
   for (const declared of liveStreams(context.db)) declared.register(app, context);
 }

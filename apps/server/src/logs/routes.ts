@@ -6,7 +6,7 @@ import { HttpError, notFound } from '../lib/http-error.ts';
 import { registerRoute } from '../lib/route.ts';
 import * as repository from './repository.ts';
 
-/** The logs backend (spec §7), plus the notes edit the logs list offers. */
+/** The logs backend (behaviour §7), plus the notes edit the logs list offers. */
 export const logsRoutes: FastifyPluginAsync<AppContext> = async (app, ctx) => {
   registerRoute(app, listLogs, async ({ query, principal }) => {
     const { count, rows } = await repository.listLogs(ctx.db, principal, query);

@@ -1,5 +1,5 @@
 /**
- * What a device token may be (spec §7 token): a Web Push subscription whose endpoint is a browser vendor's push
+ * What a device token may be (behaviour §7 token): a Web Push subscription whose endpoint is a browser vendor's push
  * service (or a host the deployment allows with PUSH_ENDPOINT_HOSTS), or a native token for FCM. Stored in one
  * canonical form, so the same subscription sent with its keys in another order is the same device.
  */

@@ -2,7 +2,7 @@
  * Fan-out: a due push event becomes one delivery per device that may receive it, in one transaction, so every
  * device gets it once however many processes run this (rows are claimed with SKIP LOCKED).
  *
- * Who receives (spec §7 topics, DESIGN.md tenancy): devices subscribed on their user's topic or their
+ * Who receives (behaviour §7 topics, behaviour §6 visibility): devices subscribed on their user's topic or their
  * organization's, of enabled users of the event's organization who may see its robot: the restricted roles, or a
  * member of a group that holds the robot. An escalation goes to the restricted roles only. A device subscribed
  * on both topics is one device. Texts follow each recipient's language and timezone.
@@ -87,7 +87,7 @@ function messageFor(
   const language = languageOf(recipient.language);
   const texts = pushTexts(pushFacts, language, recipient.timezone);
   const isPrompt = (kind === 'prompt' || kind === 'prompt_escalation') && event.actionId !== null;
-  // Spec §3: a job push is about its job (opens /job/{id}); a battery push about its robot (its place on the map).
+  // Behaviour §3: a job push is about its job (opens /job/{id}); a battery push about its robot (its place on the map).
   const jobId = kind === 'battery_low' ? null : event.jobId;
   return {
     title: texts.title,

@@ -4,7 +4,7 @@
  * to `https://fcm.googleapis.com/v1/projects/{project_id}/messages:send`.
  *
  * Android shows the `notification` part itself while the app is in the background; the `data` part carries the
- * whole push message (spec §3) as strings for the app to read back with `fromFcmData`. iOS gets the same through
+ * whole push message (behaviour §3) as strings for the app to read back with `fromFcmData`. iOS gets the same through
  * FCM's APNs bridge; the PROMPT category is what gives a prompt its Confirm and Skip buttons there.
  */
 import { randomUUID } from 'node:crypto';

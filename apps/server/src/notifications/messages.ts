@@ -145,7 +145,7 @@ const se: Texts = {
 
 const catalogue: Record<Language, Texts> = { en, fi, se };
 
-/** Stored settings say EN, FI or SE (spec §3 session user: language default EN). */
+/** Stored settings say EN, FI or SE (behaviour §3 session user: language default EN). */
 export const languageOf = (stored: string): Language => {
   const lower = stored.toLowerCase();
   return lower === 'fi' || lower === 'se' ? lower : 'en';

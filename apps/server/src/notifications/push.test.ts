@@ -208,7 +208,7 @@ describe('delivery', () => {
   });
 });
 
-describe('subscriptions (spec §7 token: the PushSubscription JSON)', () => {
+describe('subscriptions (behaviour §7 token: the PushSubscription JSON)', () => {
   const bodyOf = (subscription: object, topic: string) => ({ token: JSON.stringify(subscription), topic });
 
   it('answers 400 naming the problem for a malformed token or an endpoint outside the allowed hosts, and stores nothing', async () => {

@@ -11,10 +11,10 @@ import * as repo from './repository.ts';
 
 const isUuid = (value: string) => Id.safeParse(value).success;
 
-/** Spec §7: a device listens on its user's topic (the token's sub) and on its organization's (the realm). */
+/** Behaviour §7: a device listens on its user's topic (the token's sub) and on its organization's (the realm). */
 const ownTopics = (principal: Principal): readonly string[] => [principal.sub, principal.orgId];
 
-/** The notifications backend (spec §7): the devices' subscriptions; sending is the worker's (worker.ts). */
+/** The notifications backend (behaviour §7): the devices' subscriptions; sending is the worker's (worker.ts). */
 export const notificationsRoutes: FastifyPluginAsync<AppContext> = async (app, ctx) => {
   /** The token in its stored form, or a 400 naming what is wrong with it (the field is `field`). */
   const storedToken = (token: string, field: 'token' | 'deviceToken', checkHost = false): string => {

@@ -1,4 +1,4 @@
-/** One error shape for every failure: `{ error, message, details? }` (DESIGN.md "Errors"). */
+/** One error shape for every failure: `{ error, message, details? }` (behaviour §8). */
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
 import { ErrorCode, type ApiError } from '@uvd/contracts';

@@ -22,7 +22,7 @@ const groupNames = async () => {
   return Group.array().parse(response.body).map((group) => group.name);
 };
 
-describe('anti-forgery (spec §9: cookie XSRF-TOKEN, header X-XSRF-TOKEN)', () => {
+describe('anti-forgery (behaviour §9: cookie XSRF-TOKEN, header X-XSRF-TOKEN)', () => {
   it('issues the XSRF-TOKEN cookie to a client that has none', async () => {
     const response = await server.request('GET', '/config.json');
     expect(response.headers.get('set-cookie')).toMatch(/^XSRF-TOKEN=[\w-]{20,}; Path=\/; SameSite=Strict/);

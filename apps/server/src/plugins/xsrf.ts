@@ -1,5 +1,5 @@
 /**
- * Anti-forgery, double-submit style (spec §9: cookie XSRF-TOKEN, header X-XSRF-TOKEN). The server issues the
+ * Anti-forgery, double-submit style (behaviour §9: cookie XSRF-TOKEN, header X-XSRF-TOKEN). The server issues the
  * cookie; a state-changing request that carries the cookie must echo it in the header. A client that sends no
  * cookie (a bearer-only API client) is not a browser riding on ambient credentials and passes.
  */

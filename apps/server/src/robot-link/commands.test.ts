@@ -199,7 +199,7 @@ describe('a finished job', () => {
     expect(LogEntry.parse((await server.request('GET', `/api/log/${job.job_id}`, { token })).body)).toEqual(logBefore);
   });
 
-  it("keeps its log's notes editable (spec §2), without touching the job", async () => {
+  it("keeps its log's notes editable (behaviour §2), without touching the job", async () => {
     const w = await executionWorld(server);
     const job = await finishedJob(w);
     const edited = await server.request('PATCH', `/api/log/${job.job_id}/notes`, { token: w.operator.token, body: { notes: 'Door 2 was locked' } });

@@ -1,6 +1,6 @@
 /**
  * What a robot is told, in one place: the check that a robot may be commanded, and the VDA 5050 instant
- * action of every command (spec §3 robot commands play/resume, pause, stop, home; a job's pause, resume and
+ * action of every command (behaviour §3 robot commands play/resume, pause, stop, home; a job's pause, resume and
  * stop; an operator's decision on a prompt). Orders are built in order.ts. Both are recorded in the outbox
  * (outbox.ts) by the transaction that decides them, and sent after it commits.
  */
@@ -20,7 +20,7 @@ export interface CommandedRobot {
 }
 
 /**
- * Spec §4: robot controls only when the robot is online and in Autonomous mode, refused with 409 `robot_offline`
+ * Behaviour §4: robot controls only when the robot is online and in Autonomous mode, refused with 409 `robot_offline`
  * or `robot_not_autonomous`. `mode` 'any' (a stop: it only turns the lamp off and cancels; an operator's answer
  * to the robot's own question) needs the robot online only: a robot in Manual or Semi-automatic mode with its
  * lamp on must still be stoppable.
@@ -82,7 +82,7 @@ export function checkMeaningful(fleet: Pick<Fleet, 'link'>, robot: CommandedRobo
   }
 }
 
-/** A command as it is told to the robot: a spec §3 robot command, or one of a job or a prompt. */
+/** A command as it is told to the robot: a behaviour §3 robot command, or one of a job or a prompt. */
 export type InstantCommand =
   | { kind: RobotCommand }
   | { kind: 'pause' | 'resume' | 'stop'; jobId: string }

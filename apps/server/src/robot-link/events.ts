@@ -28,7 +28,7 @@ import { isCancelActionOf, parseDisinfectActionId } from './order.ts';
 import type { RobotError } from './robot-fields.ts';
 import type { Pose } from '../db/schema.ts';
 
-/** The robot fields of spec §3 a state reports (floor, signal and connection are the gateway's to resolve). */
+/** The robot fields of behaviour §3 a state reports (floor, signal and connection are the gateway's to resolve). */
 export interface ReportedFields {
   battery: number;
   chargingStatus: 0 | 1;

@@ -20,7 +20,7 @@ export interface FleetRobot {
 /** What the gateway knows of a robot's link right now (the row may lag behind by a few seconds). */
 export interface RobotLink {
   online: boolean;
-  /** Spec §3 mode; 0 while offline. */
+  /** Behaviour §3 mode; 0 while offline. */
   mode: number;
   /** Silent for the stale interval (30 s by default) but not yet offline. */
   stale: boolean;

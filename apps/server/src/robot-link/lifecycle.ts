@@ -22,7 +22,7 @@ import type { ActionRow, ExecutionRobot, JobRow } from './repository.ts';
 type Context = Pick<AppContext, 'bus' | 'fleet'>;
 type BusContext = Pick<AppContext, 'bus'>;
 
-/** job_change with the job as the jobs list shows it (spec §4: the client replaces it by job_id). */
+/** job_change with the job as the jobs list shows it (behaviour §4: the client replaces it by job_id). */
 export async function publishJobChange(ctx: BusContext, tx: Tx, job: Pick<JobRow, 'id' | 'orgId'>): Promise<void> {
   const [payload] = await toJobs(tx, [job], { roomData: true });
   if (!payload) return;
@@ -30,7 +30,7 @@ export async function publishJobChange(ctx: BusContext, tx: Tx, job: Pick<JobRow
 }
 
 /**
- * Job events for the notifications service (spec §3 push type "job"): job_started, job_finished (completed or
+ * Job events for the notifications service (behaviour §3 push type "job"): job_started, job_finished (completed or
  * stopped by an operator) and job_failed, on the jobs stream beside job_change.
  */
 async function publishJobEvent(
@@ -57,7 +57,7 @@ export function actionChange(row: ActionRow): ActionChange {
     action_id: row.id,
     job_id: row.jobId,
     robot_id: row.robotId,
-    // Only spec §3 button texts are stored (promptsOf checks them); the fallback is never used.
+    // Only behaviour §3 button texts are stored (promptsOf checks them); the fallback is never used.
     button: { text: ActionButtonText.catch('wait').parse(row.buttonText), disabled: row.disabled },
     resolved: row.resolvedAt !== null,
   };

@@ -45,7 +45,7 @@ function roomState(current: RoomState, report: RoomReport | undefined, cancelled
 }
 
 /**
- * Spec-friendly completion statuses (as the demo history uses them): aborted when an operator stopped the job
+ * The completion statuses of behaviour §4 (as the demo history uses them): aborted when an operator stopped the job
  * (`cancelled`) or a room's disinfection was interrupted, failed when the robot could not reach a room, else
  * completed (a room skipped as not ready was the operator's decision, so the job still completed).
  */
@@ -77,7 +77,7 @@ export function reduceProgress(job: JobSnapshot, order: OrderReport): Progress |
   };
 }
 
-/** Spec §3 logged room states: done, not_ready, aborted (its lamp ran and was interrupted), else not_reached. */
+/** Behaviour §3 logged room states: done, not_ready, aborted (its lamp ran and was interrupted), else not_reached. */
 export const loggedRoomState = (state: RoomState): LoggedRoomState =>
   state === 'done' || state === 'not_ready' || state === 'aborted' ? state : 'not_reached';
 

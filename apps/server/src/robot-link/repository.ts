@@ -198,7 +198,7 @@ async function loggedPrompts(executor: Executor, jobId: string): Promise<LoggedP
     .orderBy(asc(actions.createdAt));
   return rows.map(({ action, roomName }) => ({
     action_id: action.id,
-    // Only spec §3 button texts and sources are stored; the fallbacks are never used.
+    // Only behaviour §3 button texts and sources are stored; the fallbacks are never used.
     button: ActionButtonText.catch('wait').parse(action.buttonText),
     room_name: roomName,
     asked_at: action.createdAt.toISOString(),
@@ -429,7 +429,7 @@ export async function closeLampIntervals(executor: Executor, jobId: string, at: 
 }
 
 /**
- * Writes the log of a job that ended (spec §3 log entry) and moves the recorded path into it. The job row
+ * Writes the log of a job that ended (behaviour §3 log entry) and moves the recorded path into it. The job row
  * must be locked and already hold its end.
  */
 export async function writeLog(executor: Executor, job: JobRow, robotName: string, reason: NotStartedReason | null = null): Promise<void> {

@@ -1,5 +1,5 @@
 /**
- * The robot fields of spec §3 as the gateway keeps them (what a state reports is read in events.ts), and which
+ * The robot fields of behaviour §3 as the gateway keeps them (what a state reports is read in events.ts), and which
  * changes are worth an event or a database write. Telemetry arrives at 1 Hz per robot: events go out for every
  * visible change, rows are written only when something a reader would notice changed (see `needsWrite`).
  */
@@ -30,7 +30,7 @@ export const poseMoved = (a: Pose | null, b: Pose | null): boolean => {
 
 const sameErrors = (a: readonly RobotError[], b: readonly RobotError[]) => JSON.stringify(a) === JSON.stringify(b);
 
-/** One robot_update per field that changed from `before` to `after` (spec §4: one named field per event). */
+/** One robot_update per field that changed from `before` to `after` (behaviour §4: one named field per event). */
 export function updatesBetween(robotId: string, before: RobotFields, after: RobotFields): RobotUpdate[] {
   const updates: RobotUpdate[] = [];
   if (

@@ -26,7 +26,7 @@ const JOB_EVENT_OF: Readonly<Record<RobotCommand, Extract<JobEventKind, 'paused'
 };
 
 /**
- * The commands of the robot link (spec §7): POST /command/{robot_id} (play/resume, pause, stop, home),
+ * The commands of the robot link (behaviour §7): POST /command/{robot_id} (play/resume, pause, stop, home),
  * POST /jobs/job/start and POST /command/job/{job_id}. Each runs in one transaction: refusals (robot offline,
  * not Autonomous but for a stop, busy, job state, a robot command that would change nothing) are decided first; then the change and the robot's command (recorded in
  * the outbox) commit together, and the command is sent after the commit. An Idempotency-Key makes a retried

@@ -74,7 +74,7 @@ const toRobot = (row: RobotRow): StoredRobot => ({
   last_seen: row.lastSeenAt ? row.lastSeenAt.toISOString() : null,
 });
 
-// Spec §2 "sorted by name ascending": as a person reads a list, so "alpha" comes before "Bravo".
+// Behaviour §2 "sorted by name ascending": as a person reads a list, so "alpha" comes before "Bravo".
 const byName = [asc(sql`lower(${robots.name})`), asc(robots.name), asc(robots.id)];
 
 /** The caller's organization, and for a teleoperator the robots of their groups. */

@@ -16,8 +16,8 @@ import { makeMqttCredentials } from './mqtt-credentials.ts';
 import * as repository from './repository.ts';
 
 /**
- * The robots backend (spec §7): robot lists, robots on a floor, summary and group robots; and a robot's MQTT
- * login, which an admin makes anew (no such call in the spec: it is how robots join the fleet).
+ * The robots backend (behaviour §7): robot lists, robots on a floor, summary and group robots; and a robot's MQTT
+ * login, which an admin makes anew (it is how robots join the fleet).
  */
 export const robotsRoutes: FastifyPluginAsync<AppContext> = async (app, ctx) => {
   // Staleness is the gateway's live knowledge (a silent robot writes nothing), added to the stored rows.

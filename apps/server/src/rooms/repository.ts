@@ -155,7 +155,7 @@ export async function listGroupRooms(
     .where(and(eq(groups.orgId, principal.orgId), inArray(groups.id, unique)));
   if (found.length !== unique.length) throw notFound('Group');
   const names = new Map(found.map((group) => [group.id, group.name]));
-  // In the order asked, since the client reads the first element (spec §7).
+  // In the order asked, since the client reads the first element (behaviour §7).
   return Promise.all(
     unique.map(async (groupId) => ({
       groupId,

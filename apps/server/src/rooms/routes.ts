@@ -20,7 +20,7 @@ import { registerRoute } from '../lib/route.ts';
 import { sendReadinessToRunningJobs } from '../robot-link/readiness.ts';
 import * as repository from './repository.ts';
 
-/** The rooms backend (spec §7): buildings, floors, floor maps, rooms, readiness and group rooms. */
+/** The rooms backend (behaviour §7): buildings, floors, floor maps, rooms, readiness and group rooms. */
 export const roomsRoutes: FastifyPluginAsync<AppContext> = async (app, ctx) => {
   registerRoute(app, getBuildings, async ({ query, principal }) => ({
     data: await repository.listBuildings(ctx.db, principal, query),
@@ -91,7 +91,7 @@ export const roomsRoutes: FastifyPluginAsync<AppContext> = async (app, ctx) => {
         at: new Date(),
         rooms: changed.map((room) => ({ roomId: room.room_id, ready: room.ready_for_disinfection })),
       });
-      // Each job row shows its rooms' ready toggles (spec §2), so every open jobs list hears of the change.
+      // Each job row shows its rooms' ready toggles (behaviour §2), so every open jobs list hears of the change.
       const affected = await repository.pendingJobsVisiting(tx, principal, readiness.map((room) => room.room_id));
       for (const job of await toJobs(tx, affected, { roomData: true })) {
         await ctx.bus.publish({ orgId: principal.orgId, stream: 'jobs', key: job.job_id, type: 'job_change', payload: job }, tx);

@@ -1,5 +1,5 @@
 /**
- * Seeds the demo organizations into an empty database (DESIGN.md: `npm start` opens with organization `demo`).
+ * Seeds the demo organizations into an empty database (docs/operations.md#run: `npm start` opens with organization `demo`).
  * Runs once: in one transaction, under an advisory lock so that several server processes starting together on
  * one PostgreSQL seed it only once, and only while no organization exists.
  *

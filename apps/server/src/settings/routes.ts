@@ -8,7 +8,7 @@ import { timezoneList } from './timezones.ts';
 
 const languages = LANGUAGES.map(([name, id]): [string, string] => [name, id]);
 
-/** The settings backend (spec §7). */
+/** The settings backend (behaviour §7). */
 export const settingsRoutes: FastifyPluginAsync<AppContext> = async (app, ctx) => {
   // The baseline of the jobs-list benchmark: a constant, no database.
   registerRoute(app, listLanguages, async () => languages);

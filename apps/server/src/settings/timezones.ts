@@ -1,5 +1,5 @@
 /**
- * Spec §3 "timezones as [name, offset] pairs". Offsets change with daylight saving time, so they are computed,
+ * Behaviour §3 "timezones as [name, offset] pairs". Offsets change with daylight saving time, so they are computed,
  * not stored; the list is rebuilt at most once per quarter hour, which is finer than any zone's transitions
  * (all fall on a quarter hour of UTC).
  */

@@ -26,7 +26,7 @@ export const testPushConfig = (overrides: Partial<PushConfig> = {}): PushConfig 
 export interface TestSubscription {
   id: string;
   endpoint: string;
-  /** Spec §7's device token: the JSON of the browser's PushSubscription. */
+  /** Behaviour §7's device token: the JSON of the browser's PushSubscription. */
   token: string;
   /** The token as the server stores it (notifications/device-token.ts), for tests that read or write rows. */
   storedToken: string;

@@ -14,7 +14,7 @@ const userColumns = {
   roles: users.roles,
 };
 
-/** Roles are stored as free text; only the spec's roles go on the wire. */
+/** Roles are stored as free text; only the roles of behaviour §1 go on the wire. */
 const knownRoles = (roles: readonly string[]): Role[] =>
   roles.filter((role): role is Role => RoleSchema.safeParse(role).success);
 
@@ -66,7 +66,7 @@ export async function findProfile(db: Executor, orgId: string, id: string) {
   return row;
 }
 
-/** The caller's timezone setting (spec §3); the default for a user without a row (an external Keycloak's). */
+/** The caller's timezone setting (behaviour §3); the default for a user without a row (an external Keycloak's). */
 export async function timezoneOf(db: Executor, principal: Principal): Promise<string> {
   // Keycloak subjects are UUIDs too; anything else cannot be one of our rows (and would be a SQL type error).
   if (!Id.safeParse(principal.sub).success) return DEFAULT_TIMEZONE;

@@ -30,9 +30,9 @@ const usernameTaken = (username: string) =>
 const fullName = (first: string, last: string) => `${first} ${last}`.trim();
 
 /**
- * The session user of spec §3. The directory row supplies what may have changed since the token was issued
+ * The session user of behaviour §3. The directory row supplies what may have changed since the token was issued
  * (language, timezone, names, groups). With an external Keycloak (IDP_ISSUER_BASE) a user may have no row;
- * the token's claims and the spec's defaults then stand in, so the console still starts.
+ * the token's claims and the defaults of behaviour §3 then stand in, so the console still starts.
  */
 async function sessionUser(ctx: AppContext, principal: Principal): Promise<SessionUser> {
   const roles = [...principal.roles];
@@ -74,7 +74,7 @@ async function sessionUser(ctx: AppContext, principal: Principal): Promise<Sessi
   };
 }
 
-/** The users backend (spec §7), with the add/remove group user calls. */
+/** The users backend (behaviour §7), with the add/remove group user calls. */
 export const usersRoutes: FastifyPluginAsync<AppContext> = async (app, ctx) => {
   registerRoute(app, listUsers, async ({ principal }) => ({ data: await repo.listUsers(ctx.db, principal.orgId) }));
 

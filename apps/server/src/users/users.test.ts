@@ -53,7 +53,7 @@ describe('GET /api/user/users', () => {
 });
 
 describe('GET /api/user/my-profile', () => {
-  it('answers the session user of spec §3 with the defaults EN and Europe/Helsinki', async () => {
+  it('answers the session user of behaviour §3 with the defaults EN and Europe/Helsinki', async () => {
     const org = await server.createOrg();
     const wardA = await server.createGroup(org, 'Ward A');
     const wardB = await server.createGroup(org, 'Ward B');
@@ -175,7 +175,7 @@ describe('POST /api/user/create', () => {
     expect(list.data.map((u) => u.id)).toContain(user.id);
   });
 
-  it('answers 400 with the spec messages naming the field, and writes nothing', async () => {
+  it('answers 400 with the documented messages (behaviour §5) naming the field, and writes nothing', async () => {
     const org = await server.createOrg();
     const admin = await server.createUser(org, ['done-admin']);
     const cases: [Record<string, unknown>, string, string][] = [

@@ -49,7 +49,7 @@ const closed = async (toast: HTMLElement, title: string) => {
 
 const toastOf = async (title: string) => (await screen.findByText(title)).closest<HTMLElement>('[data-testid=push-toast]') ?? document.body;
 
-describe('pushes while the console is in front (spec §9)', () => {
+describe('pushes while the console is in front (behaviour §9)', () => {
   it('shows an offered push as a toast for 20 s with a close button, tells the worker it was shown, and answers the prompt from its Confirm button', async () => {
     const user = userEvent.setup();
     const network = fakeIdentity(new FakeNetwork()).on(confirmAction, { status: 200, body: { data: true } });

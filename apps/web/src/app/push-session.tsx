@@ -6,8 +6,8 @@ import { usePush } from '../lib/push/push-context.tsx';
 
 /**
  * What a signed-in session does with pushes on this device: a push that arrives while the console is in front
- * (offered by the service worker, or the mobile shell's foreground push) shows as a toast for 600 000 ms (spec §9);
- * and once per sign-in, a registration that logout ended or that is older than 7 days is renewed (spec §9). The
+ * (offered by the service worker, or the mobile shell's foreground push) shows as a toast for 20 s (PUSH_TOAST_MS, behaviour §9);
+ * and once per sign-in, a registration that logout ended or that is older than 7 days is renewed (behaviour §9). The
  * device, the toast and the renewal are chunks of their own, loaded after the first screen.
  */
 export const PushSession = () => {

@@ -21,7 +21,7 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-describe('routes and guards (spec §2)', () => {
+describe('routes and guards (behaviour §2)', () => {
   it('sends a signed-out visitor of an authenticated screen to sign-in', async () => {
     const { router } = await renderApp({ path: '/robots' });
     expect(await screen.findByRole('heading', { level: 1, name: 'Sign in' })).toBeInTheDocument();

@@ -55,7 +55,7 @@ const HomeRedirect = () => {
 };
 
 /**
- * Spec §2's route table. React Router ranks static segments first, so /auth/sign-up beats /auth/:organization?.
+ * Behaviour §2's route table. React Router ranks static segments first, so /auth/sign-up beats /auth/:organization?.
  * Declarative routes, not the data router (createBrowserRouter): no screen uses loaders or actions, and the data
  * router is 17 KB gzipped more of the JavaScript every first visit loads.
  */

@@ -15,7 +15,7 @@ const withI18n = async (node: ReactNode) => {
   return render(<I18nextProvider i18n={i18n}>{node}</I18nextProvider>);
 };
 
-describe('toasts (spec §9: bottom-center, 3000 ms, at most 3)', () => {
+describe('toasts (behaviour §9: bottom-center, 3000 ms, at most 3)', () => {
   it('shows at most three at the bottom centre', async () => {
     await withI18n(<Toasts />);
     for (const text of ['one', 'two', 'three', 'four']) toast.info(text);
@@ -35,7 +35,7 @@ describe('toasts (spec §9: bottom-center, 3000 ms, at most 3)', () => {
   });
 });
 
-describe('confirm dialog (spec §4: every command asks first)', () => {
+describe('confirm dialog (behaviour §4: every command asks first)', () => {
   it('confirms or cancels, and is busy while the command runs', async () => {
     const user = userEvent.setup();
     const onConfirm = vi.fn();

@@ -17,7 +17,7 @@ export interface ConfirmDialogProps {
   onCancel: () => void;
 }
 
-/** Spec §4: every command asks for confirmation in a dialog first. */
+/** Behaviour §4: every command asks for confirmation in a dialog first. */
 export const ConfirmDialog = ({ show, title, body, confirmLabel, variant = 'primary', busy = false, className, onConfirm, onCancel }: ConfirmDialogProps) => {
   const { t } = useTranslation();
   return (

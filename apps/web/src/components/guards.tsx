@@ -4,7 +4,7 @@ import { hasRestrictedRole, useAuth } from '../lib/auth/auth-context.tsx';
 import { returnPathOf } from '../lib/return-path.ts';
 import { PageSpinner } from './spinner.tsx';
 
-/** Spec §2: authenticated-only screens redirect to the auth route when signed out. */
+/** Behaviour §2: authenticated-only screens redirect to the auth route when signed out. */
 export const AuthenticatedOnly = () => {
   const { status, user } = useAuth();
   const location = useLocation();
@@ -23,7 +23,7 @@ export const AuthenticatedOnly = () => {
   return <PageSpinner />;
 };
 
-/** Spec §2: sign-in, restore password and sign-up redirect to root when signed in. */
+/** Behaviour §2: sign-in, restore password and sign-up redirect to root when signed in. */
 export const VisitorOnly = () => {
   const { status } = useAuth();
   const location = useLocation();
@@ -33,7 +33,7 @@ export const VisitorOnly = () => {
   return <Outlet />;
 };
 
-/** Spec §2, §6: admin and group-assignment screens redirect non-restricted roles to root. */
+/** Behaviour §2, §6: admin and group-assignment screens redirect non-restricted roles to root. */
 export const RestrictedOnly = () => {
   const { user } = useAuth();
   return hasRestrictedRole(user) ? <Outlet /> : <Navigate to={paths.home.getHref()} replace />;

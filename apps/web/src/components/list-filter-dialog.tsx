@@ -34,7 +34,7 @@ export interface ListFilterDialogProps {
 }
 
 /**
- * Spec §2 filter dialog: robots (checkboxes, on the jobs and logs lists alike), from date, to date, OK and reset;
+ * Behaviour §2 filter dialog: robots (checkboxes, on the jobs and logs lists alike), from date, to date, OK and reset;
  * and the statuses a list offers.
  */
 export const ListFilterDialog = ({ show, onClose, idPrefix, ...form }: ListFilterDialogProps) => {

@@ -1,9 +1,9 @@
 import { WIDE_SCREEN_CELL } from './responsive.ts';
 import { SkeletonRows } from './skeleton.tsx';
 
-/** The jobs and logs lists (spec §2): expand toggle, name, status, robot, start time. */
+/** The jobs and logs lists (behaviour §2): expand toggle, name, status, robot, start time. */
 export const LIST_COLUMNS = 5;
-/** Spec §2: "While loading, 10 placeholder rows show". */
+/** Behaviour §2: "While loading, 10 placeholder rows show". */
 export const LIST_PLACEHOLDER_ROWS = 10;
 /** Robot and start time are left out at phone widths: the name's cell shows them under the name. */
 const COLUMN_CLASSES = [undefined, undefined, undefined, WIDE_SCREEN_CELL, WIDE_SCREEN_CELL] as const;

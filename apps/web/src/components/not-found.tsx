@@ -4,7 +4,7 @@ import { paths } from '../config/paths.ts';
 import { PageTitle } from './page-title.tsx';
 
 /**
- * Spec §2: anything else shows a not-found page with a back-to-home button. Laid out as every screen is (its h1
+ * Behaviour §2: anything else shows a not-found page with a back-to-home button. Laid out as every screen is (its h1
  * where theirs is), inside the app's frame for a signed-in user (components/layout/app-layout.tsx `SessionLayout`).
  */
 export const NotFound = () => {

@@ -15,7 +15,7 @@ export interface PaginationBarProps {
   onLimit: (limit: number) => void;
 }
 
-/** Spec §2 pagination: previous, "page x of y", next and the page size (5, 10, 20, 50). */
+/** Behaviour §2 pagination: previous, "page x of y", next and the page size (5, 10, 20, 50). */
 export const PaginationBar = ({ count, offset, limit, label, sizeId, onOffset, onLimit }: PaginationBarProps) => {
   const { t } = useTranslation();
   const { page, pages } = pageInfo(count ?? 0, { offset, limit });

@@ -17,7 +17,7 @@ export interface EditorSelectProps {
   /** Shown when the choices loaded empty. */
   emptyText?: string;
   hint?: string;
-  /** Translated message shown under the field (spec §5). */
+  /** Translated message shown under the field (behaviour §5). */
   error?: string | undefined;
   disabled: boolean;
   /** Offer an empty "Choose…" first option (the select then starts with nothing chosen). */

@@ -1,4 +1,4 @@
-/** Placeholder lines in Bootstrap's placeholder style while a list loads (spec §2: skeletons, placeholder rows). */
+/** Placeholder lines in Bootstrap's placeholder style while a list loads (behaviour §2: skeletons, placeholder rows). */
 export const Skeleton = ({ lines = 3, className }: { lines?: number; className?: string }) => (
   <div className={['placeholder-glow', className].filter(Boolean).join(' ')} aria-hidden="true" data-testid="skeleton">
     {Array.from({ length: lines }, (_, index) => (
@@ -8,7 +8,7 @@ export const Skeleton = ({ lines = 3, className }: { lines?: number; className?:
 );
 
 /**
- * Table rows of placeholders (spec §2: "While loading, 10 placeholder rows show"). `cellClassNames` by column
+ * Table rows of placeholders (behaviour §2: "While loading, 10 placeholder rows show"). `cellClassNames` by column
  * index, for columns the table hides on narrow screens.
  */
 export const SkeletonRows = ({ rows, columns, cellClassNames = [] }: { rows: number; columns: number; cellClassNames?: readonly (string | undefined)[] }) => (

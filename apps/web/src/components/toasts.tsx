@@ -22,7 +22,7 @@ const CloseButton = ({ closeToast }: CloseButtonProps) => {
 };
 
 /**
- * The limit is the spec's 3 at every size; on a phone toasts.css shows only the newest, so toasts never stack over
+ * The limit is behaviour §9's 3 at every size; on a phone toasts.css shows only the newest, so toasts never stack over
  * the rows and paging (the older ones keep their time and expire unseen).
  */
 export const Toasts = () => (

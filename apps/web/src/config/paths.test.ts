@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { paths } from './paths.ts';
 
-describe('route map (spec §2)', () => {
-  it('builds the links the spec describes', () => {
+describe('route map (behaviour §2)', () => {
+  it('builds the links behaviour §2 describes', () => {
     expect(paths.jobs.getHref({ robot: 'r-1' })).toBe('/jobs?robot=r-1');
     expect(paths.jobs.getHref()).toBe('/jobs');
     expect(paths.job.getHref('j 1')).toBe('/job/j%201');

@@ -1,5 +1,5 @@
 /**
- * The route table of spec §2 in one place: `path` is what the router matches, `getHref` builds a link.
+ * The route table of behaviour §2 in one place: `path` is what the router matches, `getHref` builds a link.
  * Screens link through this map, never through string literals, so a renamed route is one edit.
  */
 const withQuery = (path: string, query: Record<string, string | undefined>): string => {
@@ -18,7 +18,7 @@ export const paths = {
     path: '/jobs',
     getHref: (query: { robot?: string } = {}) => withQuery('/jobs', query),
   },
-  /** Spec §2: opens the jobs list with that job expanded; the literal `no_job` is skipped. */
+  /** Behaviour §2: opens the jobs list with that job expanded; the literal `no_job` is skipped. */
   job: { path: '/job/:jobId?', getHref: (jobId: string) => `/job/${encodeURIComponent(jobId)}` },
   jobCreate: { path: '/jobs/create', getHref: () => '/jobs/create' },
   jobEdit: { path: '/jobs/edit/:jobid', getHref: (jobId: string) => `/jobs/edit/${encodeURIComponent(jobId)}` },

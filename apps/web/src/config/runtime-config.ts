@@ -9,7 +9,7 @@ export class RuntimeConfigError extends Error {
 }
 
 /**
- * The deployment's addresses, client id and variant come from `/config.json` at start-up (spec §7 "Base addresses
+ * The deployment's addresses, client id and variant come from `/config.json` at start-up (behaviour §7 "Base addresses
  * come from configuration"), so one build serves any deployment; nothing is baked in at build time.
  */
 export const loadRuntimeConfig = async (fetchImpl: typeof fetch = fetch): Promise<RuntimeConfig> => {

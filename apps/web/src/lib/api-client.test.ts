@@ -99,8 +99,8 @@ describe('api client', () => {
     expect((await failure(pending)).kind).toBe('aborted');
   });
 
-  it('maps timeout and unsupported-protocol transport errors (spec §8)', async () => {
-    // The client sets no timeout (spec §9); a caller's signal that times out is reported as one.
+  it('maps timeout and unsupported-protocol transport errors (behaviour §8)', async () => {
+    // The client sets no timeout (behaviour §9); a caller's signal that times out is reported as one.
     const hanging = new FakeNetwork().on(getMyProfile, { hang: true });
     expect((await failure(client(hanging).request(getMyProfile, { signal: AbortSignal.timeout(20) }))).kind).toBe('timeout');
 

@@ -4,7 +4,7 @@ import type { z } from 'zod';
 import type { Backend, RuntimeConfig } from '../config/runtime-config.ts';
 import { ApiRequestError, statusError, toApiRequestError } from './api-error.ts';
 
-/** Spec §9 anti-forgery names; the server issues the cookie and checks the header on state-changing calls. */
+/** Behaviour §9 anti-forgery names; the server issues the cookie and checks the header on state-changing calls. */
 export const XSRF_COOKIE_NAME = 'XSRF-TOKEN';
 export const XSRF_HEADER_NAME = 'X-XSRF-TOKEN';
 
@@ -27,7 +27,7 @@ export type RequestParts<C extends RouteContract> = (C extends { params: z.ZodTy
     signal?: AbortSignal;
     /** Send the body as application/x-www-form-urlencoded (the identity provider's grants). */
     form?: boolean;
-    /** Bearer token for this call instead of the session's (the logout call of spec §7). */
+    /** Bearer token for this call instead of the session's (the logout call of behaviour §7). */
     bearer?: string;
     /** Extra headers: a command's Idempotency-Key (lib/command.ts). */
     headers?: Record<string, string>;
@@ -68,7 +68,7 @@ export const pathOf = (contract: RouteContract, params: unknown): string => {
 };
 
 /**
- * Lists are repeated parameters (`robot_id=a&robot_id=b`, spec §7 "robot_id (repeatable)"), the form every
+ * Lists are repeated parameters (`robot_id=a&robot_id=b`, behaviour §7 "robot_id (repeatable)"), the form every
  * list query schema of the contracts accepts; dates travel as ISO 8601.
  */
 export const serialiseQuery = (query: unknown): URLSearchParams => {
@@ -93,7 +93,7 @@ const formOf = (body: unknown): URLSearchParams => {
 // ---- the client ----------------------------------------------------------------------------------------------
 
 /**
- * Which backend of the runtime config answers a path (spec §7 lists the backends; contracts carry only paths).
+ * Which backend of the runtime config answers a path (behaviour §7 lists the backends; contracts carry only paths).
  * Keyed by the first path segment, or the second under `/admin`.
  */
 const BACKEND_BY_SEGMENT: Record<string, Backend> = {
@@ -132,7 +132,7 @@ export const backendOf = (path: string): Backend => {
 export interface HttpClientOptions {
   /** The fetch to call; tests pass a fake network here (and nowhere else). */
   fetch?: typeof fetch;
-  /** The session's access token, read on every call so a refresh applies at once (spec §6). */
+  /** The session's access token, read on every call so a refresh applies at once (behaviour §6). */
   getAccessToken?: () => string | null;
 }
 
@@ -164,7 +164,7 @@ const readCookie = (name: string): string | null => {
 };
 
 /**
- * Calls on one base address: no timeout (spec §9) and no retry here (see `sendRequest` for commands), the
+ * Calls on one base address: no timeout (behaviour §9) and no retry here (see `sendRequest` for commands), the
  * anti-forgery cookie echoed, the session's bearer token set. The platform's fetch, no HTTP library: this is all
  * the console needs of one, and every first visit loads this code (initial JavaScript stays under 150 KB gzip).
  */

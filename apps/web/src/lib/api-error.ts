@@ -1,7 +1,7 @@
 import { ApiError, OAuthError } from '@uvd/contracts';
 
 /**
- * Spec §8 generic transport errors, plus a reply that does not match its contract (a server/client version skew
+ * Behaviour §8 generic transport errors, plus a reply that does not match its contract (a server/client version skew
  * is a failure the user should see, not data the screen half-renders).
  */
 export type TransportErrorKind =

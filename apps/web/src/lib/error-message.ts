@@ -5,7 +5,7 @@ import { isApiRequestError } from './api-error.ts';
 /**
  * The server's refusals and the transport's failures the user can act on, by the reply's code: each says why
  * nothing happened and what to do next, in the user's language. Anything else falls back to the caller's message
- * (spec §8's "… could not be …").
+ * (the messages of behaviour §8).
  */
 const CODE_KEYS: Partial<Record<string, ParseKeys>> = {
   [CommandRefusal.robotIdle]: 'robotControls.refusals.robot_idle',

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { formatDateTime } from './format-date.ts';
 
-describe('date display (spec §9: dd.MM.yyyy hh:mm AM/PM in the chosen timezone)', () => {
+describe('date display (behaviour §9: dd.MM.yyyy hh:mm AM/PM in the chosen timezone)', () => {
   it('formats in the user timezone, 12-hour clock', () => {
     expect(formatDateTime('2025-03-04T13:05:00Z', 'Europe/Helsinki')).toBe('04.03.2025 03:05 PM');
     expect(formatDateTime('2025-07-04T06:30:00Z', 'Europe/Helsinki')).toBe('04.07.2025 09:30 AM');

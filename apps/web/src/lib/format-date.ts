@@ -1,12 +1,12 @@
 import { TZDate, tz } from '@date-fns/tz';
 import { format } from 'date-fns';
 
-/** Spec §9: dates show as dd.MM.yyyy hh:mm AM/PM in the user's chosen timezone. */
+/** Behaviour §9: dates show as dd.MM.yyyy hh:mm AM/PM in the user's chosen timezone. */
 export const DATE_TIME_FORMAT = 'dd.MM.yyyy hh:mm a';
 export const DATE_FORMAT = 'dd.MM.yyyy';
 /** The time of day alone, as DATE_TIME_FORMAT writes it. */
 export const TIME_FORMAT = 'hh:mm a';
-/** Spec §3 default when the session user has none. */
+/** Behaviour §3 default when the session user has none. */
 export const DEFAULT_TIME_ZONE = 'Europe/Helsinki';
 
 /** An ISO 8601 timestamp of the API shown in a timezone (the session user's `timezone`); invalid input shows as is. */

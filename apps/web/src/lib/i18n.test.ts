@@ -14,7 +14,7 @@ afterEach(() => {
   document.documentElement.lang = 'en';
 });
 
-describe('language detection (spec §1 order: lng, cookie, localStorage, sessionStorage, navigator, htmlTag)', () => {
+describe('language detection (behaviour §1 order: lng, cookie, localStorage, sessionStorage, navigator, htmlTag)', () => {
   it('query string lng beats the cookie', async () => {
     window.history.replaceState(null, '', '/jobs?lng=fi');
     document.cookie = 'i18next=se; path=/';

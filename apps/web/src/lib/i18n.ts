@@ -5,7 +5,7 @@ import type { DetectorOptions } from 'i18next-browser-languagedetector';
 import { initReactI18next } from 'react-i18next';
 import type en from '../locales/en.json';
 
-/** Spec §1 and §9: en (fallback), fi, se. `se` is the product's code for Swedish. */
+/** Behaviour §1 and §9: en (fallback), fi, se. `se` is the product's code for Swedish. */
 export const SUPPORTED_LANGUAGES = ['en', 'fi', 'se'] as const;
 export type Language = (typeof SUPPORTED_LANGUAGES)[number];
 export const FALLBACK_LANGUAGE: Language = 'en';
@@ -24,7 +24,7 @@ export const normaliseLanguage = (language: string): string => {
 
 const LANGUAGE_PARAMETER = 'lng';
 
-/** Spec §1 detection order and cache, exactly. */
+/** Behaviour §1 detection order and cache, exactly. */
 export const DETECTION: DetectorOptions = {
   order: ['querystring', 'cookie', 'localStorage', 'sessionStorage', 'navigator', 'htmlTag'],
   lookupQuerystring: LANGUAGE_PARAMETER,
@@ -80,7 +80,7 @@ const pinned = new WeakSet<I18n>();
 
 /**
  * The profile's language is the truth on every device: applied at sign-in and on every load, and cached in local
- * storage as the detected choice, so the next visit starts in it. A page opened with ?lng= (spec §1's first
+ * storage as the detected choice, so the next visit starts in it. A page opened with ?lng= (behaviour §1's first
  * detection source) keeps that language until it is left.
  */
 export const followProfileLanguage = async (i18n: I18n, stored: string): Promise<void> => {

@@ -2,7 +2,7 @@ import { format, parseISO, subDays } from 'date-fns';
 import { DEFAULT_TIME_ZONE, formatDateTime } from './format-date.ts';
 
 /**
- * Spec §2 list filters kept in the query string (startDate, endDate, robot, offset, limit). The jobs and logs
+ * Behaviour §2 list filters kept in the query string (startDate, endDate, robot, offset, limit). The jobs and logs
  * lists follow the same rules, so both read and write the address through this module.
  */
 export const PAGE_SIZES = [5, 10, 20, 50] as const;
@@ -19,7 +19,7 @@ export interface ListFilters {
 }
 
 /**
- * Spec §2 default start date: 7 days before the user's today in their timezone, the zone the server reads the
+ * Behaviour §2 default start date: 7 days before the user's today in their timezone, the zone the server reads the
  * bare date in (not the browser's: at 01:30 in Helsinki a UTC browser is still on yesterday). Calendar days are
  * counted, so a DST change in between cannot shift it.
  */
@@ -115,7 +115,7 @@ export const clearFilters = (search: URLSearchParams): URLSearchParams => {
 /** Reset clears every parameter. */
 export const resetFilters = (): URLSearchParams => new URLSearchParams();
 
-/** Spec §9: page count = ceil(items/limit) (at least 1); current page = offset/limit + 1. */
+/** Behaviour §9: page count = ceil(items/limit) (at least 1); current page = offset/limit + 1. */
 export const pageInfo = (count: number, { offset, limit }: Pick<ListFilters, 'offset' | 'limit'>) => ({
   page: Math.floor(offset / limit) + 1,
   pages: Math.max(1, Math.ceil(count / limit)),

@@ -7,7 +7,7 @@ import { useRobotStream } from './live/use-robot-stream.ts';
 import { LIST_PAGE } from './site-queries.ts';
 
 /**
- * GET /robot/robot/robots (spec §9: 50 from offset 0), sorted by name: one cache entry for the robots table, the
+ * GET /robot/robot/robots (behaviour §9: 50 from offset 0), sorted by name: one cache entry for the robots table, the
  * map, the jobs and logs filters and the job editor's robot names, kept live by the robot stream while a screen
  * watches it.
  */
@@ -15,7 +15,7 @@ export const robotListKey = ['site', 'robots', LIST_PAGE] as const;
 
 const byName = (a: { name: string }, b: { name: string }) => a.name.localeCompare(b.name, undefined, { sensitivity: 'base' });
 
-/** The server sorts by name already; sorting again keeps the order a property of the console (spec §2). */
+/** The server sorts by name already; sorting again keeps the order a property of the console (behaviour §2). */
 export const robotListQueryOptions = (api: ApiClient) =>
   queryOptions({
     queryKey: robotListKey,
@@ -28,7 +28,7 @@ export const robotListQueryOptions = (api: ApiClient) =>
 /** The robots the user sees, read when `enabled` (a filter dialog asks only once it opens). */
 export const useRobotList = (enabled = true) => useQuery({ ...robotListQueryOptions(useApi()), enabled });
 
-/** The robot list, with every robot in it kept live by the robot stream while the caller is mounted (spec §4). */
+/** The robot list, with every robot in it kept live by the robot stream while the caller is mounted (behaviour §4). */
 export const useLiveRobotList = () => {
   const robots = useRobotList();
   useRobotStream(robotListKey, robots.data?.payload.map((robot) => robot.robot_id) ?? []);

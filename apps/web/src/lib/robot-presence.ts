@@ -7,8 +7,8 @@ import { RobotMode, type Robot } from '@uvd/contracts';
 export type RobotPresenceFields = Pick<Robot, 'mode' | 'battery' | 'signal'>;
 
 /**
- * Offline for the operator: mode 0 (spec §3 Offline), which is also what the server reports for a robot that has
- * not spoken since it started. The table, map and job editor say so; its controls stay disabled (spec §4 allows
+ * Offline for the operator: mode 0 (behaviour §3 Offline), which is also what the server reports for a robot that has
+ * not spoken since it started. The table, map and job editor say so; its controls stay disabled (behaviour §4 allows
  * them in Autonomous mode only).
  */
 export const robotOffline = (robot: RobotPresenceFields): boolean => robot.mode === RobotMode.offline;

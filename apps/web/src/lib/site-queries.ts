@@ -2,7 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { getBuildings, getFloorMap, getFloorMapMetadata, getFloors, getRooms } from '@uvd/contracts';
 import { useApi } from './api-context.tsx';
 
-/** Spec §9: robots, rooms, floors and buildings are listed 50 at a time from offset 0. */
+/** Behaviour §9: robots, rooms, floors and buildings are listed 50 at a time from offset 0. */
 export const LIST_PAGE = { offset: 0, limit: 50 } as const;
 
 /** The buildings the user may see; one cache entry shared by the map and the job editor. */

@@ -1,5 +1,5 @@
 /**
- * Browser storage under the keys of spec §3: the session's tokens and realm in session storage (gone with the
+ * Browser storage under the keys of behaviour §3: the session's tokens and realm in session storage (gone with the
  * tab), the last organization in local storage (remembered for the next sign-in).
  */
 export const SESSION_KEYS = {
@@ -19,17 +19,17 @@ export const KEPT_SESSION_KEYS = {
 type TokenKeys = Record<keyof typeof SESSION_KEYS, string>;
 export const LOCAL_KEYS = {
   organization: 'organization',
-  /** Per-user maps of the map screen's choices (spec §3 selected_building, selected_map). */
+  /** Per-user maps of the map screen's choices (behaviour §3 selected_building, selected_map). */
   selectedBuilding: 'selected_building',
   selectedMap: 'selected_map',
-  /** Per-user notification on/off flags (spec §3). */
+  /** Per-user notification on/off flags (behaviour §3). */
   notifications: 'notifications',
   /**
-   * The device's push token: native preferences in the app, local storage in a browser (spec §3), where it is
+   * The device's push token: native preferences in the app, local storage in a browser (behaviour §3), where it is
    * the JSON of the browser's Web Push subscription (lib/push/web-push-device.ts).
    */
   deviceToken: 'device_token',
-  /** When this device last registered for pushes (epoch ms): spec §9 renews the token after 7 days. */
+  /** When this device last registered for pushes (epoch ms): behaviour §9 renews the token after 7 days. */
   pushRegisteredAt: 'push_registered_at',
   /** Per-user opt-in to a sound when a robot asks the operator something ('on' or 'off'). */
   promptSound: 'prompt_sound',
@@ -65,7 +65,7 @@ export interface TokenStore {
   clear(): void;
 }
 
-/** The tab's session (session storage, spec §3 keys) or, with KEPT_SESSION_KEYS in local storage, the kept one. */
+/** The tab's session (session storage, behaviour §3 keys) or, with KEPT_SESSION_KEYS in local storage, the kept one. */
 export const createTokenStore = (storage: Storage = window.sessionStorage, keys: TokenKeys = SESSION_KEYS): TokenStore => ({
   read() {
     const accessToken = read(storage, keys.accessToken);
@@ -90,7 +90,7 @@ export const saveOrganization = (organization: string, storage: Storage = window
   write(storage, LOCAL_KEYS.organization, organization);
 };
 
-/** A JSON map keyed by user id in local storage (spec §3: selected_building and selected_map "by user id"). */
+/** A JSON map keyed by user id in local storage (behaviour §3: selected_building and selected_map "by user id"). */
 export const readUserChoice = (key: string, userId: string, storage: Storage = window.localStorage): string | null => {
   const text = read(storage, key);
   if (!text) return null;

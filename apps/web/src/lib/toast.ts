@@ -2,7 +2,7 @@ import { useSyncExternalStore } from 'react';
 import type { ReactNode } from 'react';
 import type * as ReactToastify from 'react-toastify';
 
-/** Spec §9 toasts: bottom-center, 3000 ms, at most 3 on screen (one on a phone: components/toasts.css). */
+/** Behaviour §9 toasts: bottom-center, 3000 ms, at most 3 on screen (one on a phone: components/toasts.css). */
 export const TOAST_POSITION = 'bottom-center';
 export const TOAST_AUTO_CLOSE_MS = 3000;
 export const TOAST_LIMIT = 3;
@@ -12,7 +12,7 @@ export const TOAST_LIMIT = 3;
  */
 export const ERROR_TOAST_MS = 8000;
 /**
- * A push shown in the console: 20 s, not spec §9's 600 000 ms, which left ten minutes of "Job finished" toasts over
+ * A push shown in the console: 20 s (behaviour §9), not the 600 000 ms it once was, which left ten minutes of "Job finished" toasts over
  * a phone's rows (issue #25). Nothing is lost when it goes: the job's row, its log and the prompt banner stay.
  */
 export const PUSH_TOAST_MS = 20_000;

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 
-/** Spec §9: search boxes filter 500 ms after the last keystroke. */
+/** Behaviour §9: search boxes filter 500 ms after the last keystroke. */
 export const SEARCH_DEBOUNCE_MS = 500;
 
 export const useDebounced = <T,>(value: T, delayMs = SEARCH_DEBOUNCE_MS): T => {

@@ -1,6 +1,6 @@
 import { useSyncExternalStore } from 'react';
 
-/** Below Bootstrap's sm breakpoint (576 px, spec §9): phones. */
+/** Below Bootstrap's sm breakpoint (576 px, behaviour §9): phones. */
 export const PHONE_QUERY = '(max-width: 575.98px)';
 
 /**

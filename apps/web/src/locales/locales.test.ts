@@ -14,7 +14,7 @@ const flatten = (tree: Tree, prefix = ''): Map<string, string> => {
 };
 const locales = { en: flatten(en), fi: flatten(fi), se: flatten(se) };
 
-/** Every key the spec names (§2, §5, §8), and the groups it names with a star. */
+/** Every key docs/behaviour.md names (§2, §5, §8), and the groups it names with a star. */
 const SPEC_KEYS = [
   'signInForm.error',
   'validation.required',
@@ -65,7 +65,7 @@ const SPEC_KEYS = [
   'robotTable.error',
 ];
 
-/** Spec §5 and §8 English texts, verbatim. */
+/** Behaviour §5 and §8 English texts, verbatim. */
 const SPEC_TEXTS: Record<string, string> = {
   'validation.required': 'Required',
   'validation.invalidEmail': 'Invalid email',
@@ -92,13 +92,13 @@ const SPEC_TEXTS: Record<string, string> = {
   'roles.done-teleoperator': 'User',
   'roles.done-admin': 'Admin',
   'roles.done-superadmin': 'Super Admin',
-  // Issue #22 words the spec's not_disinfected (Aborted) label whole, so it cannot read as a job status.
+  // Issue #22 words the not_disinfected (Aborted) label of behaviour §3 whole, so it cannot read as a job status.
   'roomResult.not_disinfected': 'Not disinfected (Aborted)',
   'map.noRobotSelected': 'No robot selected',
   'map.loadFailed': 'Failed to load map',
 };
 
-/** Spec §3 value sets that need a label in every language. */
+/** Behaviour §3 value sets that need a label in every language. */
 const SPEC_GROUPS: Record<string, string[]> = {
   actions: ['skip', 'wait', 'wait_to_enter', 'wait_next_room', 'wait_to_disinfect', 'go_home', 'continue', 'charge'],
   robotModes: ['0', '1', '2', '3', '4'],
@@ -145,14 +145,14 @@ const SAME_AS_ENGLISH = new Set([
 
 const placeholders = (text: string) => [...text.matchAll(/\{\{\s*(\w+)\s*\}\}/g)].map((match) => match[1]).sort();
 
-describe('locales (spec §1: en, fi, se)', () => {
+describe('locales (behaviour §1: en, fi, se)', () => {
   it('have the same keys in every language', () => {
     const english = [...locales.en.keys()].sort();
     expect([...locales.fi.keys()].sort()).toEqual(english);
     expect([...locales.se.keys()].sort()).toEqual(english);
   });
 
-  it('hold every key the spec names, and each value set of spec §3', () => {
+  it('hold every key docs/behaviour.md names, and each value set of behaviour §3', () => {
     for (const [language, keys] of Object.entries(locales)) {
       for (const key of SPEC_KEYS) expect(keys.has(key), `${language}: ${key}`).toBe(true);
       for (const [group, values] of Object.entries(SPEC_GROUPS)) {
@@ -161,7 +161,7 @@ describe('locales (spec §1: en, fi, se)', () => {
     }
   });
 
-  it("use the spec's English texts verbatim", () => {
+  it("use the English texts of behaviour §5 and §8 verbatim", () => {
     for (const [key, text] of Object.entries(SPEC_TEXTS)) expect(locales.en.get(key), key).toBe(text);
   });
 

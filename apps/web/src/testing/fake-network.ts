@@ -33,7 +33,7 @@ const patternOf = (path: string): RegExp =>
 
 const checked = (contract: RouteContract, reply: Reply): Reply => {
   if (!('status' in reply)) return reply;
-  // Error replies not declared by a contract come in the API's one error shape (DESIGN.md "Errors").
+  // Error replies not declared by a contract come in the API's one error shape (behaviour §8).
   const schema = contract.response[reply.status] ?? (reply.status >= 400 ? ApiError : undefined);
   if (!schema) throw new Error(`${contract.method} ${contract.path} declares no reply ${reply.status}`);
   schema.parse(reply.body ?? null);

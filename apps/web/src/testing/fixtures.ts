@@ -64,7 +64,7 @@ export const fakeIdentity = (network: FakeNetwork, roles: Role[] = ['done-teleop
     .on(postLogout, { status: 204 })
     .on(getMyProfile, { status: 200, body: sessionUser(roles) });
 
-/** A session left in this tab's storage by an earlier sign-in (spec §3 keys). */
+/** A session left in this tab's storage by an earlier sign-in (behaviour §3 keys). */
 export const storeSession = (realm = 'demo'): void => {
   window.sessionStorage.setItem(SESSION_KEYS.accessToken, 'stored-access');
   window.sessionStorage.setItem(SESSION_KEYS.refreshToken, 'stored-refresh');

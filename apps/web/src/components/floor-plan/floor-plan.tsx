@@ -100,7 +100,7 @@ const fill = { position: 'absolute', inset: 0, width: '100%', height: '100%' } a
 /**
  * A floor's plan with an overlay, zoomable and movable by wheel, drag, pinch, keyboard and the +, −, whole-plan
  * (and centre-on) buttons, which sit in a row above the plan so they cover no room. 600 px high from 768 px up
- * (spec §2); on a phone as wide as the screen and nearly as high (styles/theme.css `.floor-plan`).
+ * (behaviour §2); on a phone as wide as the screen and nearly as high (styles/theme.css `.floor-plan`).
  */
 export const FloorPlan = ({ floorName, svg, frame, children, overlayLabel, testId = 'floor-map', className, ownRoomLabels = false, focus = null }: FloorPlanProps) => {
   const { t } = useTranslation();

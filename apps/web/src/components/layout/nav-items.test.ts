@@ -3,8 +3,8 @@ import { homeHrefFor, navItemsFor } from './nav-items.ts';
 
 const keys = (...args: Parameters<typeof navItemsFor>) => navItemsFor(...args).map((item) => item.key);
 
-describe('navigation links (spec §1, §6)', () => {
-  it('shows the disinfection links in spec order; admin only to the restricted roles', () => {
+describe('navigation links (behaviour §1, §6)', () => {
+  it('shows the disinfection links in their documented order (behaviour §1); admin only to the restricted roles', () => {
     expect(keys('disinfection', ['done-teleoperator'])).toEqual(['jobs', 'robots', 'profile', 'map', 'logs', 'reports', 'settings']);
     expect(keys('disinfection', ['done-admin'])).toEqual(['jobs', 'robots', 'profile', 'admin', 'map', 'logs', 'reports', 'settings']);
     expect(keys('disinfection', ['done-superadmin'])).toContain('admin');

@@ -7,11 +7,11 @@ export type NavKey = 'jobs' | 'robots' | 'profile' | 'admin' | 'map' | 'logs' | 
 export interface NavItem {
   key: NavKey;
   href: string;
-  /** Only for the restricted roles (spec §6: "the admin link needs a restricted role"). */
+  /** Only for the restricted roles (behaviour §6: "the admin link needs a restricted role"). */
   restricted: boolean;
 }
 
-/** Spec §1: the disinfection app's links, in its order; logout is a button after them. */
+/** Behaviour §1: the disinfection app's links, in its order; logout is a button after them. */
 const DISINFECTION: NavItem[] = [
   { key: 'jobs', href: paths.jobs.getHref(), restricted: false },
   { key: 'robots', href: paths.robots.getHref(), restricted: false },
@@ -23,12 +23,12 @@ const DISINFECTION: NavItem[] = [
   { key: 'reports', href: paths.reports.getHref(), restricted: false },
   { key: 'settings', href: paths.settings.getHref(), restricted: false },
 ];
-/** Spec §1: "The logistics app shows only deliveries." */
+/** Behaviour §1: "The logistics app shows only deliveries." */
 const LOGISTICS: NavItem[] = [{ key: 'deliveries', href: paths.deliveries.getHref(), restricted: false }];
 
 export const navItemsFor = (variant: RuntimeConfig['variant'], roles: readonly string[]): NavItem[] =>
   (variant === 'logistics' ? LOGISTICS : DISINFECTION).filter((item) => !item.restricted || isRestricted(roles));
 
-/** The first screen after sign-in: spec §2 "/ redirects to the jobs list" (deliveries in the logistics app). */
+/** The first screen after sign-in: behaviour §2 "/ redirects to the jobs list" (deliveries in the logistics app). */
 export const homeHrefFor = (variant: RuntimeConfig['variant']): string =>
   variant === 'logistics' ? paths.deliveries.getHref() : paths.jobs.getHref();

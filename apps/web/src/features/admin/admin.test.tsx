@@ -55,7 +55,7 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-describe('admin dashboard tabs (spec §2)', () => {
+describe('admin dashboard tabs (behaviour §2)', () => {
   it('opens #users by default and keeps the hash in sync with the selected tab', async () => {
     const { router } = await renderApp({ path: '/admin', network: admin() });
     expect(await screen.findByRole('tab', { name: 'Users' })).toHaveAttribute('aria-selected', 'true');
@@ -221,7 +221,7 @@ describe("users tab: the admin's own password", () => {
   });
 });
 
-describe('add user (spec §5)', () => {
+describe('add user (behaviour §5)', () => {
   it('shows the validation messages and sends nothing while invalid', async () => {
     const network = admin();
     await renderApp({ path: '/admin', network });
@@ -322,7 +322,7 @@ describe('add user (spec §5)', () => {
   });
 });
 
-describe('add group and contact (spec §5)', () => {
+describe('add group and contact (behaviour §5)', () => {
   it('requires a group name', async () => {
     await renderApp({ path: '/admin#groups', network: admin() });
     await screen.findAllByTestId('group-row');

@@ -66,7 +66,7 @@ const open = async (network: FakeNetwork, hash = '') => {
   return view;
 };
 
-describe('group assignment tabs and columns (spec §2)', () => {
+describe('group assignment tabs and columns (behaviour §2)', () => {
   it('opens #users by default with "another" beside the group\'s users', async () => {
     await open(admin());
     expect(screen.getByRole('tab', { name: 'Users' })).toHaveAttribute('aria-selected', 'true');
@@ -196,7 +196,7 @@ describe('moving and submitting', () => {
   });
 });
 
-describe('more than one page (spec §9: 50 at a time)', () => {
+describe('more than one page (behaviour §9: 50 at a time)', () => {
   it('reads rooms and group rooms page by page, so room 51 and beyond are listed in the right column', async () => {
     const many = Array.from({ length: 52 }, (_, index) => room(1000 + index, `Room ${String(index + 1).padStart(3, '0')}`));
     const network = admin()

@@ -16,7 +16,7 @@ const fill = async (user: ReturnType<typeof userEvent.setup>, values: { organiza
   if (values.password) await user.type(screen.getByLabelText('Password'), values.password);
 };
 
-describe('sign-in (spec §2, §5)', () => {
+describe('sign-in (behaviour §2, §5)', () => {
   it('requires organization, username and password (validation.required), counting blanks as empty, and calls nothing', async () => {
     const user = userEvent.setup();
     const network = new FakeNetwork();
@@ -95,7 +95,7 @@ describe('sign-in (spec §2, §5)', () => {
   });
 });
 
-describe('restore password and sign-up (spec §2, §5)', () => {
+describe('restore password and sign-up (behaviour §2, §5)', () => {
   it('checks organization ("Required") and email ("Invalid email"), asks for a link, then confirms without revealing anything', async () => {
     const user = userEvent.setup();
     const network = new FakeNetwork().on(forgotPassword, { status: 202, body: { status: 'accepted' } });

@@ -41,7 +41,7 @@ describe('"Stay signed in on this device" (issue #25 item 11)', () => {
     await waitFor(() => {
       expect(first.router.location().pathname).toBe('/jobs');
     });
-    // The spec's grant: an offline session asked for in the query (spec §7), whichever the choice.
+    // The grant of behaviour §7: an offline session asked for in the query, whichever the choice.
     expect(network.callsTo(postToken)[0]?.url.searchParams.get('scope')).toBe('offline_access');
     expect(window.localStorage.getItem(KEPT_SESSION_KEYS.refreshToken)).toBeNull();
 

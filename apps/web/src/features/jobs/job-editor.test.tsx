@@ -145,7 +145,7 @@ const cardNames = () => screen.queryAllByTestId('job-room-card').map((card) => w
 
 const bodyOf = (request: RecordedRequest | undefined): unknown => JSON.parse(request?.body ?? 'null');
 
-describe('job editor: form and defaults (spec §2, §5)', () => {
+describe('job editor: form and defaults (behaviour §2, §5)', () => {
   it("names the job after the user's given name and now, and starts it now, in the user's timezone", async () => {
     await openEditor(editorNetwork());
     expect(screen.getByLabelText('Name')).toHaveValue('Olivia 23.11.2026 09:15');
@@ -218,7 +218,7 @@ describe('job editor: back to the list it came from (issue #25 item 6)', () => {
   });
 });
 
-describe('job editor: building → floor → robot (spec §4)', () => {
+describe('job editor: building → floor → robot (behaviour §4)', () => {
   it('enables each select once its parent is chosen, and a change clears the selects below it', async () => {
     await openEditor(editorNetwork());
     await waitFor(() => {
@@ -325,7 +325,7 @@ describe('job editor: building → floor → robot (spec §4)', () => {
   });
 });
 
-describe('job editor: rooms (spec §2, §5)', () => {
+describe('job editor: rooms (behaviour §2, §5)', () => {
   it('appends a chosen room at once with the chosen dose; a room twice is refused with a toast', async () => {
     await openEditor(editorNetwork());
     await chooseAlpha();
@@ -379,7 +379,7 @@ describe('job editor: rooms (spec §2, §5)', () => {
   });
 });
 
-describe('job editor: validation (spec §5)', () => {
+describe('job editor: validation (behaviour §5)', () => {
   it('shows Required next to name, building, floor and robot and asks for a room; nothing is sent', async () => {
     const network = editorNetwork();
     await openEditor(network);
@@ -444,7 +444,7 @@ describe('job editor: validation (spec §5)', () => {
   });
 });
 
-describe('job editor: save and start (spec §3, §4)', () => {
+describe('job editor: save and start (behaviour §3, §4)', () => {
   const fillThreeRooms = async () => {
     await chooseAlpha();
     await choose('Room', 'Ward 2');
@@ -579,7 +579,7 @@ describe('job editor: save and start (spec §3, §4)', () => {
   });
 });
 
-describe('job editor: editing a saved job (spec §2 /jobs/edit/:jobid)', () => {
+describe('job editor: editing a saved job (behaviour §2 /jobs/edit/:jobid)', () => {
   const savedFixture = (overrides: Partial<Job> = {}) =>
     Job.parse({
       job_id: JOB,

@@ -79,7 +79,7 @@ const expand = async (name: string) => {
 
 const lastQuery = (network: FakeNetwork) => network.callsTo(listJobs).at(-1)?.url.searchParams;
 
-describe('jobs list filters (spec §2)', () => {
+describe('jobs list filters (behaviour §2)', () => {
   it('reads defaults: start date 7 days ago, offset 0, limit 10', () => {
     const filters = readFilters(new URLSearchParams(), new Date(2026, 10, 22, 12));
     expect(filters).toEqual({ startDate: '2026-11-15', endDate: undefined, robots: [], offset: 0, limit: 10 });
@@ -197,7 +197,7 @@ describe('jobs list filters (spec §2)', () => {
   });
 });
 
-describe('jobs list rows (spec §2, §4)', () => {
+describe('jobs list rows (behaviour §2, §4)', () => {
   it('expands a row with its details, notes placeholder localized and the room list', async () => {
     const network = signedIn(listOf([jobFixture(1, { notes: 'Now in {{current_room}}' })]));
     await openJobs(network);
@@ -398,7 +398,7 @@ describe('jobs list rows (spec §2, §4)', () => {
   });
 });
 
-describe('operator prompt (spec §4)', () => {
+describe('operator prompt (behaviour §4)', () => {
   const action = (disabled = false) => ({ action_id: ROOM, job_id: jobId(1), button: { text: 'wait_to_enter' as const, disabled } });
 
   it('shows the action of an expanded Running job, sends confirm only from a dialog asking whether the room is empty, and hides it', async () => {

@@ -115,7 +115,7 @@ const expand = async (name: string) => {
   return screen.findByTestId('log-detail');
 };
 
-describe('logs list filters (spec §2, same rules as the jobs list)', () => {
+describe('logs list filters (behaviour §2, same rules as the jobs list)', () => {
   it('asks for the last 7 days, offset 0 and limit 10 by default', async () => {
     const network = signedIn();
     const { router } = await openLogs(network);
@@ -255,7 +255,7 @@ describe('log detail', () => {
     const detail = await expand('Morning round');
     expect(within(rowOf('Morning round')).getByRole('button', { name: 'Hide log details: Morning round' })).toHaveAttribute('aria-expanded', 'true');
     expect(within(detail).getByText('olivia')).toBeInTheDocument();
-    // Europe/Helsinki is UTC+2 in November (spec §9 display).
+    // Europe/Helsinki is UTC+2 in November (behaviour §9 display).
     expect(within(detail).getByText('20.11.2026 10:30 AM')).toBeInTheDocument();
     expect(within(detail).getByText('20.11.2026 11:05 AM')).toBeInTheDocument();
     const rooms = within(detail).getAllByTestId('logged-room').map((row) => Array.from(row.querySelectorAll('td'), (cell) => cell.textContent));

@@ -95,7 +95,7 @@ const signedIn = ({ buildings, floors, robots = [] }: Site) => {
 const buildingSelect = () => screen.getByLabelText('Building');
 const floorSelect = () => screen.getByLabelText('Floor');
 
-describe('map screen (spec §2)', () => {
+describe('map screen (behaviour §2)', () => {
   it('auto-selects the only building and floor and draws the plan, rooms and robots at their pixel positions', async () => {
     const network = signedIn({
       buildings: [building(B1, 'Main')],

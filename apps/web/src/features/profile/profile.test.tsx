@@ -29,7 +29,7 @@ const valueOf = (term: string) => {
   return dt.nextElementSibling?.textContent;
 };
 
-describe('profile (spec §2)', () => {
+describe('profile (behaviour §2)', () => {
   it("shows the user's name, username, email, organization, groups and translated role label", async () => {
     const network = withContacts(signedIn(['done-teleoperator']), []);
     network.on(getMyProfile, { status: 200, body: sessionUser(['done-teleoperator'], { groups: ['Ward A', 'Ward B'] }) });

@@ -56,7 +56,7 @@ const openRobots = async (network: FakeNetwork) => {
   return view;
 };
 
-describe('robots table (spec §2)', () => {
+describe('robots table (behaviour §2)', () => {
   it('lists the robots sorted by name ascending, with battery, charging, signal and stale marks', async () => {
     const network = signedIn();
     await openRobots(network);
@@ -88,7 +88,7 @@ describe('robots table (spec §2)', () => {
   });
 });
 
-describe('robot dialog (spec §2, §4)', () => {
+describe('robot dialog (behaviour §2, §4)', () => {
   it('opens on a row click with the name, no mode for a teleoperator, and a link to the robot jobs', async () => {
     const user = userEvent.setup();
     const { router } = await openRobots(signedIn(['done-teleoperator']));
@@ -221,7 +221,7 @@ describe('refused robot commands', () => {
   });
 });
 
-describe('live robot updates (spec §4)', () => {
+describe('live robot updates (behaviour §4)', () => {
   it('shows a command a robot never received as an error toast naming the robot and the command', async () => {
     await openRobots(signedIn(['done-admin']));
     await waitFor(() => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { signalLevel, signalPercent } from './signal.ts';
 
-describe('signal (spec §9: ping mapped to percent of 800 ms)', () => {
+describe('signal (behaviour §9: ping mapped to percent of 800 ms)', () => {
   it('maps ping to the percent left of 800 ms', () => {
     expect(signalPercent(0)).toBe(100);
     expect(signalPercent(400)).toBe(50);

@@ -1,17 +1,17 @@
-/** Spec §9: the ping (ms) that counts as no signal left. */
+/** Behaviour §9: the ping (ms) that counts as no signal left. */
 export const MAX_PING_MS = 800;
 
 export type SignalLevel = 'none' | 'low' | 'medium' | 'high' | 'full';
 
 /**
- * Spec §9 maps the ping to a percent of MAX_PING_MS. A short round trip is a strong signal, so the percent is
+ * Behaviour §9 maps the ping to a percent of MAX_PING_MS. A short round trip is a strong signal, so the percent is
  * what is left of the budget: percent = max(0, 100 - ping / 800 * 100). 0 ms is 100 %, 400 ms 50 %, 800 ms and
  * slower 0 %. A negative ping (-1: timeout) has no percent.
  */
 export const signalPercent = (pingMs: number): number | null =>
   pingMs < 0 ? null : Math.max(0, 100 - (pingMs / MAX_PING_MS) * 100);
 
-/** Spec §9 thresholds: below 33 low, 33 to 66 medium, 66 to 95 high, 95 and above full, negative none. */
+/** Behaviour §9 thresholds: below 33 low, 33 to 66 medium, 66 to 95 high, 95 and above full, negative none. */
 export const signalLevel = (pingMs: number): SignalLevel => {
   const percent = signalPercent(pingMs);
   if (percent === null) return 'none';

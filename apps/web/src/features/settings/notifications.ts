@@ -1,5 +1,5 @@
 /**
- * Spec §3: "a per-user notification on/off flag" in local storage, and (spec §9 "push token refresh after 7
+ * Behaviour §3: "a per-user notification on/off flag" in local storage, and (behaviour §9 "push token refresh after 7
  * days") when this device last registered. The device token itself belongs to the push device
  * (lib/push/web-push-device.ts in a browser, native preferences in the mobile shell).
  */
@@ -8,7 +8,7 @@ import { LOCAL_KEYS } from '../../lib/storage.ts';
 export const NOTIFICATIONS_KEY = LOCAL_KEYS.notifications;
 export const REGISTERED_AT_KEY = LOCAL_KEYS.pushRegisteredAt;
 
-/** Spec §9: a device token older than this is renewed when the console starts. */
+/** Behaviour §9: a device token older than this is renewed when the console starts. */
 export const PUSH_TOKEN_MAX_AGE_MS = 7 * 24 * 60 * 60 * 1000;
 
 const read = (key: string): string | null => {

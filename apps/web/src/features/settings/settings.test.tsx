@@ -39,7 +39,7 @@ const openSettings = async (network: FakeNetwork, push?: FakePushBrowser) => {
   return view;
 };
 
-describe('settings (spec §2)', () => {
+describe('settings (behaviour §2)', () => {
   it('loads the languages and the timezones, showing the saved ones', async () => {
     const network = signedIn();
     await openSettings(network);
@@ -151,7 +151,7 @@ describe('the language tells the truth (issue #25 item 1)', () => {
   });
 });
 
-describe('notifications switch (spec §3, §4, §9)', () => {
+describe('notifications switch (behaviour §3, §4, §9)', () => {
   const SWITCH = 'Push notifications on this device';
   const withSubscriptions = () =>
     signedIn()

@@ -72,8 +72,8 @@ const stored = () => ({
   realm: window.sessionStorage.getItem(SESSION_KEYS.realm),
 });
 
-describe('auth client (spec §4)', () => {
-  it('signs in with the password grant exactly as spec §7 says, stores the session and the organization, then is authenticated', async () => {
+describe('auth client (behaviour §4)', () => {
+  it('signs in with the password grant exactly as behaviour §7 says, stores the session and the organization, then is authenticated', async () => {
     const network = fakeIdentity(new FakeNetwork(), ['done-admin']);
     const auth = setup(network);
     const seen: string[] = [];
@@ -263,7 +263,7 @@ describe('auth client (spec §4)', () => {
     expect(network.callsTo(postLogout)).toHaveLength(1);
   });
 
-  it('logout proceeds with an error callback when the device cannot be unregistered (spec §7)', async () => {
+  it('logout proceeds with an error callback when the device cannot be unregistered (behaviour §7)', async () => {
     const network = fakeIdentity(new FakeNetwork()).on(removeDevice, { networkError: true });
     const onDeviceRemovalError = vi.fn();
     const auth = setup(network, undefined, onDeviceRemovalError, { device: new FakeDevice(WEB_PUSH_TOKEN) });

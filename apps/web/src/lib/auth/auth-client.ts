@@ -13,7 +13,7 @@ import type { SessionTabs, TabMessage } from './session-tabs.ts';
 import { accessTokenExpiry } from './token-expiry.ts';
 
 /**
- * Spec §4 "Auth: initializing and fetching, then authenticated or not". `initializing` restores a stored session
+ * Behaviour §4 "Auth: initializing and fetching, then authenticated or not". `initializing` restores a stored session
  * at start-up; `fetching` is a sign-in in flight.
  */
 export type AuthStatus = 'initializing' | 'fetching' | 'authenticated' | 'unauthenticated';
@@ -37,12 +37,12 @@ export interface AuthClientOptions {
   localStorage?: Storage;
   /** Called with the session user before the console shows it (sign-in, load, re-read): the profile's language. */
   onUser?: (user: SessionUser) => Promise<void>;
-  /** Spec §4: "a failed refresh calls an error callback". */
+  /** Behaviour §4: "a failed refresh calls an error callback". */
   onRefreshError?: (error: ApiRequestError) => void;
-  /** Spec §7: when unregistering the device fails at logout, a generic error shows and logout proceeds. */
+  /** Behaviour §7: when unregistering the device fails at logout, a generic error shows and logout proceeds. */
   onDeviceRemovalError?: () => void;
   /**
-   * Spec §7: this device stops receiving the user's pushes (DELETE /remove, lib/push/remove-push-device.ts) while
+   * Behaviour §7: this device stops receiving the user's pushes (DELETE /remove, lib/push/remove-push-device.ts) while
    * the session's token still works; rejects when the server could not be told.
    */
   removePushDevice?: (userId: string) => Promise<void>;
@@ -54,7 +54,7 @@ export interface AuthClientOptions {
 
 /** A stored access token valid at least this much longer is used as it is at load: no refresh token is spent. */
 const FRESH_MS = 60_000;
-/** Spec §9's refresh period is the token's 15 minutes minus 10 s: a restored token is refreshed as early. */
+/** Behaviour §9's refresh period is the token's 15 minutes minus 10 s: a restored token is refreshed as early. */
 const REFRESH_AHEAD_MS = 10_000;
 /** A load that could not reach the server tries again after these waits, then shows sign-in (tokens kept). */
 const RESTORE_RETRY_MS = [1000, 2000, 4000, 8000];
@@ -94,14 +94,14 @@ export class AuthClient {
     return () => this.listeners.delete(listener);
   };
 
-  /** Restores the session of this tab, if any; a failure clears the stored tokens (spec §4). Runs once. */
+  /** Restores the session of this tab, if any; a failure clears the stored tokens (behaviour §4). Runs once. */
   initialize(): Promise<void> {
     this.initialization ??= this.restore();
     return this.initialization;
   }
 
   /**
-   * Password grant, then the session user. A failure clears the stored tokens and rethrows (spec §4).
+   * Password grant, then the session user. A failure clears the stored tokens and rethrows (behaviour §4).
    * `staySignedIn` keeps the session on this device beyond its last tab; otherwise it ends with them.
    */
   async login(input: SignInInput, { staySignedIn = false }: { staySignedIn?: boolean } = {}): Promise<SessionUser> {

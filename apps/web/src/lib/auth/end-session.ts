@@ -9,7 +9,7 @@ const quietly = (promise: Promise<unknown>): Promise<void> => promise.then(
 );
 
 /**
- * Revokes the access token and ends the session at the identity provider (spec §7), each step best effort: the
+ * Revokes the access token and ends the session at the identity provider (behaviour §7), each step best effort: the
  * session ends on this device even when the provider cannot be reached. Loaded with the first logout, not with
  * the first screen (auth-client.ts).
  */

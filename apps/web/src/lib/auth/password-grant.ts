@@ -4,7 +4,7 @@ import { z } from 'zod';
 // Types only: a value import of the API client would split it out of the first screen's bundle into a chunk of its own.
 import type { HttpInstance, sendRequest } from '../api-client.ts';
 
-/** Spec §5 sign-in rules; messages are translation keys. The realm is the organization, lowercase. */
+/** Behaviour §5 sign-in rules; messages are translation keys. The realm is the organization, lowercase. */
 export const SignInInput = z.object({
   organization: z.string().trim().toLowerCase().min(1, 'validation.required'),
   username: z.string().trim().min(1, 'validation.required'),
@@ -13,7 +13,7 @@ export const SignInInput = z.object({
 export type SignInInput = z.input<typeof SignInInput>;
 
 /**
- * Spec §7's password grant. Loaded with the sign-in form (which validates with the same schema), not with the
+ * Behaviour §7's password grant. Loaded with the sign-in form (which validates with the same schema), not with the
  * first screen: a stored session needs neither (auth-client.ts).
  */
 export const passwordGrant = (

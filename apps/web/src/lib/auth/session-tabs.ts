@@ -1,7 +1,7 @@
 import type { SessionTokens, TokenStore } from '../storage.ts';
 
 /**
- * One session for every console tab of this browser, kept within spec §3: the session values (`refresh_token`,
+ * One session for every console tab of this browser, kept within behaviour §3: the session values (`refresh_token`,
  * `access_token`, `realm`) stay in each tab's session storage, never in local storage or IndexedDB (the service
  * worker's mirror, session-mirror.ts, holds the access token only). A tab opened without them asks the open tabs
  * over a BroadcastChannel and stores the answer in its own session storage; every new pair (a refresh, a sign-in)

@@ -8,7 +8,7 @@ const A = '0b8f3a52-51d4-4e0c-9d0f-2a6c7d8e9f01';
 const B = '1c9f3a52-51d4-4e0c-9d0f-2a6c7d8e9f02';
 const list = (): RobotList => ({ count: 2, payload: [robotFixture({ robot_id: A, name: 'Alpha' }), robotFixture({ robot_id: B, name: 'Bravo' })] });
 
-describe('applyRobotUpdate (spec §4 live robot updates)', () => {
+describe('applyRobotUpdate (behaviour §4 live robot updates)', () => {
   const apply = (update: RobotUpdate) => applyRobotUpdate(list(), update);
 
   it('sets the named field on the matching robot only', () => {

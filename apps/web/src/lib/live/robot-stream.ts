@@ -65,7 +65,7 @@ const patchRobot = (robot: Robot, update: RobotUpdate): Robot => {
 };
 
 /**
- * Spec §4: a live robot update sets one named field on the matching robot; battery also copies charging_status;
+ * Behaviour §4: a live robot update sets one named field on the matching robot; battery also copies charging_status;
  * a ping with timeout sets signal to -1, otherwise to the ping. The list is returned unchanged (same object) when
  * no robot matches.
  */

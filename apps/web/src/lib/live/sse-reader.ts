@@ -3,7 +3,7 @@ import type { SseFrame } from '@uvd/contracts';
 
 /**
  * Reads a `text/event-stream` body frame by frame until it ends or `signal` aborts. EventSource cannot send the
- * bearer header (spec §7 "auth header"), so streams are opened with fetch and read here.
+ * bearer header (behaviour §7 "auth header"), so streams are opened with fetch and read here.
  */
 export const readSseStream = async (
   body: ReadableStream<Uint8Array>,

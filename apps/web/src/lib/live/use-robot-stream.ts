@@ -47,7 +47,7 @@ const liveRobotsFor = (queryClient: QueryClient, api: ApiClient, i18n: I18n): Li
 /**
  * Keeps the robot list cached under `listKey` (a constant key) live for these robots while the calling component
  * is mounted, and shows the commands the server could not deliver to them (command_undelivered: a toast naming
- * the robot and the command). Screens watching the same robots share one connection (spec §4 live robot updates).
+ * the robot and the command). Screens watching the same robots share one connection (behaviour §4 live robot updates).
  */
 export const useRobotStream = (listKey: QueryKey, robotIds: readonly string[], enabled = true): void => {
   const queryClient = useQueryClient();

@@ -1,7 +1,7 @@
 /**
  * The mobile shell (apps/mobile, Capacitor) as a push device: the phone's push service (FCM on Android, APNs
- * through FCM on iOS) hands the app a registration token, which is spec §7's device token, kept in native
- * preferences under `device_token` (spec §3). A push's `data` is the push message as FCM's strings (`toFcmData`).
+ * through FCM on iOS) hands the app a registration token, which is behaviour §7's device token, kept in native
+ * preferences under `device_token` (behaviour §3). A push's `data` is the push message as FCM's strings (`toFcmData`).
  */
 import { Capacitor } from '@capacitor/core';
 import type { PluginListenerHandle } from '@capacitor/core';
@@ -13,7 +13,7 @@ import type { ActionDecision, PushMessage } from '@uvd/contracts';
 import { z } from 'zod';
 import type { PushDevice } from './push-device.ts';
 
-/** Spec §3: the device token lives in native preferences. */
+/** Behaviour §3: the device token lives in native preferences. */
 export const DEVICE_TOKEN_KEY = 'device_token';
 /** The Android channel of prompt pushes; the server's FCM sender names it (`android.notification.channel_id`). */
 export const PROMPT_CHANNEL_ID = 'prompts';

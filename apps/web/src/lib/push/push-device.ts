@@ -10,7 +10,7 @@ export interface PushDevice {
   /** Whether this device can receive pushes at all (a browser without service workers or Push API cannot). */
   supported(): boolean;
   /**
-   * Asks the user's permission if needed and returns spec §7's device token: the JSON of the browser's
+   * Asks the user's permission if needed and returns behaviour §7's device token: the JSON of the browser's
    * PushSubscription, or the native push token. Rejects when permission is refused.
    */
   register(): Promise<string>;

@@ -14,7 +14,7 @@ export interface PushPrompt {
   choices: { choice: PushChoice; label: string }[];
 }
 
-/** The prompt a push asks (spec §4 confirm or skip), or null when it only informs. */
+/** The prompt a push asks (behaviour §4 confirm or skip), or null when it only informs. */
 export const promptOf = (message: PushMessage): PushPrompt | null => {
   const { action_id: actionId, choices, choice_labels: labels } = message;
   if (!actionId || !choices || choices.length === 0 || !labels) return null;

@@ -3,7 +3,7 @@ import type { ApiClient } from '../api-client.ts';
 import type { PushDevice } from './push-device.ts';
 
 /**
- * Spec §7 at logout: the device stops receiving this user's pushes (DELETE /remove with its current token) while
+ * Behaviour §7 at logout: the device stops receiving this user's pushes (DELETE /remove with its current token) while
  * the session's token still works, then its registration ends, so the next sign-in on this device starts without
  * one (and renews it if that user has notifications on). Rejects when the server could not be told.
  */

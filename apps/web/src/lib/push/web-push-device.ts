@@ -1,6 +1,6 @@
 /**
  * The browser as a push device (Web Push, RFC 8030/8291/8292): the console's service worker holds a
- * PushSubscription made with the server's VAPID public key, and spec §7's device token is that subscription's
+ * PushSubscription made with the server's VAPID public key, and behaviour §7's device token is that subscription's
  * JSON. Pushes reach the service worker (src/sw.ts); those it offers to a visible console window arrive here.
  */
 import { parseDeviceToken } from '@uvd/contracts';
@@ -139,7 +139,7 @@ export const createWebPushDevice = ({ vapidPublicKey, browser = currentBrowser()
         throw new PushUnsupportedError('The service worker could not be registered', { cause: error });
       });
       const registration = await withTimeout(serviceWorker.ready, stepTimeoutMs, () => new PushTimeoutError('The service worker did not activate'));
-      // Always a new subscription: spec §9 renews the token after 7 days, and a subscription made with another
+      // Always a new subscription: behaviour §9 renews the token after 7 days, and a subscription made with another
       // VAPID key (a server whose key changed) cannot be reused.
       const subscription = await withTimeout(
         (async () => {

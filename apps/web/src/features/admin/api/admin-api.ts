@@ -55,7 +55,7 @@ export const useAdminGroups = () => useQuery(groupsQueryOptions(useApi()));
 export const useAdminRobots = () => useQuery(adminRobotsQueryOptions(useApi()));
 export const useAdminContacts = () => useQuery(contactsQueryOptions(useApi()));
 
-/** Spec §7: a delete counts as done only when the reply's data holds the deleted id as a key. */
+/** Behaviour §7: a delete counts as done only when the reply's data holds the deleted id as a key. */
 const deleted = (reply: DeletedIds, id: string): boolean => Object.hasOwn(reply.data, id);
 
 export type AdminEntity = 'user' | 'group' | 'contact';
@@ -103,7 +103,7 @@ export const useCreateGroup = () => {
   });
 };
 
-/** Spec §7: a contact counts as created only when the reply has an id. */
+/** Behaviour §7: a contact counts as created only when the reply has an id. */
 export const useCreateContact = () => {
   const api = useApi();
   const queryClient = useQueryClient();

@@ -4,7 +4,7 @@ import type { ApiClient } from '../../../lib/api-client.ts';
 import { useApi } from '../../../lib/api-context.tsx';
 import { webhookKeys } from './get-webhooks.ts';
 
-/** Rejects when the reply does not hold the id (spec §7: a delete is done only when the server names it). */
+/** Rejects when the reply does not hold the id (behaviour §7: a delete is done only when the server names it). */
 export const removeWebhook = async (api: ApiClient, id: string): Promise<void> => {
   const reply = await api.request(deleteWebhook, { params: { id } });
   if (!Object.hasOwn(reply.data, id)) throw new Error(`webhook ${id} was not deleted`);

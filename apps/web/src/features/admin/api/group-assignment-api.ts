@@ -18,7 +18,7 @@ import type { AssignTab } from '../../../config/paths.ts';
 import type { ApiClient } from '../../../lib/api-client.ts';
 import { useApi } from '../../../lib/api-context.tsx';
 
-/** Spec §3 assignable item. */
+/** Behaviour §3 assignable item. */
 export interface AssignItem {
   item_id: string;
   item_name: string;
@@ -30,7 +30,7 @@ export interface Assignment {
   memberIds: string[];
 }
 
-/** Spec §9 page size; the lists are read page by page from offset 0 so a site of more than 50 rooms fits. */
+/** Behaviour §9 page size; the lists are read page by page from offset 0 so a site of more than 50 rooms fits. */
 const PAGE_SIZE = 50;
 const MAX_PAGES = 100;
 
@@ -69,7 +69,7 @@ const fetchAssignment = async (api: ApiClient, kind: AssignTab, groupId: string,
   }
   const [all, members] = await Promise.all([
     allPages(async (page) => (await api.request(getAdminRooms, { query: page, signal })).data),
-    // Spec §7/§2: the group's rooms are the first element's rooms field; without it, every room is unassigned.
+    // Behaviour §7/§2: the group's rooms are the first element's rooms field; without it, every room is unassigned.
     allPages(async (page) => (await api.request(getAdminGroupRooms, { query: { groups: [groupId], ...page }, signal })).data[0]?.rooms ?? []),
   ]);
   const item = (room: { room_id: string; room_name: string }) => ({ item_id: room.room_id, item_name: room.room_name });
@@ -97,7 +97,7 @@ export interface Change {
 }
 
 const ok = (reply: { data: boolean }) => {
-  // Spec §7: a command reply with a falsy data value is a failure.
+  // Behaviour §7: a command reply with a falsy data value is a failure.
   if (!reply.data) throw new Error('the server did not apply the change');
 };
 

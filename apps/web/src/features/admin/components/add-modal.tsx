@@ -9,7 +9,7 @@ export interface AddField<K extends string> {
   name: K;
   /** Translated label. */
   label: string;
-  /** The spec's translated message (addUser.*Error, addContact.*Error, addGroup.nameError). */
+  /** The translated message of behaviour §5 (addUser.*Error, addContact.*Error, addGroup.nameError). */
   error: string;
   type?: 'text' | 'email' | 'password' | 'tel';
   autoComplete?: string;
@@ -33,7 +33,7 @@ const blank = <K extends string>(fields: readonly AddField<K>[]) =>
 
 /**
  * The add modal of the admin dashboard: validated with the contract's schema (the server's own rules), each
- * message shown under its field by the spec's key. Whatever the outcome of the call, the modal closes.
+ * message shown under its field by its key of behaviour §5. Whatever the outcome of the call, the modal closes.
  */
 export const AddModal = <K extends string, S extends z.ZodType>({ show, title, fields, schema, onSubmit, onClose, children, submitLabel }: AddModalProps<K, S>) => {
   const { t } = useTranslation();

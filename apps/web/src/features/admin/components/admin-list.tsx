@@ -32,7 +32,7 @@ interface AdminListProps<T> {
 }
 
 /**
- * One tab of the admin dashboard (spec §2): a search box debounced 500 ms, then a skeleton, "Failed to load
+ * One tab of the admin dashboard (behaviour §2): a search box debounced 500 ms, then a skeleton, "Failed to load
  * data.", a no-data message with a hint to create an item, or the table (on a phone, a list of several columns
  * as blocks of "header: value" lines). Deletes are confirmed first.
  */

@@ -24,7 +24,7 @@ const Cell = ({ item, label, symbol, onClick }: { item: AssignItem | undefined; 
     <td />
   );
 
-/** Spec §2: items not in the group ("another") beside the members; each moves to the other column. */
+/** Behaviour §2: items not in the group ("another") beside the members; each moves to the other column. */
 export const AssignmentTable = ({ others, members, membersHeader, onAssign, onUnassign }: AssignmentTableProps) => {
   const { t } = useTranslation();
   const rows = Math.max(others.length, members.length);

@@ -31,7 +31,7 @@ import { WebhooksTab } from '../components/webhooks-tab.tsx';
 const TABS: readonly AdminTab[] = ['users', 'groups', 'robots', 'contacts', 'audit', 'webhooks'];
 const PREFIX = 'admin';
 
-/** The text fields of the spec's create payload; role and groups are chosen beside them. */
+/** The text fields of the create payload of behaviour §3; role and groups are chosen beside them. */
 type UserTextField = Exclude<keyof CreateUserInput, 'role' | 'groupIds'>;
 
 const useUserFields = (): readonly AddField<UserTextField>[] => {
@@ -217,7 +217,7 @@ const GroupsTab = () => {
   );
 };
 
-/** Spec §6: robots are listed here but cannot be created (no add button). */
+/** Behaviour §6: robots are listed here but cannot be created (no add button). */
 const RobotsTab = () => {
   const { t } = useTranslation();
   const robots = useAdminRobots();
@@ -309,7 +309,7 @@ const PANELS: Record<AdminTab, () => React.JSX.Element> = {
   webhooks: WebhooksTab,
 };
 
-/** Spec §2 admin dashboard, tabs by hash (#users default, #groups, #robots, #contacts), and issue #24's #audit and #webhooks. */
+/** Behaviour §2 admin dashboard, tabs by hash (#users default, #groups, #robots, #contacts), and issue #24's #audit and #webhooks. */
 export const AdminRoute = () => {
   const { t } = useTranslation();
   const [tab, select] = useHashTab(TABS, 'users');

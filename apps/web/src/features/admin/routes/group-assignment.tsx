@@ -34,7 +34,7 @@ const changeOf = (kind: AssignTab, data: Assignment | undefined, current: string
   return added.length + removed.length === 0 ? null : { kind, added, removed, memberIds: current };
 };
 
-/** Spec §2 group assignment: users, rooms and robots of one group, moved between two columns, then submitted. */
+/** Behaviour §2 group assignment: users, rooms and robots of one group, moved between two columns, then submitted. */
 export const GroupAssignmentRoute = () => {
   const { t } = useTranslation();
   const navigate = useNavigate();

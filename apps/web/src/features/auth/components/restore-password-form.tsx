@@ -9,7 +9,7 @@ import { isApiRequestError } from '../../../lib/api-error.ts';
 import { useForgotPassword } from '../api/forgot-password.ts';
 import { FormField } from './form-field.tsx';
 
-/** Spec §5 forgot password: organization non-empty after trim ("Required"), a valid email ("Invalid email"). */
+/** Behaviour §5 forgot password: organization non-empty after trim ("Required"), a valid email ("Invalid email"). */
 export const RestorePasswordInput = z.object({
   organization: z.string().trim().min(1, 'validation.required'),
   email: z.email('validation.invalidEmail'),

@@ -13,7 +13,7 @@ import { FormField } from './form-field.tsx';
 type Field = keyof z.input<typeof SignInInput>;
 type Errors = Partial<Record<Field, string>>;
 
-/** Spec §2, §5 sign-in: organization (from the route or the last one used), username, password. */
+/** Behaviour §2, §5 sign-in: organization (from the route or the last one used), username, password. */
 export const SignInForm = ({ defaultOrganization }: { defaultOrganization: string }) => {
   const { t } = useTranslation();
   const auth = useAuthClient();
@@ -54,7 +54,7 @@ export const SignInForm = ({ defaultOrganization }: { defaultOrganization: strin
     }
   };
 
-  // Spec §5: every sign-in rule is "required" (min 1 after trim), so each failure reads validation.required.
+  // Behaviour §5: every sign-in rule is "required" (min 1 after trim), so each failure reads validation.required.
   const message = (field: Field) => (errors[field] ? t('validation.required') : undefined);
 
   return (

@@ -3,7 +3,7 @@ import { Link } from 'react-router';
 import { PageTitle } from '../../../components/page-title.tsx';
 import { paths } from '../../../config/paths.ts';
 
-/** Spec §2 sign-up: accounts are not self-service; text and a way back. */
+/** Behaviour §2 sign-up: accounts are not self-service; text and a way back. */
 export const SignUpRoute = () => {
   const { t } = useTranslation();
   return (

@@ -7,7 +7,7 @@ import { JOB_LIST_STALE_TIME_MS } from '../../../lib/query-client.ts';
 import { readFilters, readStatuses } from '../../../lib/list-filters.ts';
 import type { ListFilters } from '../../../lib/list-filters.ts';
 
-/** Every delivery status, in the spec's order (0 Queued … 6 Blocked). */
+/** Every delivery status, in the order of behaviour §3 (0 Queued … 6 Blocked). */
 export const DELIVERY_STATUSES: readonly DeliveryStatus[] = Object.values(DeliveryStatus);
 
 const isDeliveryStatus = (value: number): value is DeliveryStatus => DELIVERY_STATUSES.some((status) => status === value);

@@ -5,13 +5,13 @@ import { useApi } from '../../../lib/api-context.tsx';
 import { commandParts } from '../../../lib/command.ts';
 import { actionKey, jobListsKey, waitingActionsKey } from './jobs-query.ts';
 
-/** The job list row commands; each has its spec §8 toast keys. */
+/** The job list row commands; each has its behaviour §8 toast keys. */
 export type JobCommandKind = 'start' | 'pause' | 'resume' | 'stop' | 'home' | 'delete';
 
 /**
  * start → POST /jobs/job/start?job_id=, pause/resume/stop → POST /command/job/{id}?command=, home → POST
  * /command/{robot_id}?command=home (the job's robot), delete → DELETE /jobs/jobs/{id}. Resolves true only when the
- * reply's data is truthy (spec §7: falsy data is a failure). Each command (one click) carries its own
+ * reply's data is truthy (behaviour §7: falsy data is a failure). Each command (one click) carries its own
  * Idempotency-Key, which its retries reuse.
  */
 export const useJobCommand = () => {
@@ -39,7 +39,7 @@ const setReady = (list: JobList | undefined, roomId: string, ready: boolean): Jo
     ),
   };
 
-/** Spec §4: the readiness toggle is applied optimistically to every cached list and rolled back on error. */
+/** Behaviour §4: the readiness toggle is applied optimistically to every cached list and rolled back on error. */
 export const useRoomReadiness = () => {
   const api = useApi();
   const queryClient = useQueryClient();
@@ -66,7 +66,7 @@ export interface ActionDecisionInput {
 
 /**
  * POST /action/action/confirm, from a job's row or a push's toast; once sent, the job's cached action is disabled
- * (and so hidden, spec §4).
+ * (and so hidden, behaviour §4).
  */
 export const useActionDecision = () => {
   const api = useApi();

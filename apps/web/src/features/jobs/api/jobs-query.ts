@@ -51,7 +51,7 @@ export const useJobList = (filters: JobListFilters) => useQuery(jobListQueryOpti
 
 /**
  * The job a `/job/:jobId` link opens when it is not on the list's current page (a new job scheduled later than the
- * page's jobs, say): fetched on its own, with its rooms' names and readiness (spec §7 `extra_room_data=true`, what
+ * page's jobs, say): fetched on its own, with its rooms' names and readiness (behaviour §7 `extra_room_data=true`, what
  * the expanded row shows), so the link still shows it expanded.
  */
 export const useFocusedJob = (jobId: string | null, enabled: boolean) => {
@@ -114,7 +114,7 @@ export const endsListedJob = (lists: readonly (JobList | undefined)[], change: J
   change.performed && lists.some((list) => list?.payload.some((job) => job.job_id === change.job_id && !job.performed));
 
 /**
- * Spec §4: a live job change replaces the matching job in the cached list by job_id, drops every job with
+ * Behaviour §4: a live job change replaces the matching job in the cached list by job_id, drops every job with
  * performed true, then recomputes the count (by the number of jobs dropped). The server's list holds only jobs
  * not yet performed and counts only them (apps/server/src/jobs/README.md "What the jobs list holds"), so the rule
  * never drops a job the server would list: a page only loses the job that just ended, and is refetched to fill up

@@ -19,7 +19,7 @@ import { useJobAction } from '../api/jobs-query.ts';
 import { CURRENT_ROOM_PLACEHOLDER } from '../filters.ts';
 import { PromptAnswer } from './prompt-answer.tsx';
 
-/** Spec: after a successful delete the list reloads after 500 ms. */
+/** Behaviour §4: after a successful delete the list reloads after 500 ms. */
 export const DELETE_RELOAD_DELAY_MS = 500;
 
 const TOAST_KEYS = {
@@ -27,7 +27,7 @@ const TOAST_KEYS = {
   pause: { success: 'jobControls.pauseSuccess', fail: 'jobControls.pauseFail', confirm: 'jobControls.confirmPause' },
   resume: { success: 'jobControls.resumeSuccess', fail: 'jobControls.resumeFail', confirm: 'jobControls.confirmResume' },
   stop: { success: 'jobControls.stopSuccess', fail: 'jobControls.stopFail', confirm: 'jobControls.confirmStop' },
-  // A command to the job's robot: spec §8 names the robot command toasts for it.
+  // A command to the job's robot: behaviour §8 names the robot command toasts for it.
   home: { success: 'robotControls.commandSuccess', fail: 'robotControls.commandFail', confirm: 'jobControls.confirmHome' },
   delete: { success: 'jobControls.deleteSuccess', fail: 'jobControls.deleteFail', confirm: 'jobControls.confirmDelete' },
 } as const satisfies Record<JobCommandKind, { success: string; fail: string; confirm: string }>;
@@ -42,7 +42,7 @@ const LABEL_KEYS = {
 } as const satisfies Record<JobCommandKind, string>;
 
 /**
- * Spec §4 which commands a job offers: start-now only Scheduled, pause disinfecting, resume paused, stop always,
+ * Behaviour §4 which commands a job offers: start-now only Scheduled, pause disinfecting, resume paused, stop always,
  * and the optional home (the robot of a Running job back to its dock) with its confirmation.
  */
 export const offeredCommands = (job: Job): JobCommandKind[] => {
@@ -63,7 +63,7 @@ export interface JobDetailsProps {
   onReload: () => void;
 }
 
-/** The expanded row (spec §2): details, room list, commands and the operator prompt. */
+/** The expanded row (behaviour §2): details, room list, commands and the operator prompt. */
 export const JobDetails = ({ job, onReload }: JobDetailsProps) => {
   const { t } = useTranslation();
   const { timezone } = useSessionUser();
@@ -287,7 +287,7 @@ const PendingNotice = ({ pending }: { pending: PendingCommand }) => {
   );
 };
 
-/** Spec §4 operator prompt of a Running job: confirm (through a dialog) or skip, then it hides. */
+/** Behaviour §4 operator prompt of a Running job: confirm (through a dialog) or skip, then it hides. */
 const ActionPrompt = ({ job }: { job: Job }) => {
   const { t } = useTranslation();
   const action = useJobAction(job.job_id, true);

@@ -4,7 +4,7 @@ import type { ParseKeys } from 'i18next';
 import { z } from 'zod';
 import { DEFAULT_TIME_ZONE, formatDateTime, zonedInstant } from '../../../lib/format-date.ts';
 
-/** Spec §9: "Start now" schedules the job five minutes ahead, then starts it. */
+/** Behaviour §9: "Start now" schedules the job five minutes ahead, then starts it. */
 export const START_DELAY_MS = 5 * 60 * 1000;
 
 /** A room added to the job; its position in the list is its order_no. */
@@ -30,7 +30,7 @@ export interface JobEditorValues {
 }
 
 export type EditorField = 'name' | 'buildingId' | 'floorId' | 'robotId' | 'date' | 'hours' | 'minutes' | 'rooms';
-/** Translation keys of the messages shown next to each field (spec §5). */
+/** Translation keys of the messages shown next to each field (behaviour §5). */
 export type EditorErrors = Partial<Record<EditorField, ParseKeys>>;
 
 const MESSAGE_KEYS: Record<EditorField, ParseKeys> = {
@@ -50,7 +50,7 @@ export const FIELD_ORDER: readonly EditorField[] = ['name', 'buildingId', 'floor
 const required = z.string().trim().min(1);
 const clockPart = (max: number) => z.string().trim().regex(/^\d{1,2}$/).transform(Number).pipe(z.number().max(max));
 
-/** Spec §5 job form: name (the contract's own rule), building, floor, robot, at least one room. */
+/** Behaviour §5 job form: name (the contract's own rule), building, floor, robot, at least one room. */
 const JobEditorSchema = z.object({
   name: JobInput.shape.name,
   buildingId: required,
@@ -58,14 +58,14 @@ const JobEditorSchema = z.object({
   robotId: required,
   rooms: z.array(z.unknown()).min(1),
 });
-/** Spec §5: the date must be a date, hours 0–23, minutes 0–59 (only when the job is scheduled). */
+/** Behaviour §5: the date must be a date, hours 0–23, minutes 0–59 (only when the job is scheduled). */
 const ScheduleSchema = z.object({ date: z.iso.date(), hours: clockPart(23), minutes: clockPart(59) });
 
 const isEditorField = (key: PropertyKey | undefined): key is EditorField =>
   typeof key === 'string' && (FIELD_ORDER as readonly string[]).includes(key);
 
 /**
- * Spec §5 checks, and a scheduled start not in the past (the server's own rule, `startTimeInPast`: the current
+ * Behaviour §5 checks, and a scheduled start not in the past (the server's own rule, `startTimeInPast`: the current
  * and the previous minute still count as now), reported on the date.
  */
 export const validateJobEditor = (values: JobEditorValues, timeZone: string = DEFAULT_TIME_ZONE, now: Date = new Date()): EditorErrors => {
@@ -82,7 +82,7 @@ export const validateJobEditor = (values: JobEditorValues, timeZone: string = DE
 };
 
 
-/** The job input of valid values (spec §3): start_time with seconds 0, rooms numbered from 0 in list order. */
+/** The job input of valid values (behaviour §3): start_time with seconds 0, rooms numbered from 0 in list order. */
 export const toJobInput = (values: JobEditorValues, timeZone: string, now: Date = new Date()): JobInput => {
   const start = values.startNow
     ? new Date(now.getTime() + START_DELAY_MS)
@@ -104,7 +104,7 @@ const scheduleOf = (iso: string, timeZone: string) => ({
   minutes: formatDateTime(iso, timeZone, 'mm'),
 });
 
-/** Spec §5 defaults of a new job: "{given name} DD.MM.YYYY HH:mm" and a start of now, in the user's timezone. */
+/** Behaviour §5 defaults of a new job: "{given name} DD.MM.YYYY HH:mm" and a start of now, in the user's timezone. */
 export const newJobValues = (givenName: string, timeZone: string, now: Date = new Date()): JobEditorValues => {
   const iso = now.toISOString();
   return {
@@ -146,7 +146,7 @@ export type EditorChange =
   | { type: 'moveRoom'; index: number; by: -1 | 1 }
   | { type: 'removeRoom'; index: number };
 
-/** Spec §4 job form: changing the building clears floor and robot; changing the floor clears the robot. */
+/** Behaviour §4 job form: changing the building clears floor and robot; changing the floor clears the robot. */
 export const applyEditorChange = (values: JobEditorValues, change: EditorChange): JobEditorValues => {
   switch (change.type) {
     case 'field':

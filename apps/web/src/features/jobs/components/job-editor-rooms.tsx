@@ -23,8 +23,8 @@ export interface JobEditorRoomsProps {
 }
 
 /**
- * Spec §2 room sub-form: a dose and a room select; choosing a room appends it at once (a room already in the job
- * is refused with the duplicate-room toast, spec §5). Below, the rooms as cards in job order with their own dose
+ * Behaviour §2 room sub-form: a dose and a room select; choosing a room appends it at once (a room already in the job
+ * is refused with the duplicate-room toast, behaviour §5). Below, the rooms as cards in job order with their own dose
  * select, move up, move down and remove; the cards stack in one column at 768 px or less (job-editor.css).
  */
 export const JobEditorRooms = ({ floorId, rooms, error, disabled, onChange }: JobEditorRoomsProps) => {
@@ -45,7 +45,7 @@ export const JobEditorRooms = ({ floorId, rooms, error, disabled, onChange }: Jo
 
   const choose = (roomId: string) => {
     const room = floorRooms.data?.find((candidate) => candidate.room_id === roomId);
-    // Spec §5: the dose is parsed as an integer.
+    // Behaviour §5: the dose is parsed as an integer.
     const parsedDose = Number.parseInt(dose, 10);
     if (!room || Number.isNaN(parsedDose)) return;
     if (rooms.some((added) => added.room_id === roomId)) {

@@ -1,10 +1,10 @@
 import { useEffect, useState } from 'react';
 
-/** Spec §9 scroll-lock: the selects stay disabled until the page has not scrolled for this long. */
+/** Behaviour §9 scroll-lock: the selects stay disabled until the page has not scrolled for this long. */
 export const SCROLL_LOCK_MS = 200;
 
 /**
- * Spec §4: building, floor and robot selects are disabled while the page scrolls, so a swipe that starts on a
+ * Behaviour §4: building, floor and robot selects are disabled while the page scrolls, so a swipe that starts on a
  * select (phones) does not change the cascade and clear the selects below it. True while locked.
  */
 export const useScrollLock = (lockMs: number = SCROLL_LOCK_MS): boolean => {

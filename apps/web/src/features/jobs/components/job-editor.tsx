@@ -1,5 +1,5 @@
 /**
- * The job editor of spec §2 (/jobs/create, /jobs/edit/:jobid). Stable input ids for the browser tests:
+ * The job editor of behaviour §2 (/jobs/create, /jobs/edit/:jobid). Stable input ids for the browser tests:
  * #job-start-now, #job-name, #job-notes, #job-building, #job-floor, #job-robot, #job-date, #job-hours,
  * #job-minutes, #job-dose, #job-room; room cards carry data-testid="job-room-card"; the primary button is
  * #job-submit (Save, or Start now when starting immediately), then #job-cancel.
@@ -44,13 +44,13 @@ const FIELD_IDS: Record<EditorField, string> = {
 
 type Cascade = 'building' | 'floor' | 'robot';
 
-/** Spec §5: hours 0–23, minutes 0–59. */
+/** Behaviour §5: hours 0–23, minutes 0–59. */
 const CLOCK_FIELDS = [
   { name: 'hours', max: 23 },
   { name: 'minutes', max: 59 },
 ] as const;
 
-/** Spec §4: a sole building, floor or robot is chosen for the user. */
+/** Behaviour §4: a sole building, floor or robot is chosen for the user. */
 const soleChoice = (choices: readonly Choice[] | undefined): string => (choices?.length === 1 ? (choices[0]?.value ?? '') : '');
 
 /**
@@ -108,10 +108,10 @@ export const JobEditor = ({ jobId, initial }: JobEditorProps) => {
   };
 
   const busy = save.isPending || save.isSuccess;
-  // Spec §4: the cascade is fixed once rooms are added (they belong to the floor), and a saved job keeps its
+  // Behaviour §4: the cascade is fixed once rooms are added (they belong to the floor), and a saved job keeps its
   // robot (PUT /jobs/jobs/{id} carries none), so its building and floor stay too.
   const cascadeFixed = values.rooms.length > 0 || jobId !== null || busy;
-  // Spec §4: each select also waits for its parent; while the page scrolls all are locked but the focused one.
+  // Behaviour §4: each select also waits for its parent; while the page scrolls all are locked but the focused one.
   const cascade = [
     { select: 'building', field: 'buildingId', label: 'jobEditor.building', value: buildingId, choices: buildingChoices, query: buildings, parentMissing: false },
     { select: 'floor', field: 'floorId', label: 'jobEditor.floor', value: floorId, choices: floorChoices, query: floors, parentMissing: buildingId === '' },
@@ -154,7 +154,7 @@ export const JobEditor = ({ jobId, initial }: JobEditorProps) => {
       document.getElementById(FIELD_IDS[first])?.focus();
       return;
     }
-    // Spec §4: "Start now" asks for confirmation before the job is created and started.
+    // Behaviour §4: "Start now" asks for confirmation before the job is created and started.
     if (values.startNow) setConfirming(true);
     else persist();
   };

@@ -5,7 +5,7 @@ import { useSessionUser } from '../../../lib/auth/auth-context.tsx';
 import { JobEditor } from '../components/job-editor.tsx';
 import { newJobValues } from '../components/job-editor-form.ts';
 
-/** Spec §2 /jobs/create: the job editor with the defaults of spec §5 (name and start from now). */
+/** Behaviour §2 /jobs/create: the job editor with the defaults of behaviour §5 (name and start from now). */
 export const JobCreateRoute = () => {
   const { t } = useTranslation();
   const user = useSessionUser();

@@ -10,7 +10,7 @@ import { useEditorJob } from '../api/job-editor-queries.ts';
 import { JobEditor } from '../components/job-editor.tsx';
 import { jobValues } from '../components/job-editor-form.ts';
 
-/** Spec §2 /jobs/edit/:jobid: the saved job in the editor; a Running job cannot be edited (spec §4). */
+/** Behaviour §2 /jobs/edit/:jobid: the saved job in the editor; a Running job cannot be edited (behaviour §4). */
 export const JobEditRoute = () => {
   const { t } = useTranslation();
   const { timezone } = useSessionUser();
@@ -40,7 +40,7 @@ export const JobEditRoute = () => {
   } else if (job.isError) {
     content = notice('danger', t('jobEditor.error'));
   } else if (job.data.status === 'Running') {
-    // Spec §4: edit is allowed only when the status is known and not Running.
+    // Behaviour §4: edit is allowed only when the status is known and not Running.
     content = notice('warning', t('jobControls.errorJobRunning'));
   } else {
     // Keyed by job: the form starts from the loaded job and is not reset by later refetches.

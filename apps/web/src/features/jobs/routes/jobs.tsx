@@ -22,7 +22,7 @@ import { readJobFocus } from '../job-focus.ts';
 import { useJobStreams } from '../live/use-job-streams.ts';
 
 
-/** Spec §2 /jobs: the filtered, paginated, live jobs list with expandable rows. */
+/** Behaviour §2 /jobs: the filtered, paginated, live jobs list with expandable rows. */
 export const JobsRoute = () => {
   const { t } = useTranslation();
   const { timezone } = useSessionUser();

@@ -28,8 +28,8 @@ export const logsQueryOptions = (api: ApiClient, filters: ListFilters) =>
       }),
   });
 
-/** GET /log with robot_id repeated and from_date/to_date (spec §7). */
-// No previous-page placeholder: every new filter shows the 10 placeholder rows of spec §2 until its page arrives.
+/** GET /log with robot_id repeated and from_date/to_date (behaviour §7). */
+// No previous-page placeholder: every new filter shows the 10 placeholder rows of behaviour §2 until its page arrives.
 export const useLogs = (filters: ListFilters) => useQuery(logsQueryOptions(useApi(), filters));
 
 /** GET /log/{id}: the expanded row reads the log afresh, with its recorded path for the trajectory map. */

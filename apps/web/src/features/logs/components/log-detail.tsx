@@ -168,7 +168,7 @@ const statsFinder =
   (room: LoggedRoom): RoomDoseStats | null =>
     room.dose_stats ?? dose?.rooms.find((candidate) => candidate.order === room.order && candidate.room_id === room.room_id)?.stats ?? null;
 
-/** The expanded row (spec §2 "Logs list"): robot, creator, times, notes, logged rooms and the trajectory map. */
+/** The expanded row (behaviour §2 "Logs list"): robot, creator, times, notes, logged rooms and the trajectory map. */
 export const LogDetail = ({ id }: { id: string }) => {
   const { t } = useTranslation();
   const { timezone } = useSessionUser();

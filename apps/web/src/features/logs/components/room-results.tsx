@@ -8,7 +8,7 @@ import { formatJPerM2, formatMjPerCm2 } from './dose-scale.ts';
 type RoomResult = 'disinfected' | 'not_disinfected' | 'not_ready' | 'not_reached';
 
 /**
- * Spec §3 room result labels: a room whose lamp ran and was interrupted reads "Not disinfected (Aborted)"; one the
+ * Behaviour §3 room result labels: a room whose lamp ran and was interrupted reads "Not disinfected (Aborted)"; one the
  * robot never began stays "Not reached", whatever ended the job.
  */
 export const roomResult = (room: LoggedRoom): RoomResult => {

@@ -10,7 +10,7 @@ import { useFloorMapImage, useFloorMapMetadata, useFloors } from '../../../lib/s
 const floorsOf = (points: readonly TrajectoryPoint[]): string[] => [...new Set(points.map((point) => point.floor_id))];
 
 /**
- * Spec §2 "a trajectory map when has_trajectory": the robot's recorded path on its floor's plan, the plan
+ * Behaviour §2 "a trajectory map when has_trajectory": the robot's recorded path on its floor's plan, the plan
  * zoomable as on the map screen. A path that took the lift offers each floor it crossed, where it started first.
  * Loaded on demand (log-detail.tsx): the plan and its zoom are not part of the logs list until a row shows one.
  */

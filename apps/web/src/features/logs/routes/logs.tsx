@@ -17,7 +17,7 @@ import {
   resetFilters,
 } from '../../../lib/list-filters.ts';
 
-/** Spec §2 /logs: the logs list with URL-synced filters and expandable rows. */
+/** Behaviour §2 /logs: the logs list with URL-synced filters and expandable rows. */
 export const LogsRoute = () => {
   const { t } = useTranslation();
   const [search, setSearch] = useSearchParams();

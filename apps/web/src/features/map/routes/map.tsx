@@ -27,7 +27,7 @@ const choose = <T,>(items: readonly T[] | undefined, idOf: (item: T) => string, 
   return items.length === 1 && only !== undefined ? idOf(only) : null;
 };
 
-/** Spec §2 /map: building and floor selectors, the floor plan with rooms, robots and a job's trajectory. */
+/** Behaviour §2 /map: building and floor selectors, the floor plan with rooms, robots and a job's trajectory. */
 export const MapRoute = () => {
   const { t } = useTranslation();
   const user = useSessionUser();
@@ -43,7 +43,7 @@ export const MapRoute = () => {
   const [pickedFloor, setPickedFloor] = useState<string | null>(null);
 
   const buildings = useBuildings();
-  // Where the robots are, moved by the robot stream's pose updates while the map is open (spec §4).
+  // Where the robots are, moved by the robot stream's pose updates while the map is open (behaviour §4).
   const robots = useLiveRobotList();
   const job = useTrajectoryJob(trajectoryJobId);
 

@@ -6,7 +6,7 @@ import { useApi } from '../../../lib/api-context.tsx';
 
 export const PROFILE_CONTACTS_QUERY_KEY = ['contacts', 'profile'] as const;
 
-/** Spec §7: the list is read from `data.payload`. */
+/** Behaviour §7: the list is read from `data.payload`. */
 export const fetchProfileContacts = async (api: ApiClient, signal?: AbortSignal): Promise<Contact[]> =>
   (await api.request(listContacts, { signal })).data.payload;
 

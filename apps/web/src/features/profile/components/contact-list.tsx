@@ -3,7 +3,7 @@ import { Trans, useTranslation } from 'react-i18next';
 import { Skeleton } from '../../../components/skeleton.tsx';
 import { useProfileContacts } from '../api/contacts.ts';
 
-/** Spec §2: who to call about the robots, phone and email as links a phone or mail client opens. */
+/** Behaviour §2: who to call about the robots, phone and email as links a phone or mail client opens. */
 export const ContactList = () => {
   const { t } = useTranslation();
   const contacts = useProfileContacts();

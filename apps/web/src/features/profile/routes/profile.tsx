@@ -5,7 +5,7 @@ import { paths } from '../../../config/paths.ts';
 import { ContactList } from '../components/contact-list.tsx';
 import { UserInfo } from '../components/user-info.tsx';
 
-/** Spec §2 profile: the signed-in user's information and the organization's contacts, and where to change the password. */
+/** Behaviour §2 profile: the signed-in user's information and the organization's contacts, and where to change the password. */
 export const ProfileRoute = () => {
   const { t } = useTranslation();
   const { pathname, search, hash } = useLocation();

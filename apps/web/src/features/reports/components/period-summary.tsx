@@ -2,7 +2,7 @@ import type { Compliance, PeriodSummary } from '@uvd/contracts';
 import { Table } from 'react-bootstrap';
 import { useTranslation } from 'react-i18next';
 
-/** A day of the API (yyyy-MM-dd) as spec §9 shows dates (dd.MM.yyyy). */
+/** A day of the API (yyyy-MM-dd) as behaviour §9 shows dates (dd.MM.yyyy). */
 export const formatDay = (iso: string): string => iso.split('-').reverse().join('.');
 
 /** A compliance rate as a whole percentage; "–" when nothing was planned. */

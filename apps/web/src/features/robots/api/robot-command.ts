@@ -10,7 +10,7 @@ export interface RobotCommandInput {
 }
 
 /**
- * POST /command/{robot_id}?command=…; resolves true only when the reply's data is truthy (spec §7: a command
+ * POST /command/{robot_id}?command=…; resolves true only when the reply's data is truthy (behaviour §7: a command
  * response with a falsy data value is a failure). One Idempotency-Key per click, reused by its retries.
  */
 export const useRobotCommand = () => {

@@ -13,11 +13,11 @@ import { useRobotCommand } from '../api/robot-command.ts';
 import { robotStatusLabel } from '../../../lib/robot-status.ts';
 import { BatteryIndicator, SignalIndicator, UnknownValue } from './robot-indicators.tsx';
 
-/** Spec §2 controls: play/resume, pause, stop, home (the contract's `play` starts or resumes). */
+/** Behaviour §2 controls: play/resume, pause, stop, home (the contract's `play` starts or resumes). */
 type Control = Extract<RobotCommand, 'play' | 'pause' | 'stop' | 'home'>;
 const CONTROLS: readonly Control[] = ['play', 'pause', 'stop', 'home'];
 
-/** Spec §3 mode labels by mode number. */
+/** Behaviour §3 mode labels by mode number. */
 const MODE_KEYS = ['robotModes.0', 'robotModes.1', 'robotModes.2', 'robotModes.3', 'robotModes.4'] as const;
 
 export interface RobotDialogProps {
@@ -30,7 +30,7 @@ export const RobotDialog = ({ robot, showMode, onClose }: RobotDialogProps) => {
   const { t } = useTranslation();
   const command = useRobotCommand();
   const [pending, setPending] = useState<Control | null>(null);
-  // Spec §4: controls only while the robot is Autonomous, but Stop in every mode in which the robot reports (it
+  // Behaviour §4: controls only while the robot is Autonomous, but Stop in every mode in which the robot reports (it
   // only turns the lamp off and cancels); a live mode change enables or disables them at once.
   const controlsEnabled = robot?.mode === RobotMode.autonomous;
   const stopEnabled = robot !== undefined && !robotOffline(robot);

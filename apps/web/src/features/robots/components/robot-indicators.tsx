@@ -13,7 +13,7 @@ export const UnknownValue = ({ testId, label }: { testId: string; label: string 
 );
 
 /**
- * Battery percent with a charging mark (charging_status 1, spec §3). Below 576 px the bar is left out (the percent
+ * Battery percent with a charging mark (charging_status 1, behaviour §3). Below 576 px the bar is left out (the percent
  * says the same) and the mark may wrap under the percent, so the robots table fits a 375 px screen.
  */
 export const BatteryIndicator = ({ battery, charging }: { battery: number | null; charging: boolean }) => {
@@ -44,7 +44,7 @@ export const BatteryIndicator = ({ battery, charging }: { battery: number | null
   );
 };
 
-/** Signal bars and level word of spec §9 from the robot's ping in ms; the word may wrap under the bars. */
+/** Signal bars and level word of behaviour §9 from the robot's ping in ms; the word may wrap under the bars. */
 export const SignalIndicator = ({ ping }: { ping: number | null }) => {
   const { t } = useTranslation();
   if (ping === null) return <UnknownValue testId="signal" label={t('robotTable.signalUnknown')} />;

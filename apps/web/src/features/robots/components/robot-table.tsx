@@ -15,7 +15,7 @@ export interface RobotTableProps {
 }
 
 /**
- * Spec §2 robots table: name (sorted ascending by the query), status, battery, signal. A click anywhere on a row
+ * Behaviour §2 robots table: name (sorted ascending by the query), status, battery, signal. A click anywhere on a row
  * opens the dialog; the keyboard reaches it through the name's button (Enter or Space), so the row keeps its
  * table semantics and there is one tab stop per robot.
  */

@@ -6,7 +6,7 @@ import { useLiveRobotList } from '../../../lib/robot-list.ts';
 import { RobotDialog } from '../components/robot-dialog.tsx';
 import { RobotTable } from '../components/robot-table.tsx';
 
-/** Spec §2 /robots: the live robots table and the robot dialog. */
+/** Behaviour §2 /robots: the live robots table and the robot dialog. */
 export const RobotsRoute = () => {
   const { t } = useTranslation();
   const { user } = useAuth();

@@ -32,7 +32,7 @@ const registeredBefore = (browser: FakePushBrowser, age: number): string => {
   return token;
 };
 
-describe('renewRegistration at the start of a session (spec §9: push token refresh after 7 days)', () => {
+describe('renewRegistration at the start of a session (behaviour §9: push token refresh after 7 days)', () => {
   it('keeps a registration younger than 7 days, with no call', async () => {
     const { network, api, browser, device } = setup();
     const token = registeredBefore(browser, PUSH_TOKEN_MAX_AGE_MS - 60_000);

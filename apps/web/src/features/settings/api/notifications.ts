@@ -16,13 +16,13 @@ import {
 
 type PushUser = Pick<SessionUser, 'sub' | 'realm'>;
 
-/** Spec §7: a device is subscribed twice, to its user's topic (sub) and its organization's (realm). */
+/** Behaviour §7: a device is subscribed twice, to its user's topic (sub) and its organization's (realm). */
 const topicsOf = (user: PushUser): string[] => [user.sub, user.realm];
 
 export const setSubscriptions = async (api: ApiClient, token: string, enabled: boolean, topics: readonly string[]): Promise<void> => {
   const contract = enabled ? subscribe : unsubscribe;
   const replies = await Promise.all(topics.map((topic) => api.request(contract, { body: { token, topic } })));
-  // Spec §7: a command response with a falsy data value is a failure.
+  // Behaviour §7: a command response with a falsy data value is a failure.
   if (replies.some((reply) => !reply.data)) throw new Error(enabled ? 'subscribe refused' : 'unsubscribe refused');
 };
 
@@ -60,7 +60,7 @@ export type RegistrationUpkeep = 'off' | 'current' | 'renewed' | 'refused';
 
 /**
  * When a signed-in session starts with notifications on for its user: a device without a registration (logout
- * ends it) or with one older than 7 days (spec §9) registers again, subscribes the new token to both topics and
+ * ends it) or with one older than 7 days (behaviour §9) registers again, subscribes the new token to both topics and
  * removes the old one (DELETE /remove). A device whose permission was withdrawn is switched off.
  */
 export const renewRegistration = async (api: ApiClient, device: PushDevice, user: PushUser, now: number = Date.now()): Promise<RegistrationUpkeep> => {

@@ -22,7 +22,7 @@ const FAILURE_KEYS: Record<PushRegistrationFailure, ParseKeys> = {
 };
 
 /**
- * Spec §4: on registers this device for pushes (the browser's permission, a Web Push subscription) and subscribes
+ * Behaviour §4: on registers this device for pushes (the browser's permission, a Web Push subscription) and subscribes
  * it to the user's and the organization's topics; off unsubscribes from both and ends the subscription. While it
  * works a spinner says so; each step is bounded (web-push-device.ts), so it ends on or with a reason.
  */

@@ -9,7 +9,7 @@ import { DEFAULT_TIME_ZONE } from '../../../lib/format-date.ts';
 import { useSaveSettings } from '../api/save-settings.ts';
 import { useLanguages, useTimezones } from '../api/settings-lists.ts';
 
-/** Spec §2 settings: language and timezone, saved together. */
+/** Behaviour §2 settings: language and timezone, saved together. */
 export const SettingsForm = () => {
   const { t, i18n } = useTranslation();
   const user = useSessionUser();

@@ -4,7 +4,7 @@ import { NotificationsSwitch } from '../components/notifications-switch.tsx';
 import { PromptSoundSwitch } from '../components/prompt-sound-switch.tsx';
 import { SettingsForm } from '../components/settings-form.tsx';
 
-/** Spec §2 settings: language, timezone, save, and the notifications switch; and the prompt sound opt-in. */
+/** Behaviour §2 settings: language, timezone, save, and the notifications switch; and the prompt sound opt-in. */
 export const SettingsRoute = () => {
   const { t } = useTranslation();
   return (
