@@ -4,7 +4,7 @@
  */
 import path from 'node:path';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
-import { ARTIFACTS_DIR, CHROMIUM_PATH } from '../e2e/support/paths.ts';
+import { ARTIFACTS_DIR, chromiumPath } from '../e2e/support/paths.ts';
 import type { ConsoleServer } from '../e2e/support/server.ts';
 
 /** The web benches' own build, so they never swap files under a browser test that serves e2e-artifacts/web-dist. */
@@ -17,7 +17,7 @@ const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage
  * start they are stopped, not left running to load the machine's later runs.
  */
 export async function launchChromium(servers: ConsoleServer[]): Promise<Browser> {
-  return puppeteer.launch({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS }).catch(async (error: unknown) => {
+  return puppeteer.launch({ executablePath: chromiumPath(), headless: true, args: CHROMIUM_ARGS }).catch(async (error: unknown) => {
     await Promise.all(servers.map((server) => server.stop()));
     throw error;
   });

@@ -3,6 +3,7 @@
 // Chromium) and, when DATABASE_URL is set, beside them the API suite again on PostgreSQL. Stops at the first
 // failing step.
 import { spawn } from 'node:child_process';
+import { findOrInstallChromium, INSTALL_CHROMIUM } from './chromium.mjs';
 
 /**
  * A step is one command, or several run side by side: the first writes to this terminal as it goes, the others'
@@ -17,7 +18,10 @@ const steps = [
 // Last, as the slowest: the built console in Debian's Chromium against the real server (e2e/README.md). It leaves
 // most of one core idle (it waits on the browser and the server), which the API suite on PostgreSQL, in one worker,
 // uses meanwhile.
-const browserTests = ['browser tests', 'npx', ['vitest', 'run', '--config', 'e2e/vitest.config.ts']];
+// They need a Chromium or Chrome: the machine's, or Debian's installed here when apt-get may run (scripts/chromium.mjs).
+const chromium = findOrInstallChromium();
+if (!chromium) console.log(`No Chromium or Chrome on this machine: the browser tests will stop at once. ${INSTALL_CHROMIUM} gives one.`);
+const browserTests = ['browser tests', 'npx', ['vitest', 'run', '--config', 'e2e/vitest.config.ts'], chromium ? { CHROMIUM_PATH: chromium } : {}];
 if (process.env.DATABASE_URL) {
   steps.push([browserTests, ['API tests on PostgreSQL', 'npx', ['vitest', 'run', 'apps/server', '--maxWorkers=1'], { TEST_DATABASE_URL: process.env.DATABASE_URL }]]);
 } else {

@@ -7,7 +7,7 @@ import path from 'node:path';
 import AxeBuilder from '@axe-core/playwright';
 import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
 import { expect, inject } from 'vitest';
-import { ARTIFACTS_DIR, CHROMIUM_PATH, SCREENSHOTS_DIR } from './paths.ts';
+import { ARTIFACTS_DIR, chromiumPath, SCREENSHOTS_DIR } from './paths.ts';
 
 /** Root in a container needs no sandbox; the rest keeps a headless run quiet and off the network. */
 const CHROMIUM_ARGS = [
@@ -52,7 +52,7 @@ export function useServer(url: string | undefined): void {
  */
 export function launchBrowser(options: { backForwardCache?: boolean } = {}): Promise<Browser> {
   return chromium.launch({
-    executablePath: CHROMIUM_PATH,
+    executablePath: chromiumPath(),
     args: CHROMIUM_ARGS,
     headless: true,
     ...(options.backForwardCache ? { ignoreDefaultArgs: ['--disable-back-forward-cache'] } : {}),

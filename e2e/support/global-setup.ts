@@ -3,12 +3,11 @@
  * to the tests. E2E_BASE_URL runs the tests against a server that is already up instead; E2E_SKIP_BUILD=true
  * reuses the last build.
  */
-import { accessSync, constants } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { OWN_ROBOTS, seedOwnRobots } from './own-robots.ts';
-import { CHROMIUM_PATH, REPO_ROOT, SCREENSHOTS_DIR } from './paths.ts';
+import { chromiumPath, REPO_ROOT, SCREENSHOTS_DIR } from './paths.ts';
 import { buildWeb, startConsoleServer, waitForHealth } from './server.ts';
 
 declare module 'vitest' {
@@ -18,11 +17,7 @@ declare module 'vitest' {
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  try {
-    accessSync(CHROMIUM_PATH, constants.X_OK);
-  } catch {
-    throw new Error(`No Chromium at ${CHROMIUM_PATH}: apt-get install chromium (Debian), or set CHROMIUM_PATH.`);
-  }
+  chromiumPath(); // fails at once, naming the fix, on a machine without one
   await mkdir(SCREENSHOTS_DIR, { recursive: true });
 
   const external = process.env.E2E_BASE_URL;
