@@ -31,6 +31,8 @@ import { registerRoute } from './lib/route.ts';
 import { createEventBus } from './live/bus.ts';
 import { liveRoutes } from './live/routes.ts';
 import { logsRoutes } from './logs/routes.ts';
+import { createMetrics } from './metrics/metrics.ts';
+import { registerMetricsRoute } from './metrics/routes.ts';
 import { mailRoutes } from './mail/routes.ts';
 import { startMail } from './mail/worker.ts';
 import { notificationsRoutes } from './notifications/routes.ts';
@@ -119,6 +121,7 @@ export async function buildApp({ config, database }: BuildOptions): Promise<App>
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
 
+  const metrics = createMetrics();
   const keys = await loadKeyStore(database.db);
   // Failures no caller sees (a listener throwing, a late commit that makes streams resync) go to the log.
   const bus = await createEventBus(database, {
@@ -141,8 +144,9 @@ export async function buildApp({ config, database }: BuildOptions): Promise<App>
     );
   }
   const fleet = await createFleet({ config, database, bus, logger: app.log });
-  const commands = await startCommandOutbox({ config, database, bus, fleet }, app.log);
-  const context: AppContext = { config, database, db: database.db, bus, keys, fleet, commands, notifications, mail };
+  const commands = await startCommandOutbox({ config, database, bus, fleet, metrics }, app.log);
+  metrics.observe({ fleet, db: database.db });
+  const context: AppContext = { config, database, db: database.db, bus, keys, fleet, commands, notifications, mail, metrics };
   const execution = await startExecution(context);
   const auditChainer = await startAuditChainer(database.db, database.notifier, {
     pollMs: AUDIT_CHAIN_POLL_MS,
@@ -172,7 +176,7 @@ export async function buildApp({ config, database }: BuildOptions): Promise<App>
   await app.register(cors, { origin: config.corsOrigins, credentials: false, maxAge: 600, exposedHeaders: ['Retry-After'] });
   // After CORS, so that the mobile shell can read a 503 and its Retry-After; before the token check and any
   // database work, so that a shed request costs almost nothing.
-  await app.register(loadSheddingPlugin, config.loadShedding);
+  await app.register(loadSheddingPlugin, { ...config.loadShedding, onShed: metrics.shed });
   await app.register(openapiPlugin);
 
   // app-wide
@@ -185,6 +189,7 @@ export async function buildApp({ config, database }: BuildOptions): Promise<App>
 
   // routes
   registerRoute(app, getHealth, async () => ({ status: 'ok' as const, database: database.kind }));
+  registerMetricsRoute(app, metrics, config.metricsToken);
   registerRoute(app, getRuntimeConfig, async ({ request }) => {
     const origin = config.publicUrl ?? `${request.protocol}://${request.host}`;
     const api = `${origin}${API_PREFIX}`;

@@ -11,6 +11,7 @@ describe('loadConfig', () => {
       port: 8080,
       host: '0.0.0.0',
       publicUrl: undefined,
+      metricsToken: undefined,
       trustProxy: false,
       dataDir: './data',
       webDist: undefined,
@@ -62,6 +63,11 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ MQTT_SHARE_GROUP: 'uvd/gateway' })).toThrow(/MQTT_SHARE_GROUP: letters, digits/);
     // The grace window of a just exchanged refresh token is capped as Amazon Cognito caps it.
     expect(() => loadConfig({ REFRESH_TOKEN_GRACE_SECONDS: '61' })).toThrow(/REFRESH_TOKEN_GRACE_SECONDS: /);
+    // The metrics token is a secret sent as a bearer token: long, and nothing a header could not carry.
+    expect(() => loadConfig({ METRICS_TOKEN: 'short' })).toThrow(/METRICS_TOKEN: at least 24 characters/);
+    expect(() => loadConfig({ METRICS_TOKEN: 'a token with spaces in it, long enough' })).toThrow(/METRICS_TOKEN: a bearer token/);
+    expect(loadConfig({ METRICS_TOKEN: '' }).metricsToken).toBeUndefined();
+    expect(loadConfig({ METRICS_TOKEN: 'Zq1+/x_y-z.~Zq1+/x_y-z.~==' }).metricsToken).toBe('Zq1+/x_y-z.~Zq1+/x_y-z.~==');
     // Every bad variable is listed, not only the first.
     const both = () => loadConfig({ LOG_LEVEL: 'loud', LOAD_MAX_EVENT_LOOP_UTILIZATION: '2' });
     expect(both).toThrow(/LOG_LEVEL: /);

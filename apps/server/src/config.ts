@@ -75,6 +75,18 @@ const Server = z
     DELIVERY_MAX_DISPATCHES: z.coerce.number().int().min(1).default(3),
     /** A delivery robot is given a delivery only with at least this much battery (percent; LOW_BATTERY_PERCENT by default). */
     DELIVERY_MIN_BATTERY: z.coerce.number().min(0).max(100).default(LOW_BATTERY_PERCENT),
+    /**
+     * Who may read GET /metrics (Prometheus): a scraper sending `Authorization: Bearer <METRICS_TOKEN>`. The
+     * metrics describe the whole installation (every organization's robots and outboxes), so no user's sign-in
+     * reads them; unset, the route answers 404.
+     */
+    METRICS_TOKEN: optionalText.pipe(
+      z
+        .string()
+        .min(24, 'at least 24 characters (a random secret, e.g. `openssl rand -base64 32`)')
+        .regex(/^[A-Za-z0-9._~+/-]+=*$/, 'a bearer token: letters, digits and - . _ ~ + / only, = at the end')
+        .optional(),
+    ),
   })
   .transform((e) => ({
     port: e.PORT,
@@ -96,6 +108,7 @@ const Server = z
     deliveryHandbackMs: e.DELIVERY_HANDBACK_MS,
     deliveryMaxDispatches: e.DELIVERY_MAX_DISPATCHES,
     deliveryMinBattery: e.DELIVERY_MIN_BATTERY,
+    metricsToken: e.METRICS_TOKEN,
   }));
 
 const Mqtt = z

@@ -5,6 +5,7 @@ import type { CommandOutbox } from './robot-link/outbox.ts';
 import type { KeyStore } from './identity/keys.ts';
 import type { EventBus } from './live/bus.ts';
 import type { MailService } from './mail/worker.ts';
+import type { Metrics } from './metrics/metrics.ts';
 import type { Notifications } from './notifications/worker.ts';
 
 /** What every backend module is given: configuration, the database, the event bus, the signing keys and the fleet link. */
@@ -21,4 +22,6 @@ export interface AppContext {
   notifications: Notifications & { vapidPublicKey: string };
   /** Mail: the worker sending the outbox, and the local catcher (no SMTP_URL) with the token that reads it. */
   mail: MailService & { catcherToken: string };
+  /** Prometheus metrics of this process (GET /metrics): counters the code adds to, gauges read at scrape time. */
+  metrics: Metrics;
 }

@@ -55,7 +55,7 @@ import {
 import type { RouteContract } from './route.ts';
 import { changeMyPassword, forgotPassword, listCaughtMail, resetPassword, setUserPassword } from './recovery.ts';
 import { listLanguages, listTimezones, saveSettings } from './settings.ts';
-import { getHealth, getRuntimeConfig } from './system.ts';
+import { getHealth, getMetrics, getRuntimeConfig } from './system.ts';
 import { addUsersToGroup, createUser, deleteUser, getMyProfile, getUsername, listUsers, removeUserFromGroup } from './users.ts';
 
 /** Where a group of routes is mounted on the server's origin. */
@@ -71,7 +71,7 @@ const mounted = (mount: RouteMount, contracts: readonly RouteContract[]): RouteT
   contracts.map((contract) => ({ contract, mount }));
 
 export const ROUTE_TABLE: readonly RouteTableEntry[] = [
-  ...mounted('system', [getHealth, getRuntimeConfig]),
+  ...mounted('system', [getHealth, getRuntimeConfig, getMetrics]),
   ...mounted('identity', [getOpenIdConfiguration, getCerts, postToken, postRevoke, postLogout, getUserInfo]),
   ...mounted('api', [
     createJob,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ApiError } from './errors.ts';
 import { defineRoute } from './route.ts';
 
 /** Runtime configuration of the SPA, served at /config.json so one build serves any deployment. */
@@ -42,4 +43,23 @@ export const getHealth = defineRoute({
   tags: ['system'],
   auth: false,
   response: { 200: Health },
+});
+
+/** The media type of Prometheus' text exposition format (0.0.4), what GET /metrics answers. */
+export const METRICS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
+
+/**
+ * Prometheus metrics of the server process: robots by connection, mode and work; robot commands sent, resent,
+ * acknowledged and given up, and their round trip; the outboxes' backlog; open live streams; shed requests; the
+ * process and its event loop. For the operator of the installation, not of one organization: it answers the
+ * bearer METRICS_TOKEN only (401 otherwise), and 404 while no METRICS_TOKEN is set.
+ */
+export const getMetrics = defineRoute({
+  method: 'GET',
+  path: '/metrics',
+  summary: 'Prometheus metrics of this server process (Authorization: Bearer METRICS_TOKEN; 404 while METRICS_TOKEN is unset)',
+  tags: ['system'],
+  auth: false,
+  produces: METRICS_CONTENT_TYPE,
+  response: { 200: z.string().describe('Prometheus text exposition format 0.0.4'), 401: ApiError, 404: ApiError },
 });

@@ -41,7 +41,8 @@ let robotId: string;
 let roomIds: string[];
 
 beforeAll(async () => {
-  server = await startTestServer();
+  // With a metrics token, GET /metrics is fuzzed past its 404 (nobody and a user's token get 401).
+  server = await startTestServer({ metricsToken: 'fuzz-metrics-token-0123456789abcdef' });
   orgId = await server.createOrg('fuzz');
   groupId = await server.createGroup(orgId);
   const site = await createSite(server.context.db, orgId, { floors: 1, roomsPerFloor: 3, robots: 2, groupIds: [groupId] });

@@ -68,6 +68,8 @@ export function registerStream<R extends RouteContract>(
 ): void {
   const settings = liveSettings(context.config);
   const open = new Set<() => void>();
+  // uvd_live_streams reads how many are open at each scrape.
+  context.metrics.watchLiveStreams(options.stream, open);
   app.addHook('preClose', async () => {
     for (const close of [...open]) close();
   });

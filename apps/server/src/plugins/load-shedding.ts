@@ -6,6 +6,7 @@
  * short of CPU, whose waiting requests sit unread in their sockets where no counter sees them;
  * @fastify/under-pressure). Health checks are never shed (a probe failing under load would restart a busy but
  * healthy server), and a live stream counts only until its handler opens it: it is a long response, not work.
+ * Only /api and /idp are shed: GET /metrics is not, so a scrape still sees an overload (and counts its refusals).
  */
 import underPressure from '@fastify/under-pressure';
 import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
@@ -13,6 +14,7 @@ import fp from 'fastify-plugin';
 import { ErrorCode } from '@uvd/contracts';
 import type { LoadSheddingConfig } from '../config.ts';
 import { HttpError } from '../lib/http-error.ts';
+import type { ShedReason } from '../metrics/metrics.ts';
 
 const SHED_PREFIXES = ['/api/', '/idp/'];
 const EVENT_STREAM = 'text/event-stream';
@@ -29,8 +31,13 @@ function isEventStream(route: RouteOptions): boolean {
   );
 }
 
-export const loadSheddingPlugin = fp<LoadSheddingConfig>(
-  async (app, { maxInFlight, maxEventLoopDelayMs, maxEventLoopUtilization, retryAfterSeconds }) => {
+export interface LoadSheddingOptions extends LoadSheddingConfig {
+  /** Told of every request refused (the metrics count them). */
+  onShed?: (reason: ShedReason) => void;
+}
+
+export const loadSheddingPlugin = fp<LoadSheddingOptions>(
+  async (app, { maxInFlight, maxEventLoopDelayMs, maxEventLoopUtilization, retryAfterSeconds, onShed }) => {
     const streams = new Set<string>();
     app.addHook('onRoute', (route) => {
       if (!isEventStream(route)) return;
@@ -41,7 +48,8 @@ export const loadSheddingPlugin = fp<LoadSheddingConfig>(
     // chunks is broken rather than slow (a busy second of a loaded machine did that to the browser tests).
     const exempt = (request: FastifyRequest) => !SHED_PREFIXES.some((prefix) => request.url.startsWith(prefix));
 
-    const shed = (reply: FastifyReply, why: string): HttpError => {
+    const shed = (reply: FastifyReply, reason: ShedReason, why: string): HttpError => {
+      onShed?.(reason);
       void reply.header('retry-after', String(retryAfterSeconds));
       return new HttpError(503, ErrorCode.overloaded, `The server is overloaded (${why}); retry in ${retryAfterSeconds} s.`);
     };
@@ -61,7 +69,8 @@ export const loadSheddingPlugin = fp<LoadSheddingConfig>(
         // Our own reply: the API's one error shape, and health checks pass.
         pressureHandler: (request, reply, type) => {
           if (exempt(request) || Date.now() < steadyAfter) return;
-          throw shed(reply, type === underPressure.TYPE_EVENT_LOOP_UTILIZATION ? 'event loop busy' : 'event loop delay');
+          if (type === underPressure.TYPE_EVENT_LOOP_UTILIZATION) throw shed(reply, 'event_loop_utilization', 'event loop busy');
+          throw shed(reply, 'event_loop_delay', 'event loop delay');
         },
       });
     }
@@ -71,7 +80,7 @@ export const loadSheddingPlugin = fp<LoadSheddingConfig>(
       const releases = new WeakMap<FastifyRequest, () => void>();
       app.addHook('onRequest', async (request, reply) => {
         if (exempt(request)) return;
-        if (inFlight >= maxInFlight) throw shed(reply, 'too many requests in flight');
+        if (inFlight >= maxInFlight) throw shed(reply, 'in_flight', 'too many requests in flight');
         inFlight += 1;
         let released = false;
         const release = () => {

@@ -87,6 +87,8 @@ export interface Fleet {
   isOnline(robotId: string): boolean;
   /** The gateway's view of the robot's link, or undefined when it has not heard of the robot since start. */
   link(robotId: string): RobotLink | undefined;
+  /** The link of every robot the gateway knows since start (heard from, or ONLINE in its row), by robot id. */
+  links(): Map<string, RobotLink>;
   /** Counts of accepted and dropped inbound messages. */
   stats(): FleetStats;
   /** Logins the embedded broker refused (0 with an external broker). */

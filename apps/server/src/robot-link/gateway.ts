@@ -582,21 +582,21 @@ export async function createFleet(deps: FleetDependencies): Promise<Fleet> {
   // left ONLINE under an external broker is tracked with the silence since it was last heard).
   const isOnline = (tracked: Tracked) => tracked.connection === 'ONLINE' && Date.now() - tracked.lastHeardAt < timing.offlineMs;
 
+  const linkOfTracked = (tracked: Tracked): RobotLink => ({
+    online: isOnline(tracked),
+    mode: tracked.current.mode,
+    stale: tracked.stale,
+    lastHeardAt: tracked.lastHeardAt,
+    pose: tracked.current.pose,
+    floorId: tracked.current.floorId,
+    battery: tracked.current.battery,
+    errors: tracked.current.errors,
+    lastNode: tracked.lastNode,
+    work: tracked.work,
+  });
   const linkOf = (robotId: string): RobotLink | undefined => {
     const tracked = byId.get(robotId);
-    if (!tracked) return undefined;
-    return {
-      online: isOnline(tracked),
-      mode: tracked.current.mode,
-      stale: tracked.stale,
-      lastHeardAt: tracked.lastHeardAt,
-      pose: tracked.current.pose,
-      floorId: tracked.current.floorId,
-      battery: tracked.current.battery,
-      errors: tracked.current.errors,
-      lastNode: tracked.lastNode,
-      work: tracked.work,
-    };
+    return tracked ? linkOfTracked(tracked) : undefined;
   };
 
   return {
@@ -630,6 +630,7 @@ export async function createFleet(deps: FleetDependencies): Promise<Fleet> {
       return tracked !== undefined && isOnline(tracked);
     },
     link: linkOf,
+    links: () => new Map([...byId].map(([robotId, tracked]) => [robotId, linkOfTracked(tracked)])),
     stats: () => ({ ...stats }),
     refusedLogins: () => broker?.refusedLogins() ?? 0,
     passwordVerifications: () => broker?.passwordVerifications() ?? 0,

@@ -22,6 +22,8 @@
  *   `commandStopAlertMs` after it was decided it raises `stop_unconfirmed` (once; `stop_confirmed` follows the
  *   acknowledgement), which the notifications service pushes.
  * - A job's command that is acknowledged or given up republishes the job (its `pending_command` changed).
+ * - Every publish, acknowledgement (with its round trip from the last publish) and give-up is counted in the
+ *   metrics (metrics/metrics.ts), an acknowledgement or give-up once its transaction committed.
  */
 import { wakeable } from '../lib/wakeable.ts';
 import { randomUUID } from 'node:crypto';
@@ -42,6 +44,7 @@ import type { AppContext } from '../context.ts';
 import type { Db, Executor, Tx } from '../db/client.ts';
 import { deliveries, jobs, robotCommands } from '../db/schema.ts';
 import { publishDeliveryChange } from '../deliveries/lifecycle.ts';
+import type { CommandMetrics } from '../metrics/metrics.ts';
 import type { FleetLogger } from './fleet.ts';
 import { publishJobChange } from './lifecycle.ts';
 
@@ -124,9 +127,9 @@ export function acknowledges(body: CommandBody, state: StateMessage): boolean {
 
 type GiveUpReason = CommandUndelivered['reason'];
 
-/** Marks open commands undelivered and publishes `command_undelivered` for each, in `tx`. */
-async function giveUp(ctx: Pick<AppContext, 'bus'>, tx: Tx, rows: readonly CommandRow[], reason: GiveUpReason, at: Date): Promise<void> {
-  if (rows.length === 0) return;
+/** Marks open commands undelivered and publishes `command_undelivered` for each, in `tx`; returns those it gave up. */
+async function giveUp(ctx: Pick<AppContext, 'bus'>, tx: Tx, rows: readonly CommandRow[], reason: GiveUpReason, at: Date): Promise<CommandRow[]> {
+  if (rows.length === 0) return [];
   const given = await tx
     .update(robotCommands)
     .set({ state: 'undelivered', givenUpAt: at, givenUpReason: reason })
@@ -146,6 +149,13 @@ async function giveUp(ctx: Pick<AppContext, 'bus'>, tx: Tx, rows: readonly Comma
   }
   await republishJobs(ctx, tx, given);
   await republishDeliveries(ctx, tx, given);
+  return given;
+}
+
+/** Counts, once their transaction committed, the commands it acknowledged and gave up. */
+function countOutcome(metrics: CommandMetrics, outcome: { acknowledged: readonly CommandRow[]; givenUp: readonly CommandRow[]; at: Date }): void {
+  for (const row of outcome.acknowledged) metrics.acknowledged(row, outcome.at);
+  for (const row of outcome.givenUp) metrics.givenUp(row.kind, row.givenUpReason ?? 'unacknowledged');
 }
 
 /** job_change for each job of `rows` (its pending command changed), once per job. */
@@ -208,15 +218,15 @@ const openCommands = (executor: Executor, robotId: string) =>
  * Applies a state of the robot to its open commands: the acknowledged ones are done, and the earlier ones
  * not acknowledged are superseded. Returns how many open commands the robot still has.
  */
-export async function acknowledgeState(ctx: Pick<AppContext, 'db' | 'bus'>, robotId: string, state: StateMessage): Promise<number> {
-  return ctx.db.transaction(async (tx) => {
+export async function acknowledgeState(ctx: Pick<AppContext, 'db' | 'bus' | 'metrics'>, robotId: string, state: StateMessage): Promise<number> {
+  const outcome = await ctx.db.transaction(async (tx) => {
     const open = await openCommands(tx, robotId);
     const acked = open.filter((row) => {
       const body = CommandBody.safeParse(row.body);
       return body.success && acknowledges(body.data, state);
     });
     const last = acked.at(-1);
-    if (!last) return open.length;
+    if (!last) return { stillOpen: open.length, acknowledged: [], givenUp: [], at: new Date() };
     const now = new Date();
     await tx
       .update(robotCommands)
@@ -227,9 +237,11 @@ export async function acknowledgeState(ctx: Pick<AppContext, 'db' | 'bus'>, robo
     for (const row of acked) if (isStop(row) && row.stopAlertedAt !== null) await publishStopAlert(ctx, tx, row, STOP_CONFIRMED_EVENT, now);
     await republishJobs(ctx, tx, acked);
     await republishDeliveries(ctx, tx, acked);
-    await giveUp(ctx, tx, superseded, 'superseded', now);
-    return open.length - acked.length - superseded.length;
+    const given = await giveUp(ctx, tx, superseded, 'superseded', now);
+    return { stillOpen: open.length - acked.length - superseded.length, acknowledged: acked, givenUp: given, at: now };
   });
+  countOutcome(ctx.metrics.commands, outcome);
+  return outcome.stillOpen;
 }
 
 /**
@@ -268,7 +280,7 @@ const Locked = z.object({ locked: z.literal(true) });
 const rowsOf = (result: unknown): unknown[] =>
   typeof result === 'object' && result !== null && 'rows' in result && Array.isArray(result.rows) ? result.rows : [];
 
-type OutboxContext = Pick<AppContext, 'config' | 'database' | 'bus' | 'fleet'>;
+type OutboxContext = Pick<AppContext, 'config' | 'database' | 'bus' | 'fleet' | 'metrics'>;
 
 /**
  * One dispatch round over due commands: gives up the expired ones, sends the due ones of robots online now
@@ -286,23 +298,27 @@ async function dispatchDue(
   const now = new Date();
   const { commandGiveUpMs, commandResendMs, commandStopAlertMs } = ctx.config;
   // Expiry is looked for at the polls only: a wake after a commit is about the new command.
-  if (giveUpToo) await db.transaction(async (tx) => {
-    const expired = await tx
-      .select()
-      .from(robotCommands)
-      .where(
-        and(
-          inArray(robotCommands.state, OPEN),
-          notInArray(robotCommands.kind, LAMP_OFF_KINDS),
-          lte(robotCommands.createdAt, new Date(now.getTime() - commandGiveUpMs)),
-        ),
-      )
-      .orderBy(asc(robotCommands.seq))
-      .limit(BATCH)
-      .for('update', { skipLocked: true });
-    await giveUp(ctx, tx, expired, 'unacknowledged', now);
-    await alertUnconfirmedStops(ctx, tx, commandStopAlertMs, now);
-  });
+  if (giveUpToo) {
+    const givenUp = await db.transaction(async (tx) => {
+      const expired = await tx
+        .select()
+        .from(robotCommands)
+        .where(
+          and(
+            inArray(robotCommands.state, OPEN),
+            notInArray(robotCommands.kind, LAMP_OFF_KINDS),
+            lte(robotCommands.createdAt, new Date(now.getTime() - commandGiveUpMs)),
+          ),
+        )
+        .orderBy(asc(robotCommands.seq))
+        .limit(BATCH)
+        .for('update', { skipLocked: true });
+      const given = await giveUp(ctx, tx, expired, 'unacknowledged', now);
+      await alertUnconfirmedStops(ctx, tx, commandStopAlertMs, now);
+      return given;
+    });
+    countOutcome(ctx.metrics.commands, { acknowledged: [], givenUp, at: now });
+  }
 
   const due = await db
     .selectDistinct({ robotId: robotCommands.robotId })
@@ -351,6 +367,8 @@ async function dispatchDue(
           .update(robotCommands)
           .set({ state: 'sent', attempts: row.attempts + 1, sentAt, nextAttemptAt: new Date(sentAt.getTime() + commandResendMs) })
           .where(eq(robotCommands.id, row.id));
+        // Counted as published: the robot may act on it even if this transaction fails to record the send.
+        ctx.metrics.commands.sent(row.kind, row.attempts > 0);
         count += 1;
       }
       return count;
@@ -430,7 +448,7 @@ export async function startCommandOutbox(ctx: OutboxContext, logger: FleetLogger
   const acknowledge = async (robotId: string, state: StateMessage) => {
     if (dispatcher.closed) return;
     try {
-      const stillOpen = await acknowledgeState({ db, bus: ctx.bus }, robotId, state);
+      const stillOpen = await acknowledgeState({ db, bus: ctx.bus, metrics: ctx.metrics }, robotId, state);
       // A command recorded meanwhile puts the robot back (its NOTIFY, or the next poll).
       if (stillOpen === 0) robotsWithOpen.delete(robotId);
     } catch (error) {
