@@ -11,6 +11,10 @@
 // users and shows deliveries only; the demo plays the delivery robots and runs the delivery activity
 // (README.md "The logistics variant").
 // SIGINT/SIGTERM stop the demo first (it sets the rooms it made not ready ready again), then the server.
+//
+// The terminal is for a person: the server's pino JSON lines are shown as short text lines (time, level, message,
+// a few fields; LOG_FORMAT=json passes them on as they are), and its per-request lines are logged at debug
+// (REQUEST_LOG_LEVEL, unless set), below the default LOG_LEVEL=info. `npm run serve` keeps JSON and request lines.
 import { spawn, spawnSync } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -27,6 +31,8 @@ if (!VARIANTS.includes(variant)) {
 }
 console.log(`Variant: ${variant}${variant === 'logistics' ? ' (deliveries; VARIANT unset or disinfection for the UV-C console)' : ''}.`);
 const childEnv = { ...process.env, VARIANT: variant };
+const serverEnv = { ...childEnv, REQUEST_LOG_LEVEL: process.env.REQUEST_LOG_LEVEL || 'debug' };
+const jsonLog = process.env.LOG_FORMAT === 'json';
 
 if (process.env.SKIP_WEB_BUILD === 'true') {
   console.log('SKIP_WEB_BUILD=true: starting the server on the existing web build.');
@@ -45,7 +51,7 @@ const simFleet = process.env.SIM_FLEET === undefined || process.env.SIM_FLEET ==
 
 // Both children in their own process groups: a Ctrl-C reaches this script only, which stops them in order.
 const serverDir = fileURLToPath(new URL('../apps/server/', import.meta.url));
-const server = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], { cwd: serverDir, env: childEnv, stdio: ['ignore', 'pipe', 'inherit'], detached: true });
+const server = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], { cwd: serverDir, env: serverEnv, stdio: ['ignore', 'pipe', 'inherit'], detached: true });
 /** @type {import('node:child_process').ChildProcess | undefined} */
 let demo;
 let stopping = false;
@@ -85,11 +91,52 @@ server.on('exit', (code, signal) => {
   void stop('SIGTERM', code ?? 1);
 });
 
+const LEVELS = { 10: 'trace', 20: 'debug', 30: 'info', 40: 'warn', 50: 'error', 60: 'fatal' };
+const color = process.stdout.isTTY && !process.env.NO_COLOR;
+const LEVEL_COLORS = { warn: '\x1b[33m', error: '\x1b[31m', fatal: '\x1b[31m' };
+/** Fields every line has, or that the text line shows in its own way. */
+const SHOWN = new Set(['level', 'time', 'pid', 'hostname', 'msg', 'err', 'reqId', 'req', 'res', 'responseTime']);
+
+/** A field's value, short: text and numbers as they are, anything else as JSON cut at 120 characters. */
+function short(value) {
+  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return String(value);
+  const json = JSON.stringify(value) ?? String(value);
+  return json.length > 120 ? `${json.slice(0, 119)}…` : json;
+}
+
+/**
+ * One of the server's pino JSON lines as "14:05:09 info  message key=value", with an error's stack below it; any
+ * other line as it is. Fields already in the message (the mail catcher's token, say) are not repeated.
+ */
+function readable(line) {
+  let entry;
+  try {
+    entry = JSON.parse(line);
+  } catch {
+    return line;
+  }
+  if (typeof entry !== 'object' || entry === null || typeof entry.level !== 'number' || typeof entry.msg !== 'string') return line;
+  const level = LEVELS[entry.level] ?? String(entry.level);
+  const time = new Date(entry.time).toLocaleTimeString('en-GB', { hour12: false });
+  const parts = [entry.msg];
+  if (entry.req) parts.push(`${entry.req.method} ${entry.req.url}`);
+  if (entry.res) parts.push(String(entry.res.statusCode));
+  if (typeof entry.responseTime === 'number') parts.push(`${entry.responseTime.toFixed(0)} ms`);
+  for (const [key, value] of Object.entries(entry)) {
+    if (SHOWN.has(key) || value === undefined || value === null) continue;
+    const text = short(value);
+    if (!entry.msg.includes(text)) parts.push(`${key}=${text}`);
+  }
+  const head = color && LEVEL_COLORS[level] ? `${LEVEL_COLORS[level]}${level.padEnd(5)}\x1b[0m` : level.padEnd(5);
+  const stack = entry.err ? `\n${String(entry.err.stack ?? entry.err.message ?? short(entry.err))}` : '';
+  return `${time} ${head} ${parts.join(' ')}${stack}`;
+}
+
 /** The server's address from its log line "Server listening at http://…" (its output is passed on as it comes). */
 const listening = new Promise((resolve, reject) => {
   const timer = setTimeout(() => reject(new Error(`the server did not listen within ${STARTUP_TIMEOUT_MS / 1000} s`)), STARTUP_TIMEOUT_MS);
   createInterface({ input: server.stdout }).on('line', (line) => {
-    process.stdout.write(`${line}\n`);
+    process.stdout.write(`${jsonLog ? line : readable(line)}\n`);
     const match = /Server listening at (https?:\/\/[^\s"]+)/.exec(line);
     if (match?.[1]) {
       clearTimeout(timer);

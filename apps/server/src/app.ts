@@ -42,6 +42,7 @@ import { authPlugin } from './plugins/auth.ts';
 import { registerErrorHandlers } from './plugins/errors.ts';
 import { loadSheddingPlugin } from './plugins/load-shedding.ts';
 import { openapiPlugin } from './plugins/openapi.ts';
+import { RequestLogController } from './plugins/request-log.ts';
 import { originOf, securityHeadersPlugin } from './plugins/security-headers.ts';
 import { resolveWebDist, spaPlugin } from './plugins/spa.ts';
 import { xsrfPlugin } from './plugins/xsrf.ts';
@@ -111,6 +112,7 @@ function httpServerOptions(http: Config['http']) {
 export async function buildApp({ config, database }: BuildOptions): Promise<App> {
   const app = Fastify({
     logger: config.logLevel === 'silent' ? false : { level: config.logLevel },
+    logController: new RequestLogController(config.requestLogLevel),
     trustProxy: config.trustProxy,
     // Ids in paths are UUIDs; anything longer is not ours.
     routerOptions: { maxParamLength: 200 },

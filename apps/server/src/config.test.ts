@@ -30,6 +30,7 @@ describe('loadConfig', () => {
       schedulerPollMs: 1000,
       seedDemo: true,
       logLevel: 'info',
+      requestLogLevel: 'info',
       corsOrigins: ['capacitor://localhost', 'https://localhost'],
       liveHeartbeatMs: 15_000,
       liveRetentionMs: 3_600_000,

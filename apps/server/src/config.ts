@@ -26,6 +26,8 @@ const optionalText = z
   .optional()
   .transform((v) => v || undefined);
 
+const logLevel = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
+
 const port = (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback);
 
 /** Live streams: heartbeat interval, replay horizon, unread bytes before a stalled client is dropped. */
@@ -55,7 +57,12 @@ const Server = z
     DATABASE_URL: optionalText,
     /** Origins of the mobile shell's web view allowed to call the API cross-origin (comma-separated). */
     CORS_ORIGINS: z.string().default('capacitor://localhost,https://localhost'),
-    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    LOG_LEVEL: logLevel.default('info'),
+    /**
+     * The level of the two lines each HTTP request logs ("incoming request", "request completed"): `debug` keeps
+     * them out of an `info` log (npm start does so), `silent` drops them at any level.
+     */
+    REQUEST_LOG_LEVEL: logLevel.default('info'),
     /** How often the job scheduler looks for due Scheduled jobs (every server process polls; each job starts once). */
     SCHEDULER_POLL_MS: z.coerce.number().int().min(10).default(1000),
     /** A command to a robot (order, instant action) not acknowledged by its state is resent this often… */
@@ -98,6 +105,7 @@ const Server = z
     databaseUrl: e.DATABASE_URL,
     corsOrigins: list(e.CORS_ORIGINS),
     logLevel: e.LOG_LEVEL,
+    requestLogLevel: e.REQUEST_LOG_LEVEL,
     schedulerPollMs: e.SCHEDULER_POLL_MS,
     commandResendMs: e.COMMAND_RESEND_MS,
     commandGiveUpMs: e.COMMAND_GIVE_UP_MS,
