@@ -8,10 +8,12 @@
  *
  *   npm run bench:memory -- [--seconds 60] [--database postgres://…] [--skip-postgres]
  *
- * The server and the demo run as `npm start` runs them (`node --import tsx`), each in its own process; the figures
- * are the server process's. Prints figures; never fails on them.
+ * The server and the demo run as `npm start` runs them (`node --import tsx`), each in its own process, and the
+ * server again as `npm run serve` runs its build (plain node) when `npm run build` made one; the figures are the
+ * server process's. Prints figures; never fails on them.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -108,15 +110,19 @@ async function answers(url: string, within: number): Promise<void> {
   throw new Error(`${url} did not answer within ${String(within / 1000)} s`);
 }
 
-/** The server as `npm start` runs it, with the demo fleet beside it for `seconds`; the server's memory then. */
-async function serverWithDemo(name: string, env: Record<string, string>): Promise<Row> {
+/** How the server runs: from its sources as `npm start` runs it, or the build as `npm run serve` runs it. */
+const SERVER_COMMANDS = {
+  sources: { cwd: path.join(REPO, 'apps/server'), args: ['--import', 'tsx', '--import', PROBE, 'src/server.ts'] },
+  built: { cwd: REPO, args: ['--conditions=uvd-dist', '--import', PROBE, 'scripts/serve.mjs'] },
+} as const;
+const BUILT_SERVER = path.join(REPO, 'apps/server/dist/server.js');
+
+/** The server with the demo fleet beside it for `seconds`; the server's memory then. */
+async function serverWithDemo(name: string, env: Record<string, string>, run: keyof typeof SERVER_COMMANDS = 'sources'): Promise<Row> {
   const port = await freePort();
   const serverEnv = { ...process.env, PORT: String(port), MQTT_PORT: String(await freePort()), LOG_LEVEL: 'warn', SEED_DEMO: 'true', ...env };
-  const server = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', '--import', PROBE, 'src/server.ts'], {
-    cwd: path.join(REPO, 'apps/server'),
-    env: serverEnv,
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  const command = SERVER_COMMANDS[run];
+  const server = spawn(process.execPath, ['--expose-gc', ...command.args], { cwd: command.cwd, env: serverEnv, stdio: ['ignore', 'ignore', 'pipe'] });
   const probe = probeOf(server);
   let demo: ChildProcess | undefined;
   try {
@@ -128,8 +134,9 @@ async function serverWithDemo(name: string, env: Record<string, string>): Promis
       stdio: 'ignore',
     });
     await pause(seconds * 1000);
-    const resident = await residentOf(server.pid ?? 0);
+    // The probe collects garbage first, so the RSS after it is the server's, not its garbage's.
     const heap = await probe.read();
+    const resident = await residentOf(server.pid ?? 0);
     console.log(`${name}: ${(resident.rss / MB).toFixed(0)} MB RSS after ${String(seconds)} s of the demo`);
     return { name, ...resident, heapUsed: heap.heapUsed, external: heap.external };
   } finally {
@@ -173,6 +180,8 @@ async function main(): Promise<void> {
   try {
     rows.push(await serverWithDemo('server, PGlite, first start (seeds the demo)', { DATA_DIR: dataDir }));
     rows.push(await serverWithDemo('server, PGlite, started again on that data', { DATA_DIR: dataDir }));
+    if (existsSync(BUILT_SERVER)) rows.push(await serverWithDemo('built server (npm run serve), PGlite, on that data', { DATA_DIR: dataDir }, 'built'));
+    else console.log('No build of the server (npm run build): its row is left out.');
     rows.push(await barePglite("bare PGlite on that data, PostgreSQL's 128 MB shared buffers", dataDir, undefined));
     rows.push(await barePglite("bare PGlite on that data, the server's shared buffers", dataDir, '16MB'));
   } finally {
