@@ -386,8 +386,9 @@ type Variables<G> = G extends z.ZodType ? keyof z.input<G> : never;
 export type Env = { [Name in Variables<Group>]?: string };
 
 /**
- * Load shedding switched off, for benches of other paths (telemetry, lists, logins, pushes) that drive a server
- * to its limits on purpose; bench:overload measures the shedding itself, beside a server run with these.
+ * Load shedding switched off, for benches of other paths (lists, logins) that drive a server to its limits on
+ * purpose; bench:overload measures the shedding itself, beside a server run with these. Live streams need none of
+ * it: they are admitted by their own limit (LIVE_MAX_STREAMS).
  */
 export const LOAD_SHEDDING_OFF = {
   LOAD_MAX_IN_FLIGHT: '0',
