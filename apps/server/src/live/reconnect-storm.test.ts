@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseSseFrames, reconnectDelayMs, refusedDelayMs, retryAfterMs, streamJobs, type ReconnectBackoff } from '@uvd/contracts';
+import { listJobs, parseSseFrames, reconnectDelayMs, refusedDelayMs, retryAfterMs, streamJobs, type ReconnectBackoff } from '@uvd/contracts';
 import { loadConfig } from '../config.ts';
 import { startTestServer, type TestServer } from '../testing/harness.ts';
 import { createTestDatabase, type TestDatabase } from '../testing/test-database.ts';
@@ -39,7 +39,10 @@ interface Received {
   at: number;
 }
 
-/** One console's jobs stream: reconnects as the console's StreamHub does, sending its Last-Event-ID. */
+/**
+ * One console's jobs stream: reconnects as the console's StreamHub does, sending its Last-Event-ID, and once a
+ * reconnect opens, refetches the jobs list as the console does (onResync): what the replay may not cover.
+ */
 function streamClient(base: () => string, token: string) {
   const stop = new AbortController();
   const received: Received[] = [];
@@ -54,6 +57,16 @@ function streamClient(base: () => string, token: string) {
         resolve();
       }, { once: true });
     });
+
+  /** The list, as the console's query refetches it; its answer (200, or 503 under load) is not this test's. */
+  const refetch = async () => {
+    try {
+      const response = await fetch(`${base()}/api${listJobs.path}`, { headers: { authorization: `Bearer ${token}` }, signal: stop.signal });
+      await response.body?.cancel();
+    } catch {
+      // stopped
+    }
+  };
 
   const read = async (body: ReadableStream<Uint8Array>, connection: number) => {
     let rest = '';
@@ -87,6 +100,7 @@ function streamClient(base: () => string, token: string) {
         } else {
           openedAt = Date.now();
           connections += 1;
+          if (connections > 1) void refetch();
           await read(response.body, connections);
         }
       } catch {
