@@ -15,7 +15,7 @@ import { parseArgs } from 'node:util';
 import webpush from 'web-push';
 import { WebPushSubscription, type PushMessage } from '@uvd/contracts';
 import { buildApp } from '../apps/server/src/app.ts';
-import { LOAD_SHEDDING_OFF, loadConfig } from '../apps/server/src/config.ts';
+import { loadConfig } from '../apps/server/src/config.ts';
 import { createScratchDatabase } from '../apps/server/src/db/scratch-database.ts';
 import { deviceSubscriptions, organizations, users } from '../apps/server/src/db/schema.ts';
 import { startLocalPushService, testPushConfig } from '../apps/server/src/testing/push-service.ts';
@@ -35,7 +35,8 @@ const summary = (latencies: number[]) => {
 const pushService = await startLocalPushService();
 const scratch = await createScratchDatabase(process.env.DATABASE_URL || undefined, 'uvd_bench');
 const config = {
-  ...loadConfig({ LOG_LEVEL: 'silent', SEED_DEMO: 'false', ...LOAD_SHEDDING_OFF }),
+  // No request reaches this server (events are published on its bus): load shedding stays as deployed.
+  ...loadConfig({ LOG_LEVEL: 'silent', SEED_DEMO: 'false' }),
   port: 0,
   host: '127.0.0.1',
   mqttPort: 0,

@@ -28,6 +28,7 @@ import { parseArgs } from 'node:util';
 import { Aedes } from 'aedes';
 import mqtt, { type MqttClient } from 'mqtt';
 import { z } from 'zod';
+import { retryAfterMs } from '@uvd/contracts';
 
 const { values: args } = parseArgs({
   options: {
@@ -61,7 +62,7 @@ const MANUFACTURER = 'bench';
 
 async function runServer(robotCount: number): Promise<void> {
   const { buildApp } = await import('../apps/server/src/app.ts');
-  const { loadConfig, LOAD_SHEDDING_OFF } = await import('../apps/server/src/config.ts');
+  const { loadConfig } = await import('../apps/server/src/config.ts');
   const { createScratchDatabase } = await import('../apps/server/src/db/scratch-database.ts');
   const { buildings, floors, organizations, robots, rooms, users } = await import('../apps/server/src/db/schema.ts');
   const { hashPassword } = await import('../apps/server/src/identity/passwords.ts');
@@ -73,7 +74,9 @@ async function runServer(robotCount: number): Promise<void> {
     void scratch.drop().finally(() => process.exit(0));
   });
   const config = {
-    ...loadConfig({ LOG_LEVEL: 'silent', SEED_DEMO: 'false', ...LOAD_SHEDDING_OFF }),
+    // Load shedding as deployed: the clients' streams are admitted by their own limit (LIVE_MAX_STREAMS), not
+    // shed for the loop the robots keep busy; the --jobs calls may be, and wait their Retry-After.
+    ...loadConfig({ LOG_LEVEL: 'silent', SEED_DEMO: 'false' }),
     port: 0,
     host: '127.0.0.1',
     mqttPort: 0,
@@ -405,12 +408,21 @@ interface Row {
 /** Runs jobs on `robots` until `stop.on`: create and start through the API, wait for the server to complete each. */
 function runJobs(target: Target, robots: Robot[], roomMs: number, stop: { on: boolean }): Promise<void>[] {
   const { url, token, roomIds = [] } = target.ready;
-  const call = async (method: string, path: string, body?: unknown) => {
+  let shedReported = false;
+  const call = async (method: string, path: string, body?: unknown): Promise<unknown> => {
     const response = await fetch(`${url}${path}`, {
       method,
       headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
+    // Shed before any handler ran (the robots keep the loop busy): sent again after the wait the server asked for.
+    if (response.status === 503 && !stopped()) {
+      await response.body?.cancel();
+      if (!shedReported) console.error(`a bench job call was shed (503); sent again after its Retry-After`);
+      shedReported = true;
+      await pause(retryAfterMs(response.headers.get('retry-after')) ?? 1000);
+      return call(method, path, body);
+    }
     const json: unknown = await response.json();
     if (!response.ok) throw new Error(`${method} ${path} answered ${response.status}: ${JSON.stringify(json)}`);
     return json;

@@ -178,7 +178,7 @@ export async function buildApp({ config, database }: BuildOptions): Promise<App>
   await app.register(cors, { origin: config.corsOrigins, credentials: false, maxAge: 600, exposedHeaders: ['Retry-After'] });
   // After CORS, so that the mobile shell can read a 503 and its Retry-After; before the token check and any
   // database work, so that a shed request costs almost nothing.
-  await app.register(loadSheddingPlugin, { ...config.loadShedding, onShed: metrics.shed });
+  await app.register(loadSheddingPlugin, { ...config.loadShedding, maxStreams: config.liveMaxStreams, onShed: metrics.shed });
   await app.register(openapiPlugin);
 
   // app-wide

@@ -30,17 +30,27 @@ const logLevel = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'si
 
 const port = (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback);
 
-/** Live streams: heartbeat interval, replay horizon, unread bytes before a stalled client is dropped. */
+/**
+ * Live streams: heartbeat interval, replay horizon, unread bytes before a stalled client is dropped, and how many
+ * may be open at once.
+ */
 const Live = z
   .object({
     LIVE_HEARTBEAT_SECONDS: z.coerce.number().positive().default(15),
     LIVE_RETENTION_SECONDS: z.coerce.number().int().min(60).default(3600),
     LIVE_MAX_BUFFERED_BYTES: z.coerce.number().int().min(16384).default(1048576),
+    /**
+     * Streams open at once on this process beyond which a new one gets 503 with Retry-After (0: no limit). Under
+     * it a stream is never shed as a request in flight or for a busy event loop (plugins/load-shedding.ts): a
+     * console holds three or four, so 2000 is some 500 consoles, well under HTTP_MAX_CONNECTIONS.
+     */
+    LIVE_MAX_STREAMS: z.coerce.number().int().min(0).default(2000),
   })
   .transform((e) => ({
     liveHeartbeatMs: e.LIVE_HEARTBEAT_SECONDS * 1000,
     liveRetentionMs: e.LIVE_RETENTION_SECONDS * 1000,
     liveMaxBufferedBytes: e.LIVE_MAX_BUFFERED_BYTES,
+    liveMaxStreams: e.LIVE_MAX_STREAMS,
   }));
 
 const Server = z
@@ -277,7 +287,8 @@ const Webhooks = z
  * Load shedding (plugins/load-shedding.ts): beyond this many requests being handled at once, or when the event
  * loop's delay averages this much over a second (the mean of 10 ms samples: the loop is busy for most of each
  * turn), a request is answered 503 with Retry-After at once instead of queueing behind the others. Health
- * checks, the web console's files and open live streams do not count. 0 switches a check off.
+ * checks, the web console's files and live streams do not count (streams have their own limit, LIVE_MAX_STREAMS).
+ * 0 switches a check off.
  */
 const LoadShedding = z
   .object({
@@ -396,8 +407,9 @@ type Variables<G> = G extends z.ZodType ? keyof z.input<G> : never;
 export type Env = { [Name in Variables<Group>]?: string };
 
 /**
- * Load shedding switched off, for benches of other paths (telemetry, lists, logins, pushes) that drive a server
- * to its limits on purpose; bench:overload measures the shedding itself, beside a server run with these.
+ * Load shedding switched off, for benches of other paths (lists, logins) that drive a server to its limits on
+ * purpose; bench:overload measures the shedding itself, beside a server run with these. Live streams need none of
+ * it: they are admitted by their own limit (LIVE_MAX_STREAMS).
  */
 export const LOAD_SHEDDING_OFF = {
   LOAD_MAX_IN_FLIGHT: '0',

@@ -27,3 +27,4 @@ export * from './execution.ts';
 export * from './route-table.ts';
 export * from './job-name.ts';
 export * from './room-label.ts';
+export * from './reconnect.ts';

@@ -16,7 +16,7 @@ import type { Stream } from '../live/bus.ts';
 import type { Fleet } from '../robot-link/fleet.ts';
 
 /** Why the load shedder refused a request (plugins/load-shedding.ts). */
-export type ShedReason = 'in_flight' | 'event_loop_delay' | 'event_loop_utilization';
+export type ShedReason = 'in_flight' | 'event_loop_delay' | 'event_loop_utilization' | 'live_streams';
 
 /** What the command outbox reports of each command (robot-link/outbox.ts). */
 export interface CommandMetrics {
@@ -92,7 +92,7 @@ export function createMetrics(): Metrics {
   });
   const shed = new Counter({
     name: 'uvd_http_requests_shed_total',
-    help: 'Requests the load shedder answered 503 at once, by reason (too many in flight, event loop delay, event loop busy).',
+    help: 'Requests the load shedder answered 503 at once, by reason (too many in flight, event loop delay, event loop busy, too many live streams).',
     labelNames: ['reason'],
     registers,
   });

@@ -89,6 +89,9 @@ describe('load shedding on requests in flight', () => {
       while (uploads.every((upload) => upload.reply() === '') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
       expect(uploads.map((upload) => upload.reply()).filter((reply) => reply !== '')).toEqual(['HTTP/1.1 503 Service Unavailable']);
       answers = await Promise.all(Array.from({ length: FLOOD }, () => listJobs()));
+      // Live streams have their own limit: they open while every in-flight place is held.
+      const hangUps = await Promise.all(Array.from({ length: 3 }, () => openStream('/api/jobs/v2/jobs/stream')));
+      for (const hangUp of hangUps) hangUp();
       // The mobile shell (another origin) can read the 503 and when to come back.
       fromShell = await fetch(`${server.url}/api/jobs/v2/jobs`, { headers: { authorization: `Bearer ${operator.token}`, origin: 'capacitor://localhost' } });
       // The API is full; the health check and the web console's files are still served.
@@ -114,10 +117,9 @@ describe('load shedding on requests in flight', () => {
     expect((await listJobs()).status).toBe(200);
   });
 
-  it('does not count open live streams or health checks as requests in flight', async () => {
+  it('does not count live streams or health checks as requests in flight', async () => {
     const hangUps: (() => void)[] = [];
     try {
-      // One after the other: opening a stream counts until its handler runs, like any request.
       for (const path of ['/api/jobs/v2/jobs/stream', '/api/action/action/stream', '/api/robot/stream', '/api/jobs/v2/jobs/stream', '/api/robot/stream']) {
         hangUps.push(await openStream(path));
       }
@@ -127,6 +129,52 @@ describe('load shedding on requests in flight', () => {
       expect(new Set(health)).toEqual(new Set([200]));
     } finally {
       for (const hangUp of hangUps) hangUp();
+    }
+  });
+});
+
+describe('the live stream limit (LIVE_MAX_STREAMS)', () => {
+  const MAX_STREAMS = 3;
+  let limited: TestServer;
+  let token: string;
+  beforeAll(async () => {
+    limited = await startTestServer({ liveMaxStreams: MAX_STREAMS });
+    token = (await limited.createUser(await limited.createOrg(), ['done-admin'])).token;
+  });
+  afterAll(async () => {
+    await limited.close();
+  });
+
+  const stream = (path = '/api/robot/stream') => {
+    const abort = new AbortController();
+    const opened = fetch(`${limited.url}${path}`, { headers: { authorization: `Bearer ${token}` }, signal: abort.signal });
+    return { opened, hangUp: () => { abort.abort(); } };
+  };
+
+  it('admits streams up to the limit, refuses the next with 503, Retry-After and the error shape, and admits again once one closes', async () => {
+    const open = Array.from({ length: MAX_STREAMS }, (_, index) => stream(index % 2 === 0 ? '/api/robot/stream' : '/api/jobs/v2/jobs/stream'));
+    try {
+      expect((await Promise.all(open.map(({ opened }) => opened))).map((response) => response.status)).toEqual([200, 200, 200]);
+      const refused = await stream('/api/action/action/stream').opened;
+      expect(refused.status).toBe(503);
+      expect(refused.headers.get('retry-after')).toBe(String(loadConfig({}).loadShedding.retryAfterSeconds));
+      expect(ApiError.parse(await refused.json()).error).toBe(ErrorCode.overloaded);
+      // The API is not the streams' limit.
+      expect((await limited.request('GET', '/api/jobs/v2/jobs', { token })).status).toBe(200);
+
+      open[0]?.hangUp();
+      // The server hears of the hang-up a moment later.
+      const deadline = Date.now() + 10_000;
+      let again = await stream().opened;
+      while (again.status === 503 && Date.now() < deadline) {
+        await again.body?.cancel();
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        again = await stream().opened;
+      }
+      expect(again.status).toBe(200);
+      await again.body?.cancel();
+    } finally {
+      for (const { hangUp } of open) hangUp();
     }
   });
 });
@@ -178,8 +226,15 @@ describe.each([
     })();
     // The loop is sampled once a second: the next sample sheds.
     const shed = await until(503);
+    // A live stream is not shed for the loop: consoles reconnecting after a restart come when it is busiest.
+    const abort = new AbortController();
+    const streamed = await fetch(`${lagging.url}/api/robot/stream`, { headers: { authorization: `Bearer ${user.token}` }, signal: abort.signal });
+    abort.abort();
+    const stillShed = await list();
     busy = false;
     await blocking;
+    expect(streamed.status).toBe(200);
+    expect(stillShed.status).toBe(503);
     expect(shed.status).toBe(503);
     expect(shed.retryAfter).toBe('2');
     expect(ApiError.parse(shed.body).error).toBe(ErrorCode.overloaded);

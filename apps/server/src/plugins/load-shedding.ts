@@ -5,8 +5,15 @@
  * beyond a limit (a server waiting on its database), and an event loop that lags or is busy all the time (a server
  * short of CPU, whose waiting requests sit unread in their sockets where no counter sees them;
  * @fastify/under-pressure). Health checks are never shed (a probe failing under load would restart a busy but
- * healthy server), and a live stream counts only until its handler opens it: it is a long response, not work.
- * Only /api and /idp are shed: GET /metrics is not, so a scrape still sees an overload (and counts its refusals).
+ * healthy server). Only /api and /idp are shed: GET /metrics is not, so a scrape still sees an overload (and counts
+ * its refusals).
+ *
+ * Live streams are neither: an open stream is a long response that costs a socket and a subscription, not work,
+ * and a server restart brings every console's streams back within seconds, when the loop is busiest. Shedding
+ * them then (as requests in flight before their handler ran, or by event loop pressure) made the consoles' retry
+ * storm itself the overload (issue #26). So a stream is admitted while fewer than `maxStreams` are open, whatever
+ * the in-flight count and the event loop, counts as open from its request until its connection closes, and beyond
+ * the limit is answered 503 with Retry-After like any shed request (live/README.md).
  */
 import underPressure from '@fastify/under-pressure';
 import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
@@ -32,12 +39,14 @@ function isEventStream(route: RouteOptions): boolean {
 }
 
 export interface LoadSheddingOptions extends LoadSheddingConfig {
+  /** Live streams open at once beyond which a new one is refused with 503 (config LIVE_MAX_STREAMS); 0: no limit. */
+  maxStreams: number;
   /** Told of every request refused (the metrics count them). */
   onShed?: (reason: ShedReason) => void;
 }
 
 export const loadSheddingPlugin = fp<LoadSheddingOptions>(
-  async (app, { maxInFlight, maxEventLoopDelayMs, maxEventLoopUtilization, retryAfterSeconds, onShed }) => {
+  async (app, { maxInFlight, maxEventLoopDelayMs, maxEventLoopUtilization, retryAfterSeconds, maxStreams, onShed }) => {
     const streams = new Set<string>();
     app.addHook('onRoute', (route) => {
       if (!isEventStream(route)) return;
@@ -47,6 +56,7 @@ export const loadSheddingPlugin = fp<LoadSheddingOptions>(
     // Only the API and the identity provider are shed. The SPA's files are cheap, and a page missing one of its
     // chunks is broken rather than slow (a busy second of a loaded machine did that to the browser tests).
     const exempt = (request: FastifyRequest) => !SHED_PREFIXES.some((prefix) => request.url.startsWith(prefix));
+    const isStream = (request: FastifyRequest) => streams.has(routeKey(request));
 
     const shed = (reply: FastifyReply, reason: ShedReason, why: string): HttpError => {
       onShed?.(reason);
@@ -68,33 +78,36 @@ export const loadSheddingPlugin = fp<LoadSheddingOptions>(
         retryAfter: retryAfterSeconds,
         // Our own reply: the API's one error shape, and health checks pass.
         pressureHandler: (request, reply, type) => {
-          if (exempt(request) || Date.now() < steadyAfter) return;
+          // A stream is admitted by its own limit below: a busy loop is when a restart's consoles come back.
+          if (exempt(request) || isStream(request) || Date.now() < steadyAfter) return;
           if (type === underPressure.TYPE_EVENT_LOOP_UTILIZATION) throw shed(reply, 'event_loop_utilization', 'event loop busy');
           throw shed(reply, 'event_loop_delay', 'event loop delay');
         },
       });
     }
 
+    let openStreams = 0;
+    app.addHook('onRequest', async (request, reply) => {
+      if (!isStream(request)) return;
+      if (maxStreams > 0 && openStreams >= maxStreams) throw shed(reply, 'live_streams', 'too many live streams open');
+      openStreams += 1;
+      // From the request (a storm of reconnects is counted before any of them is checked) until the connection
+      // closes, whether the stream opened or was refused (401, 400).
+      reply.raw.once('close', () => {
+        openStreams -= 1;
+      });
+    });
+
     if (maxInFlight > 0) {
       let inFlight = 0;
-      const releases = new WeakMap<FastifyRequest, () => void>();
       app.addHook('onRequest', async (request, reply) => {
-        if (exempt(request)) return;
+        if (exempt(request) || isStream(request)) return;
         if (inFlight >= maxInFlight) throw shed(reply, 'in_flight', 'too many requests in flight');
         inFlight += 1;
-        let released = false;
-        const release = () => {
-          if (released) return;
-          released = true;
-          inFlight -= 1;
-        };
-        releases.set(request, release);
         // 'close' comes when the reply is finished or the client went away, whichever is first.
-        reply.raw.once('close', release);
-      });
-      // A stream's reply stays open for hours: it stops counting once checked (auth, query) and about to open.
-      app.addHook('preHandler', async (request) => {
-        if (streams.has(routeKey(request))) releases.get(request)?.();
+        reply.raw.once('close', () => {
+          inFlight -= 1;
+        });
       });
     }
   },

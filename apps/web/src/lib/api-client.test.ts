@@ -4,7 +4,7 @@ import type { RouteContract } from '@uvd/contracts';
 import { describe, expect, it } from 'vitest';
 import { FakeNetwork } from '../testing/fake-network.ts';
 import { ORIGIN, sessionUser, testConfig } from '../testing/fixtures.ts';
-import { backendOf, createApiClient, retryAfterMs } from './api-client.ts';
+import { backendOf, createApiClient } from './api-client.ts';
 import { commandParts, newCommandKey } from './command.ts';
 import { ApiRequestError } from './api-error.ts';
 
@@ -166,14 +166,5 @@ describe('commands (an Idempotency-Key, retried)', () => {
     const [a, b] = [newCommandKey(insecure), newCommandKey(insecure)];
     expect(a).toMatch(/^[0-9a-f]{32}$/);
     expect(a).not.toBe(b);
-  });
-
-  it('read Retry-After in seconds or as an HTTP date', () => {
-    expect(retryAfterMs('2')).toBe(2000);
-    expect(retryAfterMs(null)).toBeNull();
-    expect(retryAfterMs('soon')).toBeNull();
-    const inFiveSeconds = retryAfterMs(new Date(Date.now() + 5000).toUTCString()) ?? -1;
-    expect(inFiveSeconds).toBeGreaterThan(3000);
-    expect(inFiveSeconds).toBeLessThanOrEqual(5000);
   });
 });

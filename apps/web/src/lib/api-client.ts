@@ -1,4 +1,4 @@
-import { buildPath } from '@uvd/contracts';
+import { buildPath, retryAfterMs } from '@uvd/contracts';
 import type { RouteContract } from '@uvd/contracts';
 import type { z } from 'zod';
 import type { Backend, RuntimeConfig } from '../config/runtime-config.ts';
@@ -222,13 +222,6 @@ const parseReply = <C extends RouteContract>(contract: C, status: number, data: 
 /** Attempts of a call marked `retry` (a command with an Idempotency-Key), and the longest Retry-After (ms) waited for. */
 export const COMMAND_ATTEMPTS = 3;
 export const MAX_RETRY_AFTER_MS = 10_000;
-
-/** Retry-After in seconds or as an HTTP date; null when absent or unreadable. */
-export const retryAfterMs = (value: string | null): number | null => {
-  if (value === null || value.trim() === '') return null;
-  const ms = /^\d+$/.test(value.trim()) ? Number(value) * 1000 : Date.parse(value) - Date.now();
-  return Number.isNaN(ms) ? null : Math.max(0, ms);
-};
 
 /**
  * Sends one call described by a contract and returns its reply parsed with the contract's schema. A call marked

@@ -215,11 +215,13 @@ describe('RobotStreamHub (one reference-counted connection per stream)', () => {
       onResync: (ids) => resyncs.push(ids),
       initialDelayMs: 1000,
       maxDelayMs: 30_000,
+      // Every draw at the top of its window: the longest waits the schedule allows.
+      random: () => 1,
     });
     const release = hub.subscribe([A]);
     await vi.advanceTimersByTimeAsync(0);
     expect(transport.opened).toHaveLength(1);
-    // Waits of 1, 2, 4 and 8 s: five connections in 15 s, not one a second.
+    // Waits of at most 1, 2, 4 and 8 s, here the most: five connections in 15 s, not one a second.
     await vi.advanceTimersByTimeAsync(15_000);
     expect(transport.opened).toHaveLength(5);
     expect(resyncs).toHaveLength(4);
@@ -229,7 +231,7 @@ describe('RobotStreamHub (one reference-counted connection per stream)', () => {
   it('starts again from the first delay after a connection that stayed open', async () => {
     vi.useFakeTimers();
     const transport = fakeTransport();
-    const hub = new RobotStreamHub({ connect: transport.connect, onUpdate: () => undefined, initialDelayMs: 1000, maxDelayMs: 30_000 });
+    const hub = new RobotStreamHub({ connect: transport.connect, onUpdate: () => undefined, initialDelayMs: 1000, maxDelayMs: 30_000, random: () => 1 });
     const release = hub.subscribe([A]);
     await vi.advanceTimersByTimeAsync(0);
     transport.opened[0]?.stream.end();

@@ -16,8 +16,10 @@ export interface RobotStreamHubOptions {
   onResync?: (robotIds: readonly string[]) => void;
   /** A command the server gave up sending to one of these robots (command_undelivered, a recorded event). */
   onUndelivered?: (event: CommandUndelivered) => void;
+  /** See StreamHubOptions: the reconnect schedule. */
   initialDelayMs?: number;
   maxDelayMs?: number;
+  random?: () => number;
   /** See StreamHubOptions.lifecycle (the window by default). */
   lifecycle?: EventTarget;
 }

@@ -1,4 +1,4 @@
-import { RESYNC_EVENT } from '@uvd/contracts';
+import { RESYNC_EVENT, reconnectDelayMs, refusedDelayMs, retryAfterMs } from '@uvd/contracts';
 import { readSseStream } from './sse-reader.ts';
 
 /** Opens one stream for these ids; resolves with the response whose body is the event stream. */
@@ -22,11 +22,16 @@ export interface StreamHubOptions<T> {
    */
   onResync?: (ids: readonly string[]) => void;
   /**
-   * First reconnect delay; doubled after each failed attempt up to maxDelayMs. A connection that stays open for
-   * maxDelayMs resets it; one that ends sooner counts as a failed attempt.
+   * The reconnect schedule (contracts' reconnectDelayMs): the wait is drawn at random ("full jitter") from zero up
+   * to a window that starts at initialDelayMs and doubles after each failed attempt up to maxDelayMs, so consoles
+   * dropped together (a server restart) do not come back together. A connection that stays open for maxDelayMs
+   * starts the schedule again; one that ends sooner counts as a failed attempt. A refusal with 503 and
+   * Retry-After (the server is at its stream limit, or overloaded) waits at least that long, plus the draw.
    */
   initialDelayMs?: number;
   maxDelayMs?: number;
+  /** The draw in [0, 1) of each wait (Math.random); a test passes its own. */
+  random?: () => number;
   /**
    * Where the page's `pagehide` and `pageshow` are heard (the window by default). Every open stream closes on
    * `pagehide` and reopens on a `pageshow` that restores the page from the back/forward cache: a cached page
@@ -82,20 +87,22 @@ export const jsonParser =
 
 /**
  * One connection per stream (keyed by its id list), shared by every subscriber (reference-counted): the first
- * subscription opens it, the last release closes it. A dropped or refused connection is reopened with exponential
- * backoff, and what it may have missed is refetched through onResync (also on the server's `resync` frame, after
- * which the same connection is read on).
+ * subscription opens it, the last release closes it. A dropped or refused connection is reopened with jittered
+ * exponential backoff (a 503's Retry-After honoured), and what it may have missed is refetched through onResync
+ * (also on the server's `resync` frame, after which the same connection is read on).
  */
 export class StreamHub<T> {
   private readonly connections = new Map<string, Connection>();
   private readonly initialDelayMs: number;
   private readonly maxDelayMs: number;
+  private readonly random: () => number;
   /** Set while the page is hidden (pagehide until pageshow): no stream is open or opened. */
   private hidden: { shown: Promise<void>; show: () => void } | null = null;
 
   constructor(private readonly options: StreamHubOptions<T>) {
     this.initialDelayMs = options.initialDelayMs ?? 1000;
     this.maxDelayMs = options.maxDelayMs ?? 30_000;
+    this.random = options.random ?? Math.random;
     const lifecycle = options.lifecycle ?? (typeof window === 'undefined' ? undefined : window);
     lifecycle?.addEventListener('pagehide', () => {
       this.hide();
@@ -174,6 +181,8 @@ export class StreamHub<T> {
         reconnecting = true;
       }
       let openedAt: number | null = null;
+      /** What a 503 asked for (ms), if it did. */
+      let retryAfter: number | null = null;
       const current = new AbortController();
       const release = () => {
         current.abort();
@@ -182,7 +191,12 @@ export class StreamHub<T> {
       connection.attempt = current;
       try {
         const response = await this.options.connect(connection.ids, connection.lastEventId, current.signal);
-        if (!response.ok || !response.body) throw new Error(`stream answered ${response.status}`);
+        if (response.status === 503) retryAfter = retryAfterMs(response.headers.get('Retry-After'));
+        if (!response.ok || !response.body) {
+          // The refusal's body (the API's error) is not read: release the connection at once.
+          void response.body?.cancel().catch(() => undefined);
+          throw new Error(`stream answered ${response.status}`);
+        }
         openedAt = Date.now();
         // Refetched once the stream is open, so whatever changes after the refetch's read arrives as an event.
         if (reconnecting && !stopped()) resync();
@@ -214,7 +228,8 @@ export class StreamHub<T> {
       // Only a connection that lasted is a recovery: a server that accepts and drops the stream at once would
       // otherwise be reconnected to, and every list refetched, each initialDelayMs.
       if (openedAt !== null && Date.now() - openedAt >= this.maxDelayMs) attempt = 0;
-      const delay = Math.min(this.maxDelayMs, this.initialDelayMs * 2 ** attempt);
+      const backoff = { initialMs: this.initialDelayMs, maxMs: this.maxDelayMs };
+      const delay = retryAfter === null ? reconnectDelayMs(attempt, backoff, this.random) : refusedDelayMs(retryAfter, attempt, backoff, this.random);
       attempt += 1;
       await sleep(delay, signal);
     }
