@@ -8,7 +8,7 @@ import { buildPath, CaughtMail, createUser, listCaughtMail, MAIL_CATCHER_HEADER 
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { apiSignIn, type ApiSession } from '../support/api.ts';
+import { type ApiSession, apiSignIn, fetchHonouringRetryAfter } from '../support/api.ts';
 import {
   baseUrl,
   DESKTOP,
@@ -38,7 +38,7 @@ afterAll(async () => {
 async function newUser(label: string): Promise<{ email: string; password: string }> {
   const email = `${label}-${Date.now().toString(36)}@demo.example`;
   const password = 'first-password-1';
-  const reply = await fetch(new URL(`/api${createUser.path}`, baseUrl()), {
+  const reply = await fetchHonouringRetryAfter(new URL(`/api${createUser.path}`, baseUrl()), {
     method: 'POST',
     headers: { authorization: `Bearer ${adminApi.token}`, 'content-type': 'application/json' },
     body: JSON.stringify({ firstName: 'Reset', lastName: label, email, password }),
@@ -55,7 +55,7 @@ async function mailTo(to: string, what: string, matches: (mail: CaughtMail) => b
       async () => {
         const url = new URL(`/api${buildPath(listCaughtMail.path)}`, baseUrl());
         url.searchParams.set('to', to);
-        const reply = await fetch(url, { headers: { [MAIL_CATCHER_HEADER]: E2E_MAIL_CATCHER_TOKEN } });
+        const reply = await fetchHonouringRetryAfter(url, { headers: { [MAIL_CATCHER_HEADER]: E2E_MAIL_CATCHER_TOKEN } });
         const mails = z.object({ data: z.array(CaughtMail) }).parse(await reply.json()).data;
         found = mails.find(matches);
         return found !== undefined;

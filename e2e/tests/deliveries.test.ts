@@ -25,7 +25,7 @@ import {
 import type { Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalPushService, type LocalPushService } from '../../apps/server/src/testing/push-service.ts';
-import { apiSignIn, callApi, type ApiSession } from '../support/api.ts';
+import { type ApiSession, apiSignIn, callApi, fetchHonouringRetryAfter } from '../support/api.ts';
 import {
   baseUrl,
   expectAccessible,
@@ -96,7 +96,7 @@ afterAll(async () => {
 
 /** POST /deliveries as a hospital system would: 201 with the PIN. */
 async function requestDelivery(body: DeliveryInput): Promise<CreatedDelivery> {
-  const reply = await fetch(new URL(`/api${createDelivery.path}`, baseUrl()), {
+  const reply = await fetchHonouringRetryAfter(new URL(`/api${createDelivery.path}`, baseUrl()), {
     method: 'POST',
     headers: { authorization: `Bearer ${sender.token}`, 'content-type': 'application/json' },
     body: JSON.stringify(body),

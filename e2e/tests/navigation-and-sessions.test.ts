@@ -7,7 +7,7 @@
 import { buildPath, createJob, deleteJob, getDoses, getRuntimeConfig, postToken, saveSettings } from '@uvd/contracts';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiSignIn, callApi, type ApiSession } from '../support/api.ts';
+import { type ApiSession, apiSignIn, callApi, fetchHonouringRetryAfter } from '../support/api.ts';
 import {
   baseUrl,
   DESKTOP,
@@ -236,7 +236,7 @@ describe('"Stay signed in on this device" (item 11)', () => {
       await page.waitForURL((url) => url.pathname.startsWith('/auth'));
       expect(await page.evaluate(() => localStorage.getItem('kept_refresh_token'))).toBeNull();
       const config = getRuntimeConfig.response[200].parse(await (await fetch(new URL(getRuntimeConfig.path, baseUrl()))).json());
-      const refused = await fetch(new URL(`${config.identity}${buildPath(postToken.path, { organization: DEMO.org })}`, baseUrl()), {
+      const refused = await fetchHonouringRetryAfter(new URL(`${config.identity}${buildPath(postToken.path, { organization: DEMO.org })}`, baseUrl()), {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
         body: new URLSearchParams({ grant_type: 'refresh_token', client_id: config.clientId, refresh_token: kept ?? '' }),

@@ -12,7 +12,7 @@ import { Action, commandJob, createJob, getDoses, getJob, getLog, PushMessage, s
 import type { Browser, CDPSession, Worker } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { apiSignIn, callApi, type ApiSession } from '../support/api.ts';
+import { type ApiSession, apiSignIn, callApi, fetchHonouringRetryAfter } from '../support/api.ts';
 import { baseUrl, DESKTOP, expectAccessible, expectNoPageErrors, launchBrowser, openSession, screenshot, settle, textOf, type Session } from '../support/browser.ts';
 import { DEMO, signIn, t } from '../support/console.ts';
 import { nearestRooms, readyRobot } from '../support/fleet.ts';
@@ -48,7 +48,7 @@ function pngSize(bytes: Buffer): { width: number; height: number } {
 
 /** The job's open prompt (GET /action/action?job_id; 204 is none). */
 async function openAction(api: ApiSession, jobId: string): Promise<Action | null> {
-  const reply = await fetch(new URL(`/api/action/action?job_id=${jobId}`, baseUrl()), { headers: { authorization: `Bearer ${api.token}` } });
+  const reply = await fetchHonouringRetryAfter(new URL(`/api/action/action?job_id=${jobId}`, baseUrl()), { headers: { authorization: `Bearer ${api.token}` } });
   if (reply.status === 204) return null;
   expect(reply.status, 'GET /action/action').toBe(200);
   return Action.parse(await reply.json());
