@@ -189,7 +189,8 @@ describe('GET /metrics: the figures follow the installation', () => {
     const before = await scrape();
     expect((await command(id, 'pause')).status).toBe(200);
     const action = await robot.waitForInstantAction('startPause');
-    const sent = await scrape();
+    // The robot may read the command before the outbox, having published it, records and counts the send.
+    const sent = await until(scrape, (exposition) => valueOf(exposition, 'uvd_robot_commands_sent_total') > valueOf(before, 'uvd_robot_commands_sent_total'));
     expect(valueOf(sent, 'uvd_robot_commands_sent_total')).toBe(valueOf(before, 'uvd_robot_commands_sent_total') + 1);
     expect(valueOf(sent, 'uvd_outbox_backlog', { outbox: 'robot_commands' })).toBe(valueOf(before, 'uvd_outbox_backlog', { outbox: 'robot_commands' }) + 1);
 
