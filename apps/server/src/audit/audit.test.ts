@@ -4,14 +4,13 @@
  * the system's; the chain tells an edited or removed entry; nothing in the API changes it; organizations and roles
  * see only what they may.
  */
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { and, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError, AuditEntry, AuditList, AuditVerification, Contact } from '@uvd/contracts';
 import type { SimRobot } from '@uvd/robot-sim';
 import { auditEntries } from '../db/schema.ts';
 import { createJobFor, executionWorld, playWorldRobot, waitUntil } from '../testing/execution-fixtures.ts';
+import { runServerCli } from '../testing/cli.ts';
 import { startTestServer, type TestServer } from '../testing/harness.ts';
 import { canonicalJson, chainPending, entryHash } from './chain.ts';
 import { verifyOrganizations } from './verify.ts';
@@ -280,14 +279,10 @@ describe('npm run audit:verify', () => {
     const admin = await server.createUser(org, ['done-admin']);
     await server.request('POST', '/api/contact/admin/profile/contacts', { token: admin.token, body: contactInput });
     await chainPending(server.context.db, org);
-    const run = (orgId: string) =>
-      promisify(execFile)('npx', ['tsx', 'src/audit/verify-cli.ts', '--org', orgId], { cwd: new URL('../..', import.meta.url).pathname, env: { ...process.env, DATABASE_URL: url } }).then(
-        (result) => ({ code: 0, out: result.stdout + result.stderr }),
-        (error: unknown) => {
-          const failure = error as { code?: number; stdout?: string; stderr?: string };
-          return { code: failure.code ?? -1, out: `${failure.stdout ?? ''}${failure.stderr ?? ''}` };
-        },
-      );
+    const run = async (orgId: string) => {
+      const result = await runServerCli('src/audit/verify-cli.ts', ['--org', orgId], { DATABASE_URL: url });
+      return { code: result.code, out: result.stdout + result.stderr };
+    };
     const good = await run(org);
     expect(good.code).toBe(0);
     expect(good.out).toContain(`${org}: ok`);

@@ -1,22 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { asc, eq } from 'drizzle-orm';
 import { stringify as toYaml } from 'yaml';
 import type { Db } from '../db/client.ts';
 import { buildings, floors, jobs, organizations, robots, rooms } from '../db/schema.ts';
+import { runServerCli } from '../testing/cli.ts';
 import { createTestDatabase, type TestDatabase } from '../testing/test-database.ts';
 import { descendants, parseXml } from '../testing/seed-fixtures.ts';
 import { SiteImportError } from './site-file.ts';
 import { importSiteFile } from './site-import.ts';
 
 const EXAMPLES = fileURLToPath(new URL('./examples/', import.meta.url));
-const SERVER_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 let testDatabase: TestDatabase;
 let db: Db;
 let dir: string;
@@ -276,22 +274,7 @@ describe('bad site files', () => {
 });
 
 describe('npm run site:import', () => {
-  const run = async (args: string[], dataDir: string) => {
-    const tsx = join(SERVER_ROOT, '../../node_modules/.bin/tsx');
-    const env = { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '' };
-    return promisify(execFile)(tsx, ['src/seed/site-import-cli.ts', ...args], { cwd: SERVER_ROOT, env }).then(
-      ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
-      (error: unknown) => {
-        const field = (key: string): unknown => (typeof error === 'object' && error !== null ? Reflect.get(error, key) : undefined);
-        const text = (key: string) => {
-          const value = field(key);
-          return typeof value === 'string' ? value : '';
-        };
-        const code = field('code');
-        return { code: typeof code === 'number' ? code : -1, stdout: text('stdout'), stderr: text('stderr') };
-      },
-    );
-  };
+  const run = (args: string[], dataDir: string) => runServerCli('src/seed/site-import-cli.ts', args, { DATA_DIR: dataDir, DATABASE_URL: '' });
 
   it('imports a file into the data folder, and explains a bad one', async () => {
     const dataDir = join(dir, 'data');

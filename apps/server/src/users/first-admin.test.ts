@@ -1,8 +1,6 @@
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError, SessionUser, TokenResponse } from '@uvd/contracts';
@@ -10,10 +8,9 @@ import { openDatabase } from '../db/client.ts';
 import { organizations, users } from '../db/schema.ts';
 import { verifyPassword } from '../identity/passwords.ts';
 import { expectStatus } from '../testing/assertions.ts';
+import { runServerCli } from '../testing/cli.ts';
 import { startTestServer, type TestServer } from '../testing/harness.ts';
 import { createFirstAdmin, FirstAdminError } from './first-admin.ts';
-
-const SERVER_ROOT = new URL('../..', import.meta.url).pathname;
 
 describe('the first admin of an organization (npm run admin:create)', () => {
   let server: TestServer;
@@ -74,22 +71,7 @@ describe('npm run admin:create on a data folder', () => {
   });
   afterAll(() => rm(dir, { recursive: true, force: true }));
 
-  const run = (args: string[]) =>
-    promisify(execFile)(join(SERVER_ROOT, '../../node_modules/.bin/tsx'), ['src/users/first-admin-cli.ts', ...args], {
-      cwd: SERVER_ROOT,
-      env: { ...process.env, DATA_DIR: join(dir, 'data'), DATABASE_URL: '' },
-    }).then(
-      ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
-      (error: unknown) => {
-        const field = (key: string): unknown => (typeof error === 'object' && error !== null ? Reflect.get(error, key) : undefined);
-        const text = (key: string) => {
-          const value = field(key);
-          return typeof value === 'string' ? value : '';
-        };
-        const code = field('code');
-        return { code: typeof code === 'number' ? code : -1, stdout: text('stdout'), stderr: text('stderr') };
-      },
-    );
+  const run = (args: string[]) => runServerCli('src/users/first-admin-cli.ts', args, { DATA_DIR: join(dir, 'data'), DATABASE_URL: '' });
 
   it('prints the one-time password of the new admin, refuses the same user again, and names what is missing', async () => {
     const made = await run(['--org', 'stjohns', '--email', 'admin@stjohns.example', '--name', "St John's"]);
