@@ -15,6 +15,7 @@ import {
   cancelDelivery,
   confirmLoading,
   createDelivery,
+  createPrng,
   CreatedDelivery,
   DeliveryDetail,
   DeliveryList,
@@ -32,11 +33,11 @@ import {
   type DeliveryInput,
   type DeliveryPriority,
   type ItemCategory,
+  type Prng,
 } from '@uvd/contracts';
 import { ApiCallError, type ApiClient } from './api-client.ts';
 import { consoleLogger, type DemoLogger } from './demo-activity.ts';
 import { listOrganizationRobots } from './demo-fleet.ts';
-import { createPrng, type Prng } from './prng.ts';
 
 /** What can be done at a simulated delivery robot itself (SimRobot of kind 'delivery'). */
 export interface DeliveryPanel {

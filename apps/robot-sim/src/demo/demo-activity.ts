@@ -11,6 +11,7 @@ import {
   Action,
   confirmAction,
   createJob,
+  createPrng,
   DataFlag,
   defaultJobName,
   Doses,
@@ -40,7 +41,6 @@ import {
 } from '@uvd/contracts';
 import { ApiCallError, type ApiClient } from './api-client.ts';
 import { listOrganizationRobots } from './demo-fleet.ts';
-import { createPrng } from './prng.ts';
 
 export interface DemoLogger {
   warn(data: Record<string, unknown>, message: string): void;
