@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import type {
   ActionState,
   ActionStatus,
+  DisinfectFailure,
   InstantActionsMessage,
   OperatingMode,
   OrderEdge,
@@ -98,7 +99,7 @@ interface RoomDose {
 }
 
 /** Why a uvd_disinfect action failed (DisinfectFailure in the contracts) or why an instant action was refused. */
-type FailureReason = 'not_ready' | 'not_reached' | 'aborted' | 'no_order' | 'unknown_prompt' | 'unknown_action' | 'unsupported' | 'not_waiting';
+type FailureReason = DisinfectFailure | 'no_order' | 'unknown_prompt' | 'unknown_action' | 'unsupported' | 'not_waiting';
 
 interface ActiveOrder {
   orderId: string;

@@ -28,3 +28,4 @@ export * from './route-table.ts';
 export * from './job-name.ts';
 export * from './room-label.ts';
 export * from './reconnect.ts';
+export * from './prng.ts';

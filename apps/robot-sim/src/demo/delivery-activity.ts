@@ -15,6 +15,7 @@ import {
   cancelDelivery,
   confirmLoading,
   createDelivery,
+  createPrng,
   CreatedDelivery,
   DeliveryDetail,
   DeliveryList,
@@ -32,11 +33,12 @@ import {
   type DeliveryInput,
   type DeliveryPriority,
   type ItemCategory,
+  type Prng,
 } from '@uvd/contracts';
 import { ApiCallError, type ApiClient } from './api-client.ts';
 import { consoleLogger, type DemoLogger } from './demo-activity.ts';
 import { listOrganizationRobots } from './demo-fleet.ts';
-import { createPrng, type Prng } from './prng.ts';
+import { runRounds } from './rounds.ts';
 
 /** What can be done at a simulated delivery robot itself (SimRobot of kind 'delivery'). */
 export interface DeliveryPanel {
@@ -192,9 +194,6 @@ export function startDeliveryActivity(options: DeliveryActivityOptions): Deliver
   let loadings = 0;
   let handoffs = 0;
   let rounds = 0;
-  let closed = false;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<unknown> = Promise.resolve();
 
   /** Who each person is and which rooms they see, once each; one who cannot sign in yet is tried again next round. */
   const knowPeople = async (): Promise<Person[]> => {
@@ -358,7 +357,7 @@ export function startDeliveryActivity(options: DeliveryActivityOptions): Deliver
     for (const key of [...waitingSeen.keys()]) if (!openIds.has(key.split(':')[0] ?? '')) waitingSeen.delete(key);
 
     for (const delivery of open) {
-      if (closed) break;
+      if (schedule.stopped) break;
       if (delivery.status !== DeliveryStatus.waiting || !delivery.waiting_for) continue;
       if (done.has(`${delivery.delivery_id}:${delivery.waiting_for}`)) continue;
       try {
@@ -380,7 +379,7 @@ export function startDeliveryActivity(options: DeliveryActivityOptions): Deliver
       }
     }
 
-    if (!closed && open.length < maxOpen) {
+    if (!schedule.stopped && open.length < maxOpen) {
       try {
         const id = await request();
         if (id) round.created.push(id);
@@ -394,41 +393,22 @@ export function startDeliveryActivity(options: DeliveryActivityOptions): Deliver
   };
 
   /** Rounds never overlap: two at once could load or hand off one delivery twice. */
-  let chain: Promise<unknown> = Promise.resolve();
-  const round = (): Promise<DeliveryRound> => {
-    const next = chain.then(roundNow, roundNow);
-    chain = next.catch(() => undefined);
-    return next;
-  };
-
-  const loop = () => {
-    if (closed) return;
-    running = round()
-      .then((result) => {
-        const changes = result.created.length + result.loaded.length + result.handedOff.length + result.cancelled.length;
-        if (changes > 0) {
-          const { created, loaded, handedOff, wrongPins, blocked, cancelled } = result;
-          const counts = { created: created.length, loaded: loaded.length, handedOff: handedOff.length, wrongPins: wrongPins.length, blocked: blocked.length, cancelled: cancelled.length };
-          log.info({ organization: admin.organization, ...counts }, 'demo deliveries');
-        }
-      })
-      .catch((error: unknown) => {
-        log.warn({ err: describeError(error), organization: admin.organization }, 'a demo delivery round failed');
-      })
-      .finally(() => {
-        if (closed) return;
-        timer = setTimeout(loop, intervalMs);
-      });
-  };
-  timer = setTimeout(loop, options.firstRoundMs ?? 5000);
-
-  return {
-    round,
-    async stop() {
-      closed = true;
-      clearTimeout(timer);
-      await running;
-      await chain;
+  const schedule = runRounds(roundNow, {
+    intervalMs,
+    firstRoundMs: options.firstRoundMs ?? 5000,
+    onRound: (result) => {
+      const changes = result.created.length + result.loaded.length + result.handedOff.length + result.cancelled.length;
+      if (changes > 0) {
+        const { created, loaded, handedOff, wrongPins, blocked, cancelled } = result;
+        const counts = { created: created.length, loaded: loaded.length, handedOff: handedOff.length, wrongPins: wrongPins.length, blocked: blocked.length, cancelled: cancelled.length };
+        log.info({ organization: admin.organization, ...counts }, 'demo deliveries');
+      }
     },
-  };
+    onError: (error) => {
+      log.warn({ err: describeError(error), organization: admin.organization }, 'a demo delivery round failed');
+    },
+  });
+
+  return { round: schedule.round, stop: schedule.stop };
+
 }

@@ -11,6 +11,7 @@ import {
   Action,
   confirmAction,
   createJob,
+  createPrng,
   DataFlag,
   defaultJobName,
   Doses,
@@ -40,7 +41,7 @@ import {
 } from '@uvd/contracts';
 import { ApiCallError, type ApiClient } from './api-client.ts';
 import { listOrganizationRobots } from './demo-fleet.ts';
-import { createPrng } from './prng.ts';
+import { runRounds } from './rounds.ts';
 
 export interface DemoLogger {
   warn(data: Record<string, unknown>, message: string): void;
@@ -123,9 +124,6 @@ export function startDemoActivity(api: ApiClient, options: DemoActivityOptions):
   /** When the demo first saw each open prompt. */
   const promptsSeen = new Map<string, number>();
   let jobCount = 0;
-  let closed = false;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<unknown> = Promise.resolve();
 
   /** Readiness through PATCH /rooms/room/ready, the console's toggle (the server tells every open jobs list). */
   const setReady = async (roomId: string, ready: boolean) => {
@@ -307,7 +305,7 @@ export function startDemoActivity(api: ApiClient, options: DemoActivityOptions):
     // Read each round, so a timezone the admin saves in Settings names the next jobs.
     const admin = await api.call(getMyProfile, SessionUser);
     for (const robot of idle) {
-      if (closed || robot.floor_id === null) continue;
+      if (schedule.stopped || robot.floor_id === null) continue;
       try {
         const jobId = await createDemoJob(robot, robot.floor_id, groups, admin);
         if (jobId) created.push(jobId);
@@ -328,39 +326,25 @@ export function startDemoActivity(api: ApiClient, options: DemoActivityOptions):
     }
     const restored = await restoreRooms(false);
     const answered = await answerStalePrompts(jobs);
-    const created = closed ? [] : await createJobs(jobs);
+    const created = schedule.stopped ? [] : await createJobs(jobs);
     if (created.length > 0) log.info({ organization: api.organization, jobs: created.length }, 'demo jobs created');
     return { created, answered, restored };
   };
   /** Rounds never overlap: two at once would both see a robot idle and give it two jobs. */
-  let chain: Promise<unknown> = Promise.resolve();
-  const round = (): Promise<DemoRound> => {
-    const next = chain.then(roundNow, roundNow);
-    chain = next.catch(() => undefined);
-    return next;
-  };
-
-  const loop = () => {
-    if (closed) return;
-    running = round()
-      .catch((error: unknown) => {
-        log.warn({ err: describeError(error), organization: api.organization }, 'a demo round failed');
-      })
-      .finally(() => {
-        if (closed) return;
-        timer = setTimeout(loop, intervalMs);
-      });
-  };
-  timer = setTimeout(loop, options.firstRoundMs ?? 5000);
+  const schedule = runRounds(roundNow, {
+    intervalMs,
+    firstRoundMs: options.firstRoundMs ?? 5000,
+    onError: (error) => {
+      log.warn({ err: describeError(error), organization: api.organization }, 'a demo round failed');
+    },
+  });
 
   return {
-    round,
+    round: schedule.round,
     async stop() {
-      closed = true;
-      clearTimeout(timer);
-      await running;
-      await chain;
+      await schedule.stop();
       await restoreRooms(true);
     },
   };
+
 }

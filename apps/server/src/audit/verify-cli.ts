@@ -5,8 +5,8 @@
  */
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.ts';
-import { openDatabase } from '../db/client.ts';
-import { DataDirLockedError, lockDataDir } from '../db/data-dir-lock.ts';
+import { withServerDatabase } from '../db/command-database.ts';
+import { DataDirLockedError } from '../db/data-dir-lock.ts';
 import { verifyOrganizations } from './verify.ts';
 
 const USAGE = 'usage: npm run audit:verify [-- --org ID]';
@@ -23,20 +23,12 @@ async function main(): Promise<number> {
     console.log(USAGE);
     return 0;
   }
-  const config = loadConfig();
-  const releaseLock = config.databaseUrl ? undefined : await lockDataDir(config.dataDir);
-  try {
-    const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-    try {
-      const report = await verifyOrganizations(database.db, args.values.org);
-      for (const line of report.lines) (report.ok ? console.log : console.error)(line);
-      return report.ok ? 0 : 1;
-    } finally {
-      await database.close();
-    }
-  } finally {
-    releaseLock?.();
-  }
+  const org = args.values.org;
+  return withServerDatabase(loadConfig(), async (database) => {
+    const report = await verifyOrganizations(database.db, org);
+    for (const line of report.lines) (report.ok ? console.log : console.error)(line);
+    return report.ok ? 0 : 1;
+  });
 }
 
 main().then(

@@ -15,6 +15,7 @@ import type {
   DrawerState,
   ItemCategory,
   JobActiveState,
+  JobRoomState,
   JobStatus,
   DoseGrid,
   LampInterval,
@@ -377,8 +378,8 @@ export const jobRooms = pgTable(
       .notNull()
       .references(() => rooms.id, { onDelete: 'cascade' }),
     dose: integer('dose').notNull(),
-    /** pending, active, done, not_ready, not_reached or aborted, as the robot reports progress. */
-    state: text('state').notNull().default('pending'),
+    /** A JobRoomState of the contracts (pending … aborted), as the robot reports progress. */
+    state: text('state').$type<JobRoomState>().notNull().default('pending'),
     /** The robot's times (its reports) the room's disinfection started and ended. */
     startedAt: timestamp('started_at', { withTimezone: true }),
     endedAt: timestamp('ended_at', { withTimezone: true }),

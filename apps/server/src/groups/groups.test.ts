@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ApiError, DeletedIds, Group, GroupUser } from '@uvd/contracts';
 import { groups } from '../db/schema.ts';
+import { isUniqueViolation } from '../db/unique-violation.ts';
 import { startTestServer, type TestServer } from '../testing/harness.ts';
-import { isUniqueViolation } from '../users/unique-violation.ts';
 
 let server: TestServer;
 beforeAll(async () => {

@@ -1,22 +1,12 @@
-import { and, asc, eq } from 'drizzle-orm';
+import { and, asc, eq, inArray } from 'drizzle-orm';
 import type { Group } from '@uvd/contracts';
 import type { Executor } from '../db/client.ts';
-import { groups, userGroups } from '../db/schema.ts';
+import { groups } from '../db/schema.ts';
 
 const groupColumns = { id: groups.id, name: groups.name };
 
 export async function listGroups(db: Executor, orgId: string): Promise<Group[]> {
   return db.select(groupColumns).from(groups).where(eq(groups.orgId, orgId)).orderBy(asc(groups.name));
-}
-
-/** The groups of `orgId` that `userId` belongs to. */
-export async function listGroupsOfUser(db: Executor, orgId: string, userId: string): Promise<Group[]> {
-  return db
-    .select(groupColumns)
-    .from(groups)
-    .innerJoin(userGroups, eq(userGroups.groupId, groups.id))
-    .where(and(eq(groups.orgId, orgId), eq(userGroups.userId, userId)))
-    .orderBy(asc(groups.name));
 }
 
 export async function findGroup(db: Executor, orgId: string, id: string): Promise<Group | undefined> {
@@ -25,14 +15,6 @@ export async function findGroup(db: Executor, orgId: string, id: string): Promis
     .from(groups)
     .where(and(eq(groups.orgId, orgId), eq(groups.id, id)));
   return row;
-}
-
-export async function isMember(db: Executor, groupId: string, userId: string): Promise<boolean> {
-  const [row] = await db
-    .select({ userId: userGroups.userId })
-    .from(userGroups)
-    .where(and(eq(userGroups.groupId, groupId), eq(userGroups.userId, userId)));
-  return row !== undefined;
 }
 
 export async function groupNameTaken(db: Executor, orgId: string, name: string): Promise<boolean> {
@@ -56,4 +38,14 @@ export async function deleteGroup(db: Executor, orgId: string, id: string): Prom
     .where(and(eq(groups.orgId, orgId), eq(groups.id, id)))
     .returning({ id: groups.id });
   return rows.length > 0;
+}
+
+/** The groups among `ids` that belong to `orgId`, by name. */
+export async function groupsOfOrg(db: Executor, orgId: string, ids: readonly string[]): Promise<Group[]> {
+  if (ids.length === 0) return [];
+  return db
+    .select(groupColumns)
+    .from(groups)
+    .where(and(eq(groups.orgId, orgId), inArray(groups.id, [...ids])))
+    .orderBy(asc(groups.name));
 }

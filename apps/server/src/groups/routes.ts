@@ -1,11 +1,11 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { createGroup, deleteGroup, getGroup, listGroupUsers, listGroups } from '@uvd/contracts';
 import type { AppContext } from '../context.ts';
+import { isUniqueViolation } from '../db/unique-violation.ts';
 import { conflict, notFound } from '../lib/http-error.ts';
 import { registerRoute } from '../lib/route.ts';
 import { seesEverything } from '../lib/visibility.ts';
-import { groupMembers } from '../users/repository.ts';
-import { isUniqueViolation } from '../users/unique-violation.ts';
+import { groupMembers, isMember, listGroupsOfUser } from './memberships.ts';
 import * as repo from './repository.ts';
 
 const nameTaken = (name: string) => conflict(`A group named "${name}" already exists.`, undefined, { field: 'name' });
@@ -15,13 +15,13 @@ export const groupsRoutes: FastifyPluginAsync<AppContext> = async (app, ctx) => 
   registerRoute(app, listGroups, async ({ principal }) =>
     seesEverything(principal)
       ? repo.listGroups(ctx.db, principal.orgId)
-      : repo.listGroupsOfUser(ctx.db, principal.orgId, principal.sub),
+      : listGroupsOfUser(ctx.db, principal.orgId, principal.sub),
   );
 
   registerRoute(app, getGroup, async ({ params, principal }) => {
     const group = await repo.findGroup(ctx.db, principal.orgId, params.id);
     // A teleoperator sees only their own groups; another group is as invisible as another organization's.
-    if (!group || (!seesEverything(principal) && !(await repo.isMember(ctx.db, group.id, principal.sub)))) {
+    if (!group || (!seesEverything(principal) && !(await isMember(ctx.db, group.id, principal.sub)))) {
       throw notFound('Group');
     }
     return group;

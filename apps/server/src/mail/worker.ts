@@ -1,19 +1,16 @@
 /**
  * The mail service of a server process: the SMTP transport (nodemailer on SMTP_URL, or the local catcher when
- * none is set) and one worker loop that sends due mails. Every process runs one; they share the work through the
- * database (SKIP LOCKED), wake at once on the mail channel's NOTIFY at the commit that wrote a mail, and poll for
- * retries.
+ * none is set) and one worker loop that sends due mails (lib/outbox-worker.ts), woken at once on the mail channel's
+ * NOTIFY at the commit that wrote a mail and polling for retries.
  */
 import type { FastifyBaseLogger } from 'fastify';
 import nodemailer from 'nodemailer';
 import type { AppContext } from '../context.ts';
-import { wakeable } from '../lib/wakeable.ts';
+import { startOutboxWorker } from '../lib/outbox-worker.ts';
 import { startMailCatcher, type MailCatcher } from './catcher.ts';
 import { deliverDueMail, nextMail, type SendMail } from './delivery.ts';
 import { MAIL_CHANNEL } from './outbox.ts';
 
-/** Retries fall due without a NOTIFY: looked for this often. */
-const POLL_MS = 1000;
 /** An SMTP server slower than this counts as unreachable (retried). */
 const SEND_TIMEOUT_MS = 30_000;
 
@@ -56,45 +53,22 @@ export async function startMail(ctx: Pick<AppContext, 'config' | 'database'>, lo
     },
   };
 
-  let alarm: NodeJS.Timeout | undefined;
-  const worker = wakeable(
-    async (self) => {
-      for (;;) {
-        self.again();
-        const tried = await deliverDueMail(db, options);
-        if (self.closed) return;
-        if (tried === 0 && !self.again()) {
-          // A retry due before the next poll wakes the loop then, not at the poll.
-          const at = await nextMail(db);
-          const wait = at ? at.getTime() - Date.now() : Infinity;
-          if (wait < POLL_MS) {
-            clearTimeout(alarm);
-            alarm = setTimeout(worker.wake, Math.max(0, wait));
-            alarm.unref();
-          }
-          return;
-        }
-      }
-    },
-    (error) => {
+  const worker = await startOutboxWorker({
+    notifier: ctx.database.notifier,
+    channel: MAIL_CHANNEL,
+    work: () => deliverDueMail(db, options),
+    nextDue: () => nextMail(db),
+    onError: (error) => {
       logger.error({ err: error }, 'mail worker failed; it tries again at its next poll');
     },
-  );
-
-  const unlisten = await ctx.database.notifier.listen(MAIL_CHANNEL, worker.wake);
-  const timer = setInterval(worker.wake, POLL_MS);
-  timer.unref();
-  worker.wake();
+  });
 
   return {
     wake: worker.wake,
     idle: worker.idle,
     catcher,
     async close() {
-      clearInterval(timer);
-      clearTimeout(alarm);
       await worker.close();
-      await unlisten();
       transport.close();
       await catcher?.close();
     },

@@ -4,10 +4,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { LoggedRoom, Point, Pose, StoredLogDose, TrajectoryPoint } from '../db/schema.ts';
-import { DEFAULT_TIMEZONE, defaultJobName, wallClock, type LampModel } from '@uvd/contracts';
+import { createPrng, DEFAULT_TIMEZONE, defaultJobName, wallClock, type LampModel, type Prng } from '@uvd/contracts';
 import { DEFAULT_LAMP } from '../dose/lamp.ts';
 import { computeLogDose } from '../dose/log-dose.ts';
-import { createPrng, type Prng } from './prng.ts';
 
 export interface HistoryRoom {
   id: string;

@@ -4,7 +4,7 @@
  */
 import type { MapMetadata, Point, Pose } from '../db/schema.ts';
 import { escapeXml, fmt, metadataForBounds, roomLayer, svgDocument, toPixel, type PlanRoomShape } from './plan-svg.ts';
-import { createPrng, type Prng } from './prng.ts';
+import { createPrng, type Prng } from '@uvd/contracts';
 import type { Site, SiteBuilding, SiteFloor, SiteRoom } from './site.ts';
 
 /** A hospital floor also knows where the robot of that floor parks: in the corridor by the lifts. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { descendants, parseXml } from '../testing/seed-fixtures.ts';
-import { createPrng } from './prng.ts';
+import { createPrng } from '@uvd/contracts';
 import { cellRectangles, classify, FREE, OCCUPIED, parsePgm, PgmError, RosMapYaml, rosMapPlan, rosMetadata, UNKNOWN } from './ros-map.ts';
 
 // 4×3 pixels, top row first: walls (0), free floor (254) and unknown (205, map_server's grey).

@@ -5,8 +5,8 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.ts';
-import { openDatabase } from '../db/client.ts';
-import { DataDirLockedError, lockDataDir } from '../db/data-dir-lock.ts';
+import { withServerDatabase } from '../db/command-database.ts';
+import { DataDirLockedError } from '../db/data-dir-lock.ts';
 import { loadSiteFile, SiteImportError } from './site-file.ts';
 import { importSite } from './site-import.ts';
 
@@ -31,29 +31,21 @@ async function main(): Promise<number> {
   const loaded = await loadSiteFile(path).catch((error: unknown) => {
     throw error instanceof SiteImportError ? new SiteImportError(file, error.problems) : error;
   });
-  const config = loadConfig();
-  const releaseLock = config.databaseUrl ? undefined : await lockDataDir(config.dataDir);
-  try {
-    const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-    try {
-      const summary = await importSite(database.db, loaded, { orgId: args.values.org, source: file });
-      const counts = (what: string, c: { created: number; updated: number }) => `${what}: ${c.created} created, ${c.updated} updated`;
-      console.log(
-        [
-          `Imported ${file} into organization ${summary.organization}${summary.organizationCreated ? ' (new)' : ''}.`,
-          counts('buildings', summary.buildings),
-          counts('floors', summary.floors),
-          counts('rooms', summary.rooms),
-          counts('robots', summary.robots),
-        ].join('\n  '),
-      );
-      return 0;
-    } finally {
-      await database.close();
-    }
-  } finally {
-    releaseLock?.();
-  }
+  const org = args.values.org;
+  return withServerDatabase(loadConfig(), async (database) => {
+    const summary = await importSite(database.db, loaded, { orgId: org, source: file });
+    const counts = (what: string, c: { created: number; updated: number }) => `${what}: ${c.created} created, ${c.updated} updated`;
+    console.log(
+      [
+        `Imported ${file} into organization ${summary.organization}${summary.organizationCreated ? ' (new)' : ''}.`,
+        counts('buildings', summary.buildings),
+        counts('floors', summary.floors),
+        counts('rooms', summary.rooms),
+        counts('robots', summary.robots),
+      ].join('\n  '),
+    );
+    return 0;
+  });
 }
 
 main().then(

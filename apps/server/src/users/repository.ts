@@ -1,5 +1,5 @@
 import { and, asc, eq, inArray } from 'drizzle-orm';
-import type { Group, GroupUser, Role, User } from '@uvd/contracts';
+import type { Group, Role, User } from '@uvd/contracts';
 import { DEFAULT_TIMEZONE, Id, Role as RoleSchema } from '@uvd/contracts';
 import type { Executor } from '../db/client.ts';
 import { groups, userGroups, users } from '../db/schema.ts';
@@ -40,16 +40,6 @@ export async function listUsers(db: Executor, orgId: string): Promise<User[]> {
   return rows.map((row) => ({ ...toUser(row), groups: groupsOf.get(row.id) ?? [] }));
 }
 
-/** The groups among `ids` that belong to `orgId`, by name. */
-export async function groupsOfOrg(db: Executor, orgId: string, ids: readonly string[]): Promise<Group[]> {
-  if (ids.length === 0) return [];
-  return db
-    .select({ id: groups.id, name: groups.name })
-    .from(groups)
-    .where(and(eq(groups.orgId, orgId), inArray(groups.id, [...ids])))
-    .orderBy(asc(groups.name));
-}
-
 export async function findUser(db: Executor, orgId: string, id: string): Promise<DirectoryUser | undefined> {
   const [row] = await db
     .select(userColumns)
@@ -75,16 +65,6 @@ export async function timezoneOf(db: Executor, principal: Principal): Promise<st
     .from(users)
     .where(and(eq(users.orgId, principal.orgId), eq(users.id, principal.sub)));
   return row?.timezone || DEFAULT_TIMEZONE;
-}
-
-export async function groupNamesOf(db: Executor, userId: string): Promise<string[]> {
-  const rows = await db
-    .select({ name: groups.name })
-    .from(userGroups)
-    .innerJoin(groups, eq(groups.id, userGroups.groupId))
-    .where(eq(userGroups.userId, userId))
-    .orderBy(asc(groups.name));
-  return rows.map((row) => row.name);
 }
 
 export async function usernameTaken(db: Executor, orgId: string, username: string): Promise<boolean> {
@@ -130,23 +110,3 @@ export async function existingUserIds(db: Executor, orgId: string, ids: readonly
   return new Set(rows.map((row) => row.id));
 }
 
-export async function groupMembers(db: Executor, groupId: string): Promise<GroupUser[]> {
-  return db
-    .select({ id: users.id, username: users.username })
-    .from(userGroups)
-    .innerJoin(users, eq(users.id, userGroups.userId))
-    .where(eq(userGroups.groupId, groupId))
-    .orderBy(asc(users.username));
-}
-
-export async function addMembers(db: Executor, groupId: string, userIds: readonly string[]): Promise<void> {
-  if (userIds.length === 0) return;
-  await db
-    .insert(userGroups)
-    .values(userIds.map((userId) => ({ userId, groupId })))
-    .onConflictDoNothing();
-}
-
-export async function removeMember(db: Executor, groupId: string, userId: string): Promise<void> {
-  await db.delete(userGroups).where(and(eq(userGroups.groupId, groupId), eq(userGroups.userId, userId)));
-}

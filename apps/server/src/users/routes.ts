@@ -15,14 +15,15 @@ import {
   type SessionUser,
 } from '@uvd/contracts';
 import type { AppContext } from '../context.ts';
-import { findGroup } from '../groups/repository.ts';
+import { isUniqueViolation } from '../db/unique-violation.ts';
+import { addMembers, groupMembers, groupNamesOf, removeMember } from '../groups/memberships.ts';
+import { findGroup, groupsOfOrg } from '../groups/repository.ts';
 import { hashPassword } from '../identity/passwords.ts';
 import type { Principal } from '../identity/principal.ts';
 import { announceRevocation } from '../identity/revocation.ts';
 import { HttpError, conflict, forbidden, notFound, unauthorized } from '../lib/http-error.ts';
 import { registerRoute } from '../lib/route.ts';
 import * as repo from './repository.ts';
-import { isUniqueViolation } from './unique-violation.ts';
 
 const usernameTaken = (username: string) =>
   conflict(`A user with the username "${username}" already exists.`, undefined, { field: 'email' });
@@ -67,7 +68,7 @@ async function sessionUser(ctx: AppContext, principal: Principal): Promise<Sessi
     family_name: row.lastName,
     name: fullName(row.firstName, row.lastName),
     email: row.email,
-    groups: await repo.groupNamesOf(ctx.db, row.id),
+    groups: await groupNamesOf(ctx.db, row.id),
     language: row.language || DEFAULT_LANGUAGE,
     timezone: row.timezone || DEFAULT_TIMEZONE,
     must_change_password: row.mustChangePassword,
@@ -99,7 +100,7 @@ export const usersRoutes: FastifyPluginAsync<AppContext> = async (app, ctx) => {
     const passwordHash = await hashPassword(body.password);
     const user = await ctx.db
       .transaction(async (tx) => {
-        const groups = await repo.groupsOfOrg(tx, principal.orgId, groupIds);
+        const groups = await groupsOfOrg(tx, principal.orgId, groupIds);
         const unknown = groupIds.filter((id) => !groups.some((group) => group.id === id));
         if (unknown.length > 0) {
           throw new HttpError(404, ErrorCode.notFound, `Group was not found: ${unknown.join(', ')}.`, { field: 'groupIds', ids: unknown });
@@ -114,7 +115,7 @@ export const usersRoutes: FastifyPluginAsync<AppContext> = async (app, ctx) => {
           passwordHash,
           roles: [role],
         });
-        for (const group of groups) await repo.addMembers(tx, group.id, [created.id]);
+        for (const group of groups) await addMembers(tx, group.id, [created.id]);
         return { ...created, groups };
       })
       .catch((error: unknown) => {
@@ -150,8 +151,8 @@ export const usersRoutes: FastifyPluginAsync<AppContext> = async (app, ctx) => {
       if (unknown.length > 0) {
         throw new HttpError(404, ErrorCode.notFound, `User was not found: ${unknown.join(', ')}.`, { ids: unknown });
       }
-      await repo.addMembers(tx, group.id, wanted);
-      return repo.groupMembers(tx, group.id);
+      await addMembers(tx, group.id, wanted);
+      return groupMembers(tx, group.id);
     }),
   );
 
@@ -161,8 +162,8 @@ export const usersRoutes: FastifyPluginAsync<AppContext> = async (app, ctx) => {
       if (!group) throw notFound('Group');
       const user = await repo.findUser(tx, principal.orgId, params.user_id);
       if (!user) throw notFound('User');
-      await repo.removeMember(tx, group.id, user.id);
-      return repo.groupMembers(tx, group.id);
+      await removeMember(tx, group.id, user.id);
+      return groupMembers(tx, group.id);
     }),
   );
 };

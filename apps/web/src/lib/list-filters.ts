@@ -62,6 +62,15 @@ export const readFilters = (search: URLSearchParams, now: Date = new Date(), tim
 const FILTER_PARAMETERS = ['startDate', 'endDate', 'robot', 'status'] as const;
 export const activeFilterCount = (search: URLSearchParams): number => FILTER_PARAMETERS.filter((name) => search.get(name)).length;
 
+/** A list's filters as the query of its call: robot_id repeated, from_date and to_date the user's days (behaviour §7). */
+export const listQuery = (filters: ListFilters) => ({
+  offset: filters.offset,
+  limit: filters.limit,
+  robot_id: filters.robots,
+  from_date: filters.startDate,
+  to_date: filters.endDate,
+});
+
 /** The comma-separated `status` parameter of the jobs list (its values are checked by the caller). */
 export const readStatuses = (search: URLSearchParams): string[] =>
   (search.get('status') ?? '')

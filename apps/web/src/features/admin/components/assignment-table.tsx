@@ -1,6 +1,6 @@
 import { Button, Table } from 'react-bootstrap';
 import { useTranslation } from 'react-i18next';
-import type { AssignItem } from '../api/group-assignment-api.ts';
+import type { AssignItem } from '../api/get-assignment.ts';
 
 interface AssignmentTableProps {
   others: AssignItem[];

@@ -9,16 +9,16 @@ import type { AdminTab } from '../../../config/paths.ts';
 import { isApiRequestError } from '../../../lib/api-error.ts';
 import { useSessionUser } from '../../../lib/auth/auth-context.tsx';
 import { toast } from '../../../lib/toast.ts';
-import {
-  useAdminContacts,
-  useAdminDelete,
-  useAdminGroups,
-  useAdminRobots,
-  useAdminUsers,
-  useCreateContact,
-  useCreateGroup,
-  useCreateUser,
-} from '../api/admin-api.ts';
+import { useCreateContact } from '../api/create-contact.ts';
+import { useCreateGroup } from '../api/create-group.ts';
+import { useCreateUser } from '../api/create-user.ts';
+import { useDeleteContact } from '../api/delete-contact.ts';
+import { useDeleteGroup } from '../api/delete-group.ts';
+import { useDeleteUser } from '../api/delete-user.ts';
+import { useAdminRobots } from '../api/get-admin-robots.ts';
+import { useAdminContacts } from '../api/get-contacts.ts';
+import { useAdminGroups } from '../api/get-groups.ts';
+import { useAdminUsers } from '../api/get-users.ts';
 import { AddModal } from '../components/add-modal.tsx';
 import type { AddField } from '../components/add-modal.tsx';
 import { AdminList } from '../components/admin-list.tsx';
@@ -71,7 +71,7 @@ const UsersTab = () => {
   const groups = useAdminGroups();
   const create = useCreateUser();
   const userFields = useUserFields();
-  const remove = useAdminDelete('user');
+  const remove = useDeleteUser();
   const [adding, setAdding] = useState(false);
   const [role, setRole] = useState<Role>(NEW_USER_DEFAULT_ROLE);
   const [groupIds, setGroupIds] = useState<string[]>([]);
@@ -163,7 +163,7 @@ const GroupsTab = () => {
   const groups = useAdminGroups();
   const create = useCreateGroup();
   const groupFields = useGroupFields();
-  const remove = useAdminDelete('group');
+  const remove = useDeleteGroup();
   const [adding, setAdding] = useState(false);
   return (
     <>
@@ -242,7 +242,7 @@ const ContactsTab = () => {
   const contacts = useAdminContacts();
   const create = useCreateContact();
   const contactFields = useContactFields();
-  const remove = useAdminDelete('contact');
+  const remove = useDeleteContact();
   const [adding, setAdding] = useState(false);
   return (
     <>

@@ -4,7 +4,7 @@ import type { Delivery, DeliveryDetail, DeliveryList } from '@uvd/contracts';
 import type { ApiClient } from '../../../lib/api-client.ts';
 import { useApi } from '../../../lib/api-context.tsx';
 import { JOB_LIST_STALE_TIME_MS } from '../../../lib/query-client.ts';
-import { readFilters, readStatuses } from '../../../lib/list-filters.ts';
+import { listQuery, readFilters, readStatuses } from '../../../lib/list-filters.ts';
 import type { ListFilters } from '../../../lib/list-filters.ts';
 
 /** Every delivery status, in the order of behaviour §3 (0 Queued … 6 Blocked). */
@@ -35,17 +35,7 @@ export const deliveryListQueryOptions = (api: ApiClient, filters: DeliveryListFi
   queryOptions({
     queryKey: deliveryListKey(filters),
     queryFn: ({ signal }) =>
-      api.request(listDeliveries, {
-        query: {
-          offset: filters.offset,
-          limit: filters.limit,
-          robot_id: filters.robots,
-          from_date: filters.startDate,
-          to_date: filters.endDate,
-          status: filters.statuses,
-        },
-        signal,
-      }),
+      api.request(listDeliveries, { query: { ...listQuery(filters), status: filters.statuses }, signal }),
     staleTime: JOB_LIST_STALE_TIME_MS,
   });
 

@@ -2,11 +2,11 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { DeliveryDetail, DeliveryPlace, MapFrame } from '@uvd/contracts';
 import { FloorPlan, markerUnit, toPixels } from '../../../components/floor-plan/floor-plan.tsx';
+import { FloorButtons, FloorPlanInset } from '../../../components/floor-plan/floor-plan-inset.tsx';
 import { RobotMarker } from '../../../components/floor-plan/robot-marker.tsx';
-import { Spinner } from '../../../components/spinner.tsx';
 import { useRobotStream } from '../../../lib/live/use-robot-stream.ts';
 import { robotListKey, useRobotList } from '../../../lib/robot-list.ts';
-import { useFloorMapImage, useFloorMapMetadata, useFloors } from '../../../lib/site-queries.ts';
+import { useFloors } from '../../../lib/site-queries.ts';
 
 type Stop = 'pickup' | 'dropoff';
 const STOPS: readonly Stop[] = ['pickup', 'dropoff'];
@@ -26,8 +26,6 @@ export const DeliveryRouteMap = ({ delivery }: { delivery: DeliveryDetail }) => 
   const robotFloor = robot?.floor_id && floorIds.includes(robot.floor_id) ? robot.floor_id : null;
   const floorId = picked ?? robotFloor ?? floorIds[0] ?? null;
   const floors = useFloors(null, floorIds.length > 0);
-  const image = useFloorMapImage(floorId);
-  const metadata = useFloorMapMetadata(floorId);
   const nameOf = (id: string) => floors.data?.find((floor) => floor.floor_id === id)?.floor_name ?? t('map.floor');
 
   if (floorId === null) return <p className="text-body-secondary">{t('deliveries.noRoute')}</p>;
@@ -36,47 +34,25 @@ export const DeliveryRouteMap = ({ delivery }: { delivery: DeliveryDetail }) => 
       <h2 className="h5" id="delivery-route-heading">
         {t('deliveries.routeOnMap')}
       </h2>
-      {floorIds.length > 1 ? (
-        <div className="btn-group btn-group-sm mb-2 flex-wrap" role="group" aria-label={t('deliveries.routeFloors')}>
-          {floorIds.map((id) => (
-            <button
-              key={id}
-              type="button"
-              className={id === floorId ? 'btn btn-primary' : 'btn btn-outline-primary'}
-              aria-pressed={id === floorId}
-              onClick={() => {
-                setPicked(id);
-              }}
-            >
-              {nameOf(id)}
-            </button>
-          ))}
-        </div>
-      ) : null}
-      {image.isError || metadata.isError ? (
-        <div className="alert alert-danger mb-0" role="alert">
-          {t('map.loadFailed')}
-        </div>
-      ) : !image.data || !metadata.data ? (
-        <div className="floor-plan floor-plan-inset d-flex align-items-center justify-content-center border rounded" aria-busy="true">
-          <Spinner />
-        </div>
-      ) : (
-        <FloorPlan
-          floorName={nameOf(floorId)}
-          svg={image.data}
-          frame={metadata.data}
-          overlayLabel={t('deliveries.routeOverlay', { from: delivery.pickup.name, to: delivery.dropoff.name })}
-          testId="delivery-route-map"
-          className="floor-plan-inset"
-        >
-          {stops.map((place, index) => {
-            const stop = STOPS[index];
-            return stop && place.floor_id === floorId ? <StopMarker key={stop} frame={metadata.data} place={place} stop={stop} /> : null;
-          })}
-          {robot && robot.floor_id === floorId ? <RobotMarker frame={metadata.data} robot={robot} highlighted /> : null}
-        </FloorPlan>
-      )}
+      <FloorButtons floorIds={floorIds} floorId={floorId} nameOf={nameOf} label={t('deliveries.routeFloors')} onPick={setPicked} />
+      <FloorPlanInset floorId={floorId}>
+        {({ svg, frame }) => (
+          <FloorPlan
+            floorName={nameOf(floorId)}
+            svg={svg}
+            frame={frame}
+            overlayLabel={t('deliveries.routeOverlay', { from: delivery.pickup.name, to: delivery.dropoff.name })}
+            testId="delivery-route-map"
+            className="floor-plan-inset"
+          >
+            {stops.map((place, index) => {
+              const stop = STOPS[index];
+              return stop && place.floor_id === floorId ? <StopMarker key={stop} frame={frame} place={place} stop={stop} /> : null;
+            })}
+            {robot && robot.floor_id === floorId ? <RobotMarker frame={frame} robot={robot} highlighted /> : null}
+          </FloorPlan>
+        )}
+      </FloorPlanInset>
       <ul className="list-unstyled small mt-2 mb-0">
         <li>
           <span aria-hidden="true" className="fw-bold">

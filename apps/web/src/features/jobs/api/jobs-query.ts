@@ -5,7 +5,7 @@ import type { ApiClient } from '../../../lib/api-client.ts';
 import { useApi } from '../../../lib/api-context.tsx';
 import { useRobotList } from '../../../lib/robot-list.ts';
 import { JOB_LIST_STALE_TIME_MS } from '../../../lib/query-client.ts';
-import { readFilters, readStatuses } from '../../../lib/list-filters.ts';
+import { listQuery, readFilters, readStatuses } from '../../../lib/list-filters.ts';
 import type { ListFilters } from '../../../lib/list-filters.ts';
 
 /** The jobs list's filters: those of every list, and the statuses (`status=Running,Scheduled`). */
@@ -33,17 +33,7 @@ export const jobListQueryOptions = (api: ApiClient, filters: JobListFilters) =>
   queryOptions({
     queryKey: jobListKey(filters),
     queryFn: ({ signal }) =>
-      api.request(listJobs, {
-        query: {
-          offset: filters.offset,
-          limit: filters.limit,
-          robot_id: filters.robots,
-          from_date: filters.startDate,
-          to_date: filters.endDate,
-          status: filters.statuses,
-        },
-        signal,
-      }),
+      api.request(listJobs, { query: { ...listQuery(filters), status: filters.statuses }, signal }),
     staleTime: JOB_LIST_STALE_TIME_MS,
   });
 

@@ -1,9 +1,9 @@
 import type { LogDose, MapFrame, RoomDose, TrajectoryPoint } from '@uvd/contracts';
 import { useTranslation } from 'react-i18next';
 import { FloorPlan, TrajectoryLine, pointsAttribute, toPixels } from '../../../components/floor-plan/floor-plan.tsx';
-import { Spinner } from '../../../components/spinner.tsx';
+import { FloorPlanInset } from '../../../components/floor-plan/floor-plan-inset.tsx';
 import './log-plan.css';
-import { useFloorMapImage, useFloorMapMetadata, useFloors } from '../../../lib/site-queries.ts';
+import { useFloors } from '../../../lib/site-queries.ts';
 import { doseRuns, formatJPerM2, formatMjPerCm2, legendOf } from './dose-scale.ts';
 import type { DoseScale } from './dose-scale.ts';
 import { PathEnds } from './trajectory-map.tsx';
@@ -88,41 +88,33 @@ interface FloorDoseMapProps {
 /** One floor's plan with its rooms' dose fields and, over them, the path the robot drove there. */
 const FloorDoseMap = ({ floorId, floorName, rooms, trajectory, scale }: FloorDoseMapProps) => {
   const { t } = useTranslation();
-  const image = useFloorMapImage(floorId);
-  const metadata = useFloorMapMetadata(floorId);
   const headingId = `dose-map-${floorId}`;
   return (
     <section className="mb-3" aria-labelledby={headingId} data-testid="dose-floor">
       <h3 className="h6 small fw-bold" id={headingId}>
         {t('dose.floorMap', { floor: floorName || t('map.floor') })}
       </h3>
-      {image.isError || metadata.isError ? (
-        <div className="alert alert-danger mb-0" role="alert">
-          {t('map.loadFailed')}
-        </div>
-      ) : !image.data || !metadata.data ? (
-        <div className="floor-plan floor-plan-inset d-flex align-items-center justify-content-center border rounded" aria-busy="true">
-          <Spinner />
-        </div>
-      ) : (
-        <FloorPlan
-          floorName={floorName}
-          svg={image.data}
-          frame={metadata.data}
-          overlayLabel={t('dose.overlay', { floor: floorName, rooms: rooms.map((room) => room.room_name).join(', ') })}
-          testId="log-dose-map"
-          className="floor-plan-inset log-plan"
-        >
-          {/* The values are in the room results table; the drawing repeats them for the eye only. */}
-          <g aria-hidden="true" opacity={0.8}>
-            {rooms.map((room) => (
-              <RoomField key={`${String(room.order)}-${room.room_id}`} room={room} frame={metadata.data} scale={scale} />
-            ))}
-          </g>
-          <TrajectoryLine frame={metadata.data} points={trajectory} />
-          <PathEnds frame={metadata.data} points={trajectory} />
-        </FloorPlan>
-      )}
+      <FloorPlanInset floorId={floorId}>
+        {({ svg, frame }) => (
+          <FloorPlan
+            floorName={floorName}
+            svg={svg}
+            frame={frame}
+            overlayLabel={t('dose.overlay', { floor: floorName, rooms: rooms.map((room) => room.room_name).join(', ') })}
+            testId="log-dose-map"
+            className="floor-plan-inset log-plan"
+          >
+            {/* The values are in the room results table; the drawing repeats them for the eye only. */}
+            <g aria-hidden="true" opacity={0.8}>
+              {rooms.map((room) => (
+                <RoomField key={`${String(room.order)}-${room.room_id}`} room={room} frame={frame} scale={scale} />
+              ))}
+            </g>
+            <TrajectoryLine frame={frame} points={trajectory} />
+            <PathEnds frame={frame} points={trajectory} />
+          </FloorPlan>
+        )}
+      </FloorPlanInset>
     </section>
   );
 };

@@ -2,9 +2,9 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { MapFrame, TrajectoryPoint } from '@uvd/contracts';
 import { FloorPlan, TrajectoryLine, markerUnit, toPixels } from '../../../components/floor-plan/floor-plan.tsx';
-import { Spinner } from '../../../components/spinner.tsx';
+import { FloorButtons, FloorPlanInset } from '../../../components/floor-plan/floor-plan-inset.tsx';
 import './log-plan.css';
-import { useFloorMapImage, useFloorMapMetadata, useFloors } from '../../../lib/site-queries.ts';
+import { useFloors } from '../../../lib/site-queries.ts';
 
 /** The floors a path crosses, in the order the robot first reached them. */
 const floorsOf = (points: readonly TrajectoryPoint[]): string[] => [...new Set(points.map((point) => point.floor_id))];
@@ -21,8 +21,6 @@ export const TrajectoryMap = ({ points }: { points: readonly TrajectoryPoint[] }
   const floorId = picked ?? floorIds[0] ?? null;
   // Every floor the user may see, for their names; one cached list shared with the map screen.
   const floors = useFloors(null);
-  const image = useFloorMapImage(floorId);
-  const metadata = useFloorMapMetadata(floorId);
   const nameOf = (id: string) => floors.data?.find((floor) => floor.floor_id === id)?.floor_name ?? '';
   const here = points.filter((point) => point.floor_id === floorId);
 
@@ -31,44 +29,22 @@ export const TrajectoryMap = ({ points }: { points: readonly TrajectoryPoint[] }
       <h2 className="h6" id="log-trajectory-heading">
         {t('logDetail.trajectory')}
       </h2>
-      {floorIds.length > 1 ? (
-        <div className="btn-group btn-group-sm mb-2 flex-wrap" role="group" aria-label={t('logDetail.trajectoryFloors')}>
-          {floorIds.map((id) => (
-            <button
-              key={id}
-              type="button"
-              className={id === floorId ? 'btn btn-primary' : 'btn btn-outline-primary'}
-              aria-pressed={id === floorId}
-              onClick={() => {
-                setPicked(id);
-              }}
-            >
-              {nameOf(id) || t('map.floor')}
-            </button>
-          ))}
-        </div>
-      ) : null}
-      {image.isError || metadata.isError ? (
-        <div className="alert alert-danger mb-0" role="alert">
-          {t('map.loadFailed')}
-        </div>
-      ) : !image.data || !metadata.data ? (
-        <div className="floor-plan floor-plan-inset d-flex align-items-center justify-content-center border rounded" aria-busy="true">
-          <Spinner />
-        </div>
-      ) : (
-        <FloorPlan
-          floorName={nameOf(metadata.data.floor_id)}
-          svg={image.data}
-          frame={metadata.data}
-          overlayLabel={t('logDetail.trajectory')}
-          testId="log-trajectory-map"
-          className="floor-plan-inset log-plan"
-        >
-          <TrajectoryLine frame={metadata.data} points={here} />
-          <PathEnds frame={metadata.data} points={here} />
-        </FloorPlan>
-      )}
+      <FloorButtons floorIds={floorIds} floorId={floorId} nameOf={(id) => nameOf(id) || t('map.floor')} label={t('logDetail.trajectoryFloors')} onPick={setPicked} />
+      <FloorPlanInset floorId={floorId}>
+        {({ svg, frame }) => (
+          <FloorPlan
+            floorName={nameOf(frame.floor_id)}
+            svg={svg}
+            frame={frame}
+            overlayLabel={t('logDetail.trajectory')}
+            testId="log-trajectory-map"
+            className="floor-plan-inset log-plan"
+          >
+            <TrajectoryLine frame={frame} points={here} />
+            <PathEnds frame={frame} points={here} />
+          </FloorPlan>
+        )}
+      </FloorPlanInset>
     </section>
   );
 };

@@ -1,6 +1,8 @@
 /**
- * A small seeded pseudo-random generator (mulberry32), so the demo site and its history come out the same on
- * every run: screenshots, tests and the README can name rooms that exist.
+ * A small seeded pseudo-random generator (mulberry32), so demo data comes out the same on every run: the server's
+ * seed (the demo site and its history, so screenshots, tests and the README can name rooms that exist) and the
+ * simulator's demo activity (its room choice can be repeated). Not a wire shape: it is here because both use it
+ * and this is the package both depend on.
  */
 export interface Prng {
   /** A float in [0, 1). */
