@@ -7,6 +7,9 @@ import { z } from 'zod';
 import { Text } from './common.ts';
 import { defineRoute } from './route.ts';
 
+/** An organization's id, which is its realm name: what the site import and `npm run admin:create` accept for a new one. */
+export const OrganizationId = z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'must be lowercase letters, digits and dashes');
+
 /** Scopes the provider grants; `offline_access` starts an offline session (long-lived refresh token). */
 export const Scope = z.enum(['openid', 'profile', 'email', 'offline_access']);
 export type Scope = z.infer<typeof Scope>;

@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { dirname, extname, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { RobotKind } from '@uvd/contracts';
+import { OrganizationId, RobotKind } from '@uvd/contracts';
 import { boundsOf, metadataForBounds, roomLayer, svgDocument } from './plan-svg.ts';
 import { parsePgm, PgmError, RosMapYaml, rosMapPlan } from './ros-map.ts';
 import type { Site, SiteFloor, SitePlan } from './site.ts';
@@ -39,7 +39,6 @@ const Pose = z
 const Name = z.string().trim().min(1, 'must not be empty');
 const Dose = z.int().positive();
 /** An organization id is its realm name in sign-in and token addresses: lowercase, URL-safe. */
-export const OrganizationId = z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'must be lowercase letters, digits and dashes');
 
 const Room = z.strictObject({
   name: Name,

@@ -4,9 +4,10 @@
  * what needs the database (doses the organization offers) is checked inside the transaction, which then rolls back.
  */
 import { eq } from 'drizzle-orm';
+import { OrganizationId } from '@uvd/contracts';
 import type { Db } from '../db/client.ts';
 import { organizations } from '../db/schema.ts';
-import { loadSiteFile, OrganizationId, SiteImportError, type LoadedSite } from './site-file.ts';
+import { loadSiteFile, SiteImportError, type LoadedSite } from './site-file.ts';
 import { writeSite, type WriteCounts } from './site-writer.ts';
 
 export interface ImportOptions {

@@ -5,8 +5,8 @@
  */
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.ts';
-import { openDatabase } from '../db/client.ts';
-import { DataDirLockedError, lockDataDir } from '../db/data-dir-lock.ts';
+import { withServerDatabase } from '../db/command-database.ts';
+import { DataDirLockedError } from '../db/data-dir-lock.ts';
 import { createFirstAdmin, FirstAdminError } from './first-admin.ts';
 
 const USAGE = 'usage: npm run admin:create -- --org ID --email EMAIL [--name "Organization name"] [--superadmin]';
@@ -32,27 +32,17 @@ async function main(): Promise<number> {
     (help ? console.log : console.error)(USAGE);
     return help ? 0 : 2;
   }
-  const config = loadConfig();
-  const releaseLock = config.databaseUrl ? undefined : await lockDataDir(config.dataDir);
-  try {
-    const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-    try {
-      const admin = await createFirstAdmin(database.db, { orgId: org, email, orgName: name, role: superadmin ? 'done-superadmin' : 'done-admin' });
-      console.log(
-        [
-          admin.organizationCreated ? `organization ${admin.orgId} created` : `organization ${admin.orgId}`,
-          `user ${admin.username} (${superadmin ? 'done-superadmin' : 'done-admin'})`,
-          `one-time password: ${admin.password}`,
-          'Sign in with the organization, the username and this password; the console then asks for a new password.',
-        ].join('\n'),
-      );
-      return 0;
-    } finally {
-      await database.close();
-    }
-  } finally {
-    releaseLock?.();
-  }
+  const role = superadmin ? 'done-superadmin' : 'done-admin';
+  const admin = await withServerDatabase(loadConfig(), (database) => createFirstAdmin(database.db, { orgId: org, email, orgName: name, role }));
+  console.log(
+    [
+      admin.organizationCreated ? `organization ${admin.orgId} created` : `organization ${admin.orgId}`,
+      `user ${admin.username} (${role})`,
+      `one-time password: ${admin.password}`,
+      'Sign in with the organization, the username and this password; the console then asks for a new password.',
+    ].join('\n'),
+  );
+  return 0;
 }
 
 main().then(

@@ -5,11 +5,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
-import { EmailInput, type Role } from '@uvd/contracts';
+import { EmailInput, OrganizationId, type Role } from '@uvd/contracts';
 import type { Db } from '../db/client.ts';
 import { organizations, users } from '../db/schema.ts';
 import { hashPassword } from '../identity/passwords.ts';
-import { OrganizationId } from '../seed/site-file.ts';
 
 export class FirstAdminError extends Error {}
 
