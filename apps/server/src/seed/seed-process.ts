@@ -2,10 +2,10 @@
  * A new embedded (PGlite) data folder made, migrated and seeded with the demo in a Node process of its own
  * (server.ts). PGlite's initdb and the demo's history (one large transaction) leave the process that runs them
  * holding memory it never gives back: a WebAssembly heap grown to about 570 MB, external buffers, garbage in the
- * JavaScript heap and fragments in malloc's arenas (on a first start the server held 290 MB after 60 s of the
- * demo against 220 MB on a start on the same data, bench/README.md "bench:memory"). A process of its own gives
- * all of it back when it exits. The server holds the folder's lock meanwhile and has no PGlite open on it; this
- * process opens the folder without the lock.
+ * JavaScript heap and fragments in malloc's arenas (with the memory settings of scripts/server-memory.mjs, a first
+ * start held 286 MB after 60 s of the demo against 220–245 MB on a start on the same data; bench/README.md
+ * "bench:memory"). A process of its own gives all of it back when it exits. The server holds the folder's lock
+ * meanwhile and has no PGlite open on it; this process opens the folder without the lock.
  *
  * `runSeedProcess` starts this file with the server's own Node flags (tsx's loader under `npm start`, the built
  * JavaScript under `npm run serve`); run as the entry with the folder and the variant, it prints what it seeded as
