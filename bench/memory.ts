@@ -1,27 +1,30 @@
 /**
  * What the server holds in memory while the demo runs: its resident size (RSS) and JavaScript heap after
- * --seconds of the demo fleet (5 robots, the demo history, the demo activity), on PGlite (a new data folder, so
- * the demo is seeded as on a first `npm start`), on PGlite again on that folder (no seeding), and on PostgreSQL
- * when one answers; beside a bare PGlite that opens the same data folder and reads every table, with PostgreSQL's
- * default shared buffers and with the server's, and beside an empty Node process with and without tsx. One run,
- * one machine, so the rows compare.
+ * --seconds of the demo fleet (5 robots, the demo history, the demo activity). The built server (`npm run build`)
+ * as `npm run serve` runs it, with the memory settings its starts use (scripts/server-memory.mjs): on PGlite on a
+ * new data folder (the first start: the folder is made and the demo seeded) and again on that folder, and on
+ * PostgreSQL on a new database (seeded) and again on it when one answers; beside a bare PGlite that opens the same
+ * data folder and reads every table, with PostgreSQL's default shared buffers and with the server's, and an empty
+ * Node process. One run, one machine, so the rows compare.
  *
- *   npm run bench:memory -- [--seconds 60] [--database postgres://…] [--skip-postgres]
+ *   npm run bench:memory -- [--seconds 60] [--database postgres://…] [--skip-postgres] [--sources] [--without-settings]
  *
- * The server and the demo run as `npm start` runs them (`node --import tsx`), each in its own process, and the
- * server again as `npm run serve` runs its build (plain node) when `npm run build` made one; the figures are the
- * server process's. Prints figures; never fails on them.
+ * --sources adds the server from its TypeScript as `npm start` runs it (`node --import tsx`), first start and
+ * again; --without-settings adds the built server again on the PGlite folder without the memory settings (Node's
+ * and glibc's defaults). The demo fleet runs in a process of its own, as `npm start` runs it; the figures are the
+ * server process's. Needs `npm run build`. Prints figures; never fails on them.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { createScratchDatabase } from '../apps/server/src/db/scratch-database.ts';
+import { SERVER_MALLOC_ENV, SERVER_NODE_FLAGS } from '../scripts/server-memory.mjs';
 import { printTable } from './web-browser.ts';
 import { freePort } from './web-fleet.ts';
 
@@ -30,6 +33,8 @@ const { values: args } = parseArgs({
     seconds: { type: 'string', default: '60' },
     database: { type: 'string' },
     'skip-postgres': { type: 'boolean', default: false },
+    sources: { type: 'boolean', default: false },
+    'without-settings': { type: 'boolean', default: false },
   },
 });
 const seconds = Number(args.seconds);
@@ -117,12 +122,24 @@ const SERVER_COMMANDS = {
 } as const;
 const BUILT_SERVER = path.join(REPO, 'apps/server/dist/server.js');
 
-/** The server with the demo fleet beside it for `seconds`; the server's memory then. */
-async function serverWithDemo(name: string, env: Record<string, string>, run: keyof typeof SERVER_COMMANDS = 'sources'): Promise<Row> {
+/**
+ * The server with the demo fleet beside it for `seconds`; the server's memory then. `settings`: the Node flags
+ * and malloc setting of scripts/server-memory.mjs, as npm start, npm run serve and serve:cluster start it.
+ */
+async function serverWithDemo(name: string, env: Record<string, string>, run: keyof typeof SERVER_COMMANDS, settings = true): Promise<Row> {
   const port = await freePort();
-  const serverEnv = { ...process.env, PORT: String(port), MQTT_PORT: String(await freePort()), LOG_LEVEL: 'warn', SEED_DEMO: 'true', ...env };
+  const serverEnv = {
+    ...(settings ? SERVER_MALLOC_ENV : {}),
+    ...process.env,
+    PORT: String(port),
+    MQTT_PORT: String(await freePort()),
+    LOG_LEVEL: 'warn',
+    SEED_DEMO: 'true',
+    ...env,
+  };
   const command = SERVER_COMMANDS[run];
-  const server = spawn(process.execPath, ['--expose-gc', ...command.args], { cwd: command.cwd, env: serverEnv, stdio: ['ignore', 'ignore', 'pipe'] });
+  const args = ['--expose-gc', ...(settings ? SERVER_NODE_FLAGS : []), ...command.args];
+  const server = spawn(process.execPath, args, { cwd: command.cwd, env: serverEnv, stdio: ['ignore', 'ignore', 'pipe'] });
   const probe = probeOf(server);
   let demo: ChildProcess | undefined;
   try {
@@ -175,39 +192,52 @@ async function emptyNode(name: string, withTsx: boolean): Promise<Row> {
 }
 
 async function main(): Promise<void> {
+  if (!existsSync(BUILT_SERVER)) {
+    console.log(`${BUILT_SERVER} does not exist: run npm run build first.`);
+    process.exit(1);
+  }
+  console.log(`load average at the start: ${loadavg().map((load) => load.toFixed(1)).join(', ')}`);
   const rows: Row[] = [];
   const dataDir = await mkdtemp(path.join(tmpdir(), 'uvd-bench-memory-'));
   try {
-    rows.push(await serverWithDemo('server, PGlite, first start (seeds the demo)', { DATA_DIR: dataDir }));
-    rows.push(await serverWithDemo('server, PGlite, started again on that data', { DATA_DIR: dataDir }));
-    if (existsSync(BUILT_SERVER)) rows.push(await serverWithDemo('built server (npm run serve), PGlite, on that data', { DATA_DIR: dataDir }, 'built'));
-    else console.log('No build of the server (npm run build): its row is left out.');
-    rows.push(await barePglite("bare PGlite on that data, PostgreSQL's 128 MB shared buffers", dataDir, undefined));
-    rows.push(await barePglite("bare PGlite on that data, the server's shared buffers", dataDir, '16MB'));
+    const folder = path.join(dataDir, 'built');
+    rows.push(await serverWithDemo('built server, PGlite, first start (a new folder, seeded)', { DATA_DIR: folder }, 'built'));
+    rows.push(await serverWithDemo('built server, PGlite, started again on that folder', { DATA_DIR: folder }, 'built'));
+    if (args['without-settings']) {
+      rows.push(await serverWithDemo('  the same without the memory settings', { DATA_DIR: folder }, 'built', false));
+    }
+    if (args.sources) {
+      const sourcesFolder = path.join(dataDir, 'sources');
+      rows.push(await serverWithDemo('server from its sources (tsx), PGlite, first start', { DATA_DIR: sourcesFolder }, 'sources'));
+      rows.push(await serverWithDemo('server from its sources (tsx), PGlite, started again', { DATA_DIR: sourcesFolder }, 'sources'));
+    }
+    rows.push(await barePglite("bare PGlite on that folder, PostgreSQL's 128 MB shared buffers", folder, undefined));
+    rows.push(await barePglite("bare PGlite on that folder, the server's shared buffers", folder, '16MB'));
   } finally {
     await rm(dataDir, { recursive: true, force: true });
   }
   if (!args['skip-postgres']) {
     const serverUrl = args.database ?? process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
     const scratch = await createScratchDatabase(serverUrl, 'uvd_bench_memory').catch((error: unknown) => {
-      console.log(`No PostgreSQL at ${serverUrl} (${error instanceof Error ? error.message : String(error)}): its row is left out.`);
+      console.log(`No PostgreSQL at ${serverUrl} (${error instanceof Error ? error.message : String(error)}): its rows are left out.`);
       return undefined;
     });
     if (scratch?.url) {
-      // The server seeds it; this process made it (migrated) and drops it afterwards.
+      // The server seeds it on its first start; this process made it (migrated) and drops it afterwards.
       try {
-        rows.push(await serverWithDemo('server, PostgreSQL', { DATABASE_URL: scratch.url }));
+        rows.push(await serverWithDemo('built server, PostgreSQL, first start (a new database, seeded)', { DATABASE_URL: scratch.url }, 'built'));
+        rows.push(await serverWithDemo('built server, PostgreSQL, started again on that database', { DATABASE_URL: scratch.url }, 'built'));
       } finally {
         await scratch.drop();
       }
     }
   }
   rows.push(await emptyNode('empty Node process', false));
-  rows.push(await emptyNode('empty Node process with tsx', true));
+  if (args.sources) rows.push(await emptyNode('empty Node process with tsx', true));
 
   const mb = (bytes: number | undefined) => (bytes === undefined || Number.isNaN(bytes) ? '–' : (bytes / MB).toFixed(0));
   printTable(
-    `Memory after ${String(seconds)} s of the demo (MB; JS heap and external after a full GC)`,
+    `Memory after ${String(seconds)} s of the demo (MB; JS heap and external after a full GC; load average now ${loadavg()[0]?.toFixed(1) ?? '?'})`,
     ['process', 'RSS', 'peak RSS', 'JS heap used', 'external (incl. PGlite heap)'],
     rows.map((row) => [row.name, mb(row.rss), mb(row.peak), mb(row.heapUsed), mb(row.external)]),
   );

@@ -12,6 +12,7 @@
 import cluster from 'node:cluster';
 import { hostname } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { SERVER_MALLOC_ENV, SERVER_NODE_FLAGS } from './server-memory.mjs';
 
 const STOP_TIMEOUT_MS = 15_000;
 const RESTART_DELAY_MS = 1_000;
@@ -36,8 +37,10 @@ if (!Number.isInteger(processes) || processes < 1) {
   process.exit(2);
 }
 
-// Each worker runs serve.mjs with this process's flags (--conditions=uvd-dist: the built contracts).
-cluster.setupPrimary({ exec: fileURLToPath(new URL('./serve.mjs', import.meta.url)) });
+// Each worker runs serve.mjs with this process's flags (--conditions=uvd-dist: the built contracts) and the memory
+// settings of scripts/server-memory.mjs (the flag when this process was not given it already).
+const execArgv = [...SERVER_NODE_FLAGS.filter((flag) => !process.execArgv.some((given) => given.startsWith(flag.split('=')[0]))), ...process.execArgv];
+cluster.setupPrimary({ exec: fileURLToPath(new URL('./serve.mjs', import.meta.url)), execArgv });
 
 let stopping = false;
 /** This process's exit code once every server process stopped. */
@@ -46,7 +49,7 @@ let stopCode = 0;
 const listened = new WeakSet();
 
 function start() {
-  const worker = cluster.fork();
+  const worker = cluster.fork({ ...SERVER_MALLOC_ENV, ...process.env });
   worker.once('listening', () => listened.add(worker));
 }
 

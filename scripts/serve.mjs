@@ -7,6 +7,10 @@
 // Run as `node --conditions=uvd-dist scripts/serve.mjs` (the npm script does): the condition makes
 // `@uvd/contracts` resolve to its built JavaScript (packages/contracts/package.json "exports") instead of the
 // TypeScript sources that tsx, vitest and Vite read. scripts/serve-cluster.mjs starts this file in each process.
+//
+// Memory (scripts/server-memory.mjs): `npm run serve` passes --max-semi-space-size=8; MALLOC_MMAP_THRESHOLD_=131072
+// must be in the environment the process starts with (glibc reads it then), so a deployment sets it in its unit
+// or container (docs/operations.md "Memory"); npm start and serve:cluster set it for their server processes.
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 

@@ -18,6 +18,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { SERVER_MALLOC_ENV, SERVER_NODE_FLAGS } from './server-memory.mjs';
 
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 const STARTUP_TIMEOUT_MS = 120_000;
@@ -51,7 +52,13 @@ const simFleet = process.env.SIM_FLEET === undefined || process.env.SIM_FLEET ==
 
 // Both children in their own process groups: a Ctrl-C reaches this script only, which stops them in order.
 const serverDir = fileURLToPath(new URL('../apps/server/', import.meta.url));
-const server = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], { cwd: serverDir, env: serverEnv, stdio: ['ignore', 'pipe', 'inherit'], detached: true });
+// With the flags and malloc setting that keep its memory down (scripts/server-memory.mjs).
+const server = spawn(process.execPath, [...SERVER_NODE_FLAGS, '--import', 'tsx', 'src/server.ts'], {
+  cwd: serverDir,
+  env: { ...SERVER_MALLOC_ENV, ...serverEnv },
+  stdio: ['ignore', 'pipe', 'inherit'],
+  detached: true,
+});
 /** @type {import('node:child_process').ChildProcess | undefined} */
 let demo;
 let stopping = false;

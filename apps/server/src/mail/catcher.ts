@@ -4,7 +4,7 @@
  * to read through GET /api/dev/mail. Real SMTP on the wire, so the whole sending path is the one used in production.
  */
 import { SMTPServer } from 'smtp-server';
-import { simpleParser, type AddressObject } from 'mailparser';
+import type { AddressObject, simpleParser as SimpleParser } from 'mailparser';
 import type { CaughtMail } from '@uvd/contracts';
 
 /** Mails kept; older ones are dropped. */
@@ -20,6 +20,13 @@ export interface MailCatcher {
 const addressesOf = (field: AddressObject | AddressObject[] | undefined): string[] =>
   (Array.isArray(field) ? field : field ? [field] : []).flatMap((group) => group.value.map((entry) => entry.address ?? '')).filter(Boolean);
 
+/**
+ * mailparser, loaded with the first mail: with its encodings and HTML libraries it is 6 MB of the server's
+ * JavaScript heap (bench/README.md "bench:memory"), and a catcher may never receive one.
+ */
+let parser: Promise<typeof SimpleParser> | undefined;
+const loadParser = () => (parser ??= import('mailparser').then((module) => module.simpleParser));
+
 export async function startMailCatcher(onError: (error: unknown) => void): Promise<MailCatcher> {
   const caught: CaughtMail[] = [];
   const server = new SMTPServer({
@@ -27,7 +34,8 @@ export async function startMailCatcher(onError: (error: unknown) => void): Promi
     disabledCommands: ['STARTTLS', 'AUTH'],
     logger: false,
     onData(stream, _session, callback) {
-      simpleParser(stream)
+      loadParser()
+        .then((simpleParser) => simpleParser(stream))
         .then((parsed) => {
           caught.push({
             id: parsed.messageId ?? `${Date.now()}-${caught.length}`,

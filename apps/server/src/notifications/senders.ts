@@ -2,7 +2,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/client.ts';
-import { createFcmSender } from './fcm-sender.ts';
 import type { PushSender } from './sender.ts';
 import { loadVapidKeys } from './vapid.ts';
 import { createWebPushSender } from './web-push-sender.ts';
@@ -17,7 +16,11 @@ export async function pushSenders(config: Config, db: Db, logger: FastifyBaseLog
   const vapid = await loadVapidKeys(db, config.push.vapid);
   const senders: PushSenders['senders'] = { webpush: createWebPushSender(vapid, config.push.vapidSubject, config.push.sendTimeoutMs) };
   // A bad service account stops the start (FcmConfigError names the problem) rather than failing every push later.
-  const fcm = config.push.fcmServiceAccount ? createFcmSender({ serviceAccount: config.push.fcmServiceAccount }) : undefined;
+  // firebase-admin (with google-auth-library, gaxios, OpenTelemetry's API) is loaded only then: 3 MB of the
+  // JavaScript heap a server without FCM does not need (bench/README.md "bench:memory").
+  const fcm = config.push.fcmServiceAccount
+    ? (await import('./fcm-sender.ts')).createFcmSender({ serviceAccount: config.push.fcmServiceAccount })
+    : undefined;
   if (fcm) {
     senders.fcm = fcm;
     logger.info({ project: fcm.projectId }, 'native pushes (FCM) are on');

@@ -471,6 +471,10 @@ export async function createFleet(deps: FleetDependencies): Promise<Fleet> {
   const client: MqttClient = mqtt.connect(brokerUrl, {
     clientId: `${GATEWAY_CLIENT_ID_PREFIX}${randomBytes(6).toString('hex')}`,
     clean: true,
+    // mqtt-packet (shared with the embedded broker) otherwise keeps a cache of 65 536 two-byte Buffers, one per
+    // packet id: 6 MB of the JavaScript heap (a heap snapshot of the server, bench/README.md "bench:memory"). This
+    // turns it off for the whole process; each id is then written into a new 2-byte Buffer.
+    writeCache: false,
     reconnectPeriod: 1000,
     connectTimeout: 10_000,
     ...(broker ? broker.gatewayLogin : {}),

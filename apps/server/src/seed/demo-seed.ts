@@ -118,6 +118,11 @@ export async function seedDemoIfEmpty(database: Pick<Database, 'db'>, options: S
   return seeded ?? addLogistics(database, options.variant);
 }
 
+/** Whether `seedDemoIfEmpty` would write anything: no organization yet, or a logistics part missing. */
+export async function demoSeedNeeded(db: Executor, variant: SeedOptions['variant']): Promise<boolean> {
+  return (await organizationCount(db)) === 0 || (await missingLogistics(db, variant)).length > 0;
+}
+
 /** The logistics part where it is missing from demo organizations that exist (see the file's comment). */
 async function addLogistics(database: Pick<Database, 'db'>, variant: SeedOptions['variant']): Promise<SeedSummary[] | null> {
   const { db } = database;
