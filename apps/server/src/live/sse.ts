@@ -57,17 +57,20 @@ const frameOf = (event: LiveEvent): string => {
 const StreamQuery = z.object({ last_event_id: LastEventId.optional() });
 
 /**
- * Connections with frames waiting to be written, flushed once per turn of the event loop. Telemetry is every
- * robot's state to every stream (1000 robots × 200 streams: 200 000 frames a second); one socket write per
- * frame cost each of them a write through the HTTP response's chunked encoding and a cork and uncork of the
- * socket, which at 1000 robots took more than the process had (bench/telemetry.ts: p99 of seconds, growing). Frames
- * that arrive in the same turn (the MQTT client reads many states per socket read) now go out as one write
- * per connection, in the check phase of the turn that read them: later by no more than the rest of that turn.
+ * Connections with frames waiting to be written, flushed together. Telemetry is every robot's state to every
+ * stream (1000 robots × 200 streams: 200 000 frames a second); one socket write per frame cost each of them a
+ * write through the HTTP response's chunked encoding, a cork and uncork and a system call, which at 1000 robots
+ * took more than the process had (bench/telemetry.ts: p99 of seconds, growing). Frames now go out as one write
+ * per connection at the end of the event-loop turn that produced them (its check phase), and at most once every
+ * FLUSH_INTERVAL_MS: after a quiet spell a frame leaves in its own turn, under a flood it waits at most that long.
  */
+const FLUSH_INTERVAL_MS = 5;
 const waitingFlush = new Set<() => void>();
 let flushScheduled = false;
+let flushedAt = 0;
 const flushWaiting = () => {
   flushScheduled = false;
+  flushedAt = performance.now();
   const flushes = [...waitingFlush];
   waitingFlush.clear();
   for (const flush of flushes) flush();
@@ -76,7 +79,9 @@ const scheduleFlush = (flush: () => void) => {
   waitingFlush.add(flush);
   if (flushScheduled) return;
   flushScheduled = true;
-  setImmediate(flushWaiting);
+  const wait = FLUSH_INTERVAL_MS - (performance.now() - flushedAt);
+  if (wait <= 0) setImmediate(flushWaiting);
+  else setTimeout(flushWaiting, wait);
 };
 
 /**
