@@ -1,5 +1,5 @@
 /**
- * The gateway's robot row writes: what one turn's writes leave in the rows is what one UPDATE per robot left
+ * The gateway's robot row writes: what the writes of one batch leave in the rows is what one UPDATE per robot left
  * (a battery never reported left as it is, a pose cleared, the latest of two writes of one robot), and a row the
  * batch cannot take (a floor that is gone) fails alone.
  */
@@ -48,7 +48,7 @@ describe('robot rows written by the gateway', () => {
     return new Map(rows.map((row) => [row.id, row]));
   };
 
-  it('writes the rows of one turn as single writes would', async () => {
+  it('writes the rows of one batch as single writes would', async () => {
     const writer = createRobotRowWriter(scratch.database);
     const errors = [{ errorType: 'bumper', errorLevel: 'WARNING' as const, errorDescription: 'pressed' }];
     await Promise.all([
