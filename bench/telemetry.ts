@@ -5,7 +5,7 @@
  * + http, no validation, no database) measured in the same run as the baseline.
  *
  *   npx tsx bench/telemetry.ts [--robots 100,500,1000] [--clients 50,200] [--seconds 8] [--targets relay,server]
- *                              [--jobs 20] [--room-seconds 3] [--database postgres://…]
+ *                              [--jobs 20] [--room-seconds 3] [--database postgres://…] [--cpu-prof dir]
  *
  * The server (real app: embedded broker, gateway, PGlite in memory) and the relay each run in a child process,
  * so their CPU and RSS are their own; robots and clients run here. Robots move 5 cm per state, so every state
@@ -42,6 +42,8 @@ const { values: args } = parseArgs({
     /** A PostgreSQL server to run the server on (a scratch database, dropped after); PGlite in memory if not given. */
     database: { type: 'string', default: '' },
     'room-seconds': { type: 'string', default: '3' },
+    /** A folder to write the server process's CPU profile to (node --cpu-prof), to see where its time goes. */
+    'cpu-prof': { type: 'string', default: '' },
   },
 });
 
@@ -206,7 +208,8 @@ interface Target {
 }
 
 async function startTarget(role: 'server' | 'relay', robotCount: number): Promise<Target> {
-  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--role', role, '--robots', String(robotCount), '--jobs', args.jobs, '--database', args.database], {
+  const profile = role === 'server' && args['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', args['cpu-prof']] : [];
+  const child = spawn(process.execPath, [...profile, '--import', 'tsx', fileURLToPath(import.meta.url), '--role', role, '--robots', String(robotCount), '--jobs', args.jobs, '--database', args.database], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const ready = await new Promise<Ready>((resolve, reject) => {
@@ -219,6 +222,19 @@ async function startTarget(role: 'server' | 'relay', robotCount: number): Promis
     child.once('exit', (code) => { reject(new Error(`${role} exited with ${code}`)); });
   });
   return { child, ready };
+}
+
+/**
+ * Stops a target and waits for it to end: a server still busy with a backlog when told to stop has been seen to
+ * outlive the bench by minutes, taking a core from the runs after it. Killed if not gone within 10 s.
+ */
+async function stopTarget(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => { resolve(); }));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  await exited;
+  clearTimeout(timer);
 }
 
 /** CPU seconds (user + system) and RSS bytes of a process, from /proc (Linux). */
@@ -540,8 +556,8 @@ async function measure(role: 'server' | 'relay', robotCount: number, clientCount
       robot.client.end(true);
     }
   } finally {
-    target.child.kill('SIGTERM');
     sentAt.clear();
+    await stopTarget(target.child);
   }
   return rows;
 }

@@ -28,6 +28,7 @@ import { GATEWAY_CLIENT_ID_PREFIX, parseVdaTopic, startEmbeddedBroker, type Embe
 import { readState, type RobotWork } from './events.ts';
 import type { ConnectionListener, Fleet, FleetDependencies, FleetLogger, FleetRobot, FleetStats, RobotLink, StateEventListener, StateListener } from './fleet.ts';
 import { needsWrite, POSE_WRITE_MS, updatesBetween, type RobotFields } from './robot-fields.ts';
+import { createRobotRowWriter } from './robot-rows.ts';
 
 interface Tracked {
   robot: FleetRobot;
@@ -206,14 +207,30 @@ export async function createFleet(deps: FleetDependencies): Promise<Fleet> {
 
   // Floors per organization, so a state's mapId is only taken when it names a floor of the robot's organization.
   const floorCache = new Map<string, { ids: Set<string>; loadedAt: number }>();
+  // One read per organization at a time: every robot reporting a map that is no floor used to read the floors
+  // again once the cache was older than FLOOR_CACHE_MS, hundreds of reads a second at 1000 robots.
+  const floorLoads = new Map<string, Promise<{ ids: Set<string>; loadedAt: number }>>();
+  const loadFloors = (orgId: string) => {
+    let load = floorLoads.get(orgId);
+    if (!load) {
+      load = db
+        .select({ id: floors.id })
+        .from(floors)
+        .where(eq(floors.orgId, orgId))
+        .then((rows) => {
+          const entry = { ids: new Set(rows.map((row) => row.id)), loadedAt: Date.now() };
+          floorCache.set(orgId, entry);
+          return entry;
+        })
+        .finally(() => floorLoads.delete(orgId));
+      floorLoads.set(orgId, load);
+    }
+    return load;
+  };
   const floorOf = async (orgId: string, mapId: string | undefined): Promise<string | null | undefined> => {
     if (mapId === undefined) return undefined;
     let entry = floorCache.get(orgId);
-    if (!entry || (!entry.ids.has(mapId) && Date.now() - entry.loadedAt > FLOOR_CACHE_MS)) {
-      const rows = await db.select({ id: floors.id }).from(floors).where(eq(floors.orgId, orgId));
-      entry = { ids: new Set(rows.map((row) => row.id)), loadedAt: Date.now() };
-      floorCache.set(orgId, entry);
-    }
+    if (!entry || (!entry.ids.has(mapId) && Date.now() - entry.loadedAt > FLOOR_CACHE_MS)) entry = await loadFloors(orgId);
     return entry.ids.has(mapId) ? mapId : null;
   };
 
@@ -222,6 +239,7 @@ export async function createFleet(deps: FleetDependencies): Promise<Fleet> {
     bus.publishTransient({ orgId: tracked.robot.orgId, stream: 'robots', key: tracked.robot.robotId, type: 'robot_update', payload: update });
   };
 
+  const rows = createRobotRowWriter(database);
   /** Writes the robot's current fields to its row; one write at a time per robot, the latest fields last. */
   const writeRow = (tracked: Tracked): void => {
     if (tracked.writing) {
@@ -235,23 +253,13 @@ export async function createFleet(deps: FleetDependencies): Promise<Fleet> {
         const poseDue = now - tracked.poseWrittenAt >= POSE_WRITE_MS || next.floorId !== tracked.written.floorId;
         const pose = poseDue ? next.pose : tracked.written.pose;
         try {
-          await db
-            .update(robots)
-            .set({
-              // undefined leaves the column as it is: a robot that never reported a battery has none to write.
-              battery: next.battery ?? undefined,
-              chargingStatus: next.chargingStatus,
-              mode: next.mode,
-              status: next.status,
-              signal: next.signal,
-              floorId: next.floorId,
-              pose,
-              errors: next.errors,
-              connectionState: next.connectionState,
-              lastStateHeaderId: tracked.lastHeaderId ?? null,
-              lastSeenAt: tracked.lastHeardAt > 0 ? new Date(tracked.lastHeardAt) : null,
-            })
-            .where(eq(robots.id, tracked.robot.robotId));
+          await rows.write(tracked.robot.robotId, {
+            ...next,
+            battery: next.battery ?? undefined,
+            pose,
+            lastStateHeaderId: tracked.lastHeaderId ?? null,
+            lastSeenAt: tracked.lastHeardAt > 0 ? new Date(tracked.lastHeardAt) : null,
+          });
           tracked.written = { ...next, pose };
           if (poseDue) tracked.poseWrittenAt = now;
           tracked.seenWrittenAt = now;

@@ -1,0 +1,88 @@
+/**
+ * The gateway's robot row writes: what the writes of one batch leave in the rows is what one UPDATE per robot left
+ * (a battery never reported left as it is, a pose cleared, the latest of two writes of one robot), and a row the
+ * batch cannot take (a floor that is gone) fails alone.
+ */
+import { randomUUID } from 'node:crypto';
+import { inArray } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RobotMode } from '@uvd/contracts';
+import { organizations, robots } from '../db/schema.ts';
+import { createTestDatabase, type TestDatabase } from '../testing/test-database.ts';
+import { createRobotRowWriter, type RobotRowValues } from './robot-rows.ts';
+
+describe('robot rows written by the gateway', () => {
+  let scratch: TestDatabase;
+  const orgId = `rows-${randomUUID().slice(0, 8)}`;
+  const ids = [randomUUID(), randomUUID(), randomUUID()] as const;
+
+  beforeAll(async () => {
+    scratch = await createTestDatabase();
+    const { db } = scratch.database;
+    await db.insert(organizations).values({ id: orgId, name: orgId, uvcDoses: [10], defaultDose: 10 });
+    await db.insert(robots).values(
+      ids.map((id, n) => ({ id, orgId, name: `robot ${n}`, serialNumber: id, battery: 55, pose: { x: 9, y: 9, theta: 0 } })),
+    );
+  });
+  afterAll(async () => {
+    await scratch.drop();
+  });
+
+  const values = (overrides: Partial<RobotRowValues>): RobotRowValues => ({
+    battery: 80,
+    chargingStatus: 0,
+    mode: RobotMode.autonomous,
+    status: 'driving',
+    pose: { x: 1, y: 2, theta: 0.5 },
+    floorId: null,
+    errors: [],
+    signal: 12,
+    connectionState: 'ONLINE',
+    lastStateHeaderId: 7,
+    lastSeenAt: new Date('2026-11-28T12:00:00.000Z'),
+    ...overrides,
+  });
+
+  const rowsOf = async () => {
+    const rows = await scratch.database.db.select().from(robots).where(inArray(robots.id, [...ids]));
+    return new Map(rows.map((row) => [row.id, row]));
+  };
+
+  it('writes the rows of one batch as single writes would', async () => {
+    const writer = createRobotRowWriter(scratch.database);
+    const errors = [{ errorType: 'bumper', errorLevel: 'WARNING' as const, errorDescription: 'pressed' }];
+    await Promise.all([
+      writer.write(ids[0], values({ battery: undefined, errors })),
+      writer.write(ids[1], values({ pose: null, signal: -1, connectionState: 'CONNECTIONBROKEN', mode: RobotMode.offline, status: 'offline' })),
+      writer.write(ids[2], values({ battery: 10, lastStateHeaderId: 1 })),
+      writer.write(ids[2], values({ battery: 20, lastStateHeaderId: 2, lastSeenAt: null })),
+    ]);
+    const rows = await rowsOf();
+    expect(rows.get(ids[0])).toMatchObject({
+      battery: 55,
+      chargingStatus: 0,
+      mode: RobotMode.autonomous,
+      status: 'driving',
+      pose: { x: 1, y: 2, theta: 0.5 },
+      errors,
+      signal: 12,
+      connectionState: 'ONLINE',
+      lastStateHeaderId: 7,
+      lastSeenAt: new Date('2026-11-28T12:00:00.000Z'),
+    });
+    expect(rows.get(ids[1])).toMatchObject({ battery: 80, pose: null, signal: -1, connectionState: 'CONNECTIONBROKEN', mode: RobotMode.offline, status: 'offline' });
+    expect(rows.get(ids[2])).toMatchObject({ battery: 20, lastStateHeaderId: 2, lastSeenAt: null });
+  });
+
+  it('fails only the row that cannot be written', async () => {
+    const writer = createRobotRowWriter(scratch.database);
+    const results = await Promise.allSettled([
+      writer.write(ids[0], values({ battery: 31 })),
+      writer.write(ids[1], values({ battery: 32, floorId: randomUUID() })),
+    ]);
+    expect(results.map((result) => result.status)).toEqual(['fulfilled', 'rejected']);
+    const rows = await rowsOf();
+    expect(rows.get(ids[0])?.battery).toBe(31);
+    expect(rows.get(ids[1])?.battery).toBe(80);
+  });
+});
