@@ -56,10 +56,11 @@ export interface TestServer extends App {
 const unique = () => randomBytes(4).toString('hex');
 
 /**
- * Test users' passwords are argon2id at the smallest cost argon2 takes: a hash at the stored passwords' cost
- * (identity/passwords.ts) is a tenth of a second of CPU, and the suite makes a thousand users or more. The token
- * endpoint verifies them with the same code, reading the cost from the hash; the users the API creates are hashed
- * at the production cost, as users.test.ts checks.
+ * Test users' passwords are argon2id at the smallest cost argon2 takes: at the stored passwords' cost
+ * (identity/passwords.ts, 19 MiB) a user's hash and its password grant's verification take about 25 ms of CPU
+ * (here, 2026-11), and the suite makes a thousand users or more. The token endpoint verifies them with the same
+ * code, reading the cost from the hash; the users the API creates are hashed at the stored cost, as users.test.ts
+ * checks.
  */
 const hashFixturePassword = (password: string): Promise<string> => hash(password, { ...ARGON2_PARAMS, memoryCost: 8, timeCost: 1 });
 
