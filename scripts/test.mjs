@@ -10,9 +10,15 @@ import { findOrInstallChromium, INSTALL_CHROMIUM } from './chromium.mjs';
  * output is kept and shown whole when each ends.
  */
 const steps = [
-  // scripts/typecheck.mjs lists the projects (server and packages, web, browser tests, mobile shell).
-  [['type-check', 'npm', ['run', '--silent', 'typecheck']]],
-  [['lint', 'npx', ['eslint', '--max-warnings=0', '.']]],
+  // Side by side: each is one single-threaded process, so on two cores they take about the time of the longest
+  // (lint) instead of the sum. scripts/typecheck.mjs lists the projects (server and packages, web, browser tests,
+  // mobile shell). The server's build (`npm run build:server`, tsc -b) is the one production.test.ts starts: done
+  // here, the test's own build finds nothing to do, and no test worker spends half a minute in tsc.
+  [
+    ['lint', 'npx', ['eslint', '--max-warnings=0', '.']],
+    ['type-check', 'npm', ['run', '--silent', 'typecheck']],
+    ['build of the server', 'npm', ['run', '--silent', 'build:server']],
+  ],
   [['tests on PGlite', 'npx', ['vitest', 'run'], { TEST_DATABASE_URL: '' }]],
 ];
 // Last, as the slowest: the built console in Debian's Chromium against the real server (e2e/README.md). It leaves
@@ -44,6 +50,7 @@ function run([name, command, args, env = {}], live) {
       const seconds = ((Date.now() - started) / 1000).toFixed(1);
       if (!live) process.stdout.write(`\n=== ${name}: output\n${Buffer.concat(output).toString()}`);
       console.log(status === 0 ? `=== ${name}: passed in ${seconds} s` : `=== ${name}: FAILED (exit ${String(status)}) after ${seconds} s`);
+      times.push(`${name}: ${status === 0 ? 'passed' : 'FAILED'} in ${seconds} s${live ? '' : ' (beside the step above)'}`);
       resolve(status === 0);
     };
     child.on('error', (error) => {
@@ -56,6 +63,9 @@ function run([name, command, args, env = {}], live) {
   });
 }
 
+/** Each step's time, printed again at the end. */
+const times = [];
+const suiteStarted = Date.now();
 let passed = 0;
 let failed = 0;
 for (const step of steps) {
@@ -64,5 +74,6 @@ for (const step of steps) {
   failed += results.filter((ok) => !ok).length;
   if (failed > 0) break;
 }
-console.log(`\nsteps: ${passed} passed, ${failed} failed`);
+console.log(`\n${times.map((line) => `=== ${line}`).join('\n')}`);
+console.log(`\nsteps: ${passed} passed, ${failed} failed, in ${((Date.now() - suiteStarted) / 1000).toFixed(1)} s`);
 process.exit(failed === 0 ? 0 : 1);

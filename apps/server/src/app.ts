@@ -12,6 +12,7 @@ import { getHealth, getRuntimeConfig } from '@uvd/contracts';
 import type { Config } from './config.ts';
 import type { AppContext } from './context.ts';
 import type { Database } from './db/client.ts';
+import type { Fleet } from './robot-link/fleet.ts';
 import { actionsRoutes } from './actions/routes.ts';
 import { startAuditChainer } from './audit/chain.ts';
 import { auditPlugin } from './audit/plugin.ts';
@@ -85,6 +86,13 @@ const apiModules: readonly FastifyPluginAsync<AppContext>[] = [
 export interface BuildOptions {
   config: Config;
   database: Database;
+  /**
+   * false leaves out the robot link: no MQTT broker or gateway, no command outbox, no job execution (scheduler,
+   * executor, delivery dispatch). The routes get a fleet that knows no robot and cannot send, and robot commands
+   * stay recorded, unsent. For API tests that involve no robot (testing/harness.ts `startRouteTestServer`); a
+   * server always has its robot link.
+   */
+  robotLink?: boolean;
 }
 
 export interface App {
@@ -109,7 +117,28 @@ function httpServerOptions(http: Config['http']) {
   };
 }
 
-export async function buildApp({ config, database }: BuildOptions): Promise<App> {
+/** The fleet of an app built without its robot link: no robot is known or online, and nothing can be sent. */
+function detachedFleet(config: Config): Fleet {
+  const refuse = () => Promise.reject(new Error('this app was built without its robot link'));
+  const none = () => () => undefined;
+  return {
+    sendOrder: refuse,
+    sendInstantActions: refuse,
+    onState: none,
+    onStateEvent: none,
+    onConnection: none,
+    isOnline: () => false,
+    link: () => undefined,
+    links: () => new Map(),
+    stats: () => ({ accepted: 0, malformed: 0, invalid: 0, unknownRobot: 0, spoofed: 0, duplicate: 0 }),
+    refusedLogins: () => 0,
+    passwordVerifications: () => 0,
+    brokerUrl: config.mqttUrl ?? '',
+    close: () => Promise.resolve(),
+  };
+}
+
+export async function buildApp({ config, database, robotLink = true }: BuildOptions): Promise<App> {
   const app = Fastify({
     logger: config.logLevel === 'silent' ? false : { level: config.logLevel },
     logController: new RequestLogController(config.requestLogLevel),
@@ -145,11 +174,13 @@ export async function buildApp({ config, database }: BuildOptions): Promise<App>
       `no SMTP_URL: mail is caught locally; read it at ${API_PREFIX}/dev/mail with header x-mail-catcher-token: ${mail.catcherToken}`,
     );
   }
-  const fleet = await createFleet({ config, database, bus, logger: app.log });
-  const commands = await startCommandOutbox({ config, database, bus, fleet, metrics }, app.log);
+  const fleet = robotLink ? await createFleet({ config, database, bus, logger: app.log }) : detachedFleet(config);
+  const commands = robotLink
+    ? await startCommandOutbox({ config, database, bus, fleet, metrics }, app.log)
+    : { wake: () => undefined, idle: () => Promise.resolve(), close: () => Promise.resolve() };
   metrics.observe({ fleet, db: database.db });
   const context: AppContext = { config, database, db: database.db, bus, keys, fleet, commands, notifications, mail, metrics };
-  const execution = await startExecution(context);
+  const execution = robotLink ? await startExecution(context) : undefined;
   const auditChainer = await startAuditChainer(database.db, database.notifier, {
     pollMs: AUDIT_CHAIN_POLL_MS,
     onError: (error) => {
@@ -158,7 +189,7 @@ export async function buildApp({ config, database }: BuildOptions): Promise<App>
   });
   app.addHook('onClose', async () => {
     await auditChainer.close();
-    await execution.close();
+    await execution?.close();
     await commands.close();
     await fleet.close();
     await notifications.close();

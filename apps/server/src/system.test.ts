@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RuntimeConfig } from '@uvd/contracts';
-import { startTestServer, type TestServer } from './testing/harness.ts';
+import { startRouteTestServer, type TestServer } from './testing/harness.ts';
 
 let server: TestServer;
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startRouteTestServer();
 });
 afterAll(async () => {
   await server.close();

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError, Contact, ContactList, DeletedIds } from '@uvd/contracts';
 import { contacts } from '../db/schema.ts';
-import { startTestServer, type TestServer } from '../testing/harness.ts';
+import { startRouteTestServer, type TestServer } from '../testing/harness.ts';
 
 let server: TestServer;
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startRouteTestServer();
 });
 afterAll(async () => {
   await server.close();

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CreatedDelivery, DeliveryDetail, DeliveryStatus, type DeliveryInput, type DeliveryWaitingFor, type PushEventKind } from '@uvd/contracts';
 import { deliveries } from '../db/schema.ts';
 import { expectStatus, until } from '../testing/assertions.ts';
-import { startTestServer, type TestServer, type TestUser } from '../testing/harness.ts';
+import { startRouteTestServer, type TestServer, type TestUser } from '../testing/harness.ts';
 import { openSse } from '../testing/live-fixtures.ts';
 import { startLocalPushService, testPushConfig, type LocalPushService, type ReceivedPush, type TestSubscription } from '../testing/push-service.ts';
 import { createSite } from '../testing/site-fixtures.ts';
@@ -23,7 +23,7 @@ const closing: { close(): unknown }[] = [];
 
 beforeAll(async () => {
   pushService = await startLocalPushService();
-  server = await startTestServer({ push: testPushConfig({ deliveryEscalationMs: ESCALATION_MS }) });
+  server = await startRouteTestServer({ push: testPushConfig({ deliveryEscalationMs: ESCALATION_MS }) });
 });
 afterAll(async () => {
   for (const item of closing) await item.close();
@@ -161,7 +161,7 @@ describe('delivery pushes', () => {
 
   it('Waiting for the recipient (put there as the robot link would): escalates to the recipient, then the sender, then the admins, once with two servers', async () => {
     const w = await world();
-    const second = await startTestServer({ push: testPushConfig({ deliveryEscalationMs: ESCALATION_MS }) }, server.testDatabase);
+    const second = await startRouteTestServer({ push: testPushConfig({ deliveryEscalationMs: ESCALATION_MS }) }, server.testDatabase);
     closing.push(second);
     const [recipientPhone, senderPhone, adminPhone] = [await subscribe(w, w.recipient), await subscribe(w, w.sender), await subscribe(w, w.admin)];
     const created = await create(w);

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError, CreatedDelivery, DeliveryRecipientList, type DeliveryRecipient } from '@uvd/contracts';
 import { users } from '../db/schema.ts';
 import { expectStatus } from '../testing/assertions.ts';
-import { startTestServer, type TestServer, type TestUser } from '../testing/harness.ts';
+import { startRouteTestServer, type TestServer, type TestUser } from '../testing/harness.ts';
 import { createSite } from '../testing/site-fixtures.ts';
 
 let server: TestServer;
@@ -27,7 +27,7 @@ async function user(first: string, last: string, username: string, groupIds: str
 }
 
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startRouteTestServer();
   orgId = await server.createOrg('recipients');
   const groupId = await server.createGroup(orgId);
   const site = await createSite(server.context.db, orgId, { roomsPerFloor: 2, robots: 0, groupIds: [groupId] });

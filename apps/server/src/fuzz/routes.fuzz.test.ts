@@ -15,7 +15,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { Contact, CreatedDelivery, DeliveryStatus, isStreamRoute, Job, ROUTE_TABLE, routeUrl, type RouteTableEntry } from '@uvd/contracts';
 import { actions, contacts, deliveries, groups, jobs, logs, users } from '../db/schema.ts';
-import { startTestServer, type TestServer, type TestUser } from '../testing/harness.ts';
+import { startRouteTestServer, type TestServer, type TestUser } from '../testing/harness.ts';
 import { addFloorMap } from '../testing/rooms-fixtures.ts';
 import { createSite } from '../testing/site-fixtures.ts';
 import { fuzzed, jsonSchemaOf, nastyText, validOf, type IdPool } from './arbitraries.ts';
@@ -42,7 +42,7 @@ let roomIds: string[];
 
 beforeAll(async () => {
   // With a metrics token, GET /metrics is fuzzed past its 404 (nobody and a user's token get 401).
-  server = await startTestServer({ metricsToken: 'fuzz-metrics-token-0123456789abcdef' });
+  server = await startRouteTestServer({ metricsToken: 'fuzz-metrics-token-0123456789abcdef' });
   orgId = await server.createOrg('fuzz');
   groupId = await server.createGroup(orgId);
   const site = await createSite(server.context.db, orgId, { floors: 1, roomsPerFloor: 3, robots: 2, groupIds: [groupId] });

@@ -12,7 +12,7 @@ import { CreatedDelivery, isStreamRoute, Job, listCaughtMail, MAIL_CATCHER_HEADE
 import { actions, logs } from '../db/schema.ts';
 import { DEFAULT_LAMP } from '../dose/lamp.ts';
 import { lockDelivery, publishDeliveryChange } from '../deliveries/lifecycle.ts';
-import { startTestServer, type TestServer, type TestUser } from '../testing/harness.ts';
+import { startRouteTestServer, type TestServer, type TestUser } from '../testing/harness.ts';
 import { openSse, type SseClient } from '../testing/live-fixtures.ts';
 import { addFloorMap } from '../testing/rooms-fixtures.ts';
 import { createSite, type Site } from '../testing/site-fixtures.ts';
@@ -62,7 +62,7 @@ async function createDelivery(user: TestUser, site: Site): Promise<string> {
 }
 
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startRouteTestServer();
   orgA = await server.createOrg('tenant-a');
   const firstGroup = await server.createGroup(orgA);
   const secondGroup = await server.createGroup(orgA);

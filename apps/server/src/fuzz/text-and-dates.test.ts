@@ -7,12 +7,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError, Job, OAuthError } from '@uvd/contracts';
 import { expectFieldError } from '../testing/assertions.ts';
 import { createJobFor, executionWorld, type ExecutionWorld } from '../testing/execution-fixtures.ts';
-import { startTestServer, type TestServer } from '../testing/harness.ts';
+import { startRouteTestServer, type TestServer } from '../testing/harness.ts';
 
 let server: TestServer;
 let world: ExecutionWorld;
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startRouteTestServer();
   world = await executionWorld(server);
 });
 afterAll(async () => {

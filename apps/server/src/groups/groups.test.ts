@@ -3,11 +3,11 @@ import { z } from 'zod';
 import { ApiError, DeletedIds, Group, GroupUser } from '@uvd/contracts';
 import { groups } from '../db/schema.ts';
 import { isUniqueViolation } from '../db/unique-violation.ts';
-import { startTestServer, type TestServer } from '../testing/harness.ts';
+import { startRouteTestServer, type TestServer } from '../testing/harness.ts';
 
 let server: TestServer;
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startRouteTestServer();
 });
 afterAll(async () => {
   await server.close();

@@ -7,12 +7,12 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OAuthError, TokenResponse } from '@uvd/contracts';
 import { users } from '../db/schema.ts';
-import { startTestServer, type TestServer, type TestUser } from '../testing/harness.ts';
+import { startRouteTestServer, type TestServer, type TestUser } from '../testing/harness.ts';
 import { lockAfter } from './brute-force.ts';
 
 let server: TestServer;
 beforeAll(async () => {
-  server = await startTestServer({
+  server = await startRouteTestServer({
     bruteForce: { failureFactor: 3, waitIncrementSeconds: 60, maxWaitSeconds: 900 },
   });
 });
@@ -84,7 +84,7 @@ describe('brute-force detection', () => {
 describe('token endpoint rate limit', () => {
   let limited: TestServer;
   beforeAll(async () => {
-    limited = await startTestServer({ tokenRateLimitPerMinute: 3 });
+    limited = await startRouteTestServer({ tokenRateLimitPerMinute: 3 });
   });
   afterAll(async () => {
     await limited.close();

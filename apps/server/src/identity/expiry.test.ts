@@ -1,12 +1,12 @@
 /** Expired tokens, on a server whose tokens are born expired (past the verifier's 5 s clock tolerance). */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OAuthError, TokenResponse } from '@uvd/contracts';
-import { startTestServer, type TestServer } from '../testing/harness.ts';
+import { startRouteTestServer, type TestServer } from '../testing/harness.ts';
 import { localVerifier } from './verifier.ts';
 
 let server: TestServer;
 beforeAll(async () => {
-  server = await startTestServer({ accessTokenTtlSeconds: -60, refreshTokenTtlSeconds: -60 });
+  server = await startRouteTestServer({ accessTokenTtlSeconds: -60, refreshTokenTtlSeconds: -60 });
 });
 afterAll(async () => {
   await server.close();

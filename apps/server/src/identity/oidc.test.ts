@@ -9,13 +9,13 @@ import * as oidc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Jwks, OAuthError, OpenIdConfiguration, TokenResponse, UserInfo } from '@uvd/contracts';
 import { refreshTokens, users } from '../db/schema.ts';
-import { startTestServer, type TestServer, type TestUser } from '../testing/harness.ts';
+import { startRouteTestServer, type TestServer, type TestUser } from '../testing/harness.ts';
 import { openReply } from './reissue.ts';
 import { localVerifier } from './verifier.ts';
 
 let server: TestServer;
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startRouteTestServer();
 });
 afterAll(async () => {
   await server.close();
@@ -383,7 +383,7 @@ describe('refresh grace window (REFRESH_TOKEN_GRACE_SECONDS)', () => {
   });
 
   it('with the window switched off (0), a token exchanged twice ends its session at once', async () => {
-    const strict = await startTestServer({ refreshTokenGraceSeconds: 0 });
+    const strict = await startRouteTestServer({ refreshTokenGraceSeconds: 0 });
     try {
       const orgId = await strict.createOrg();
       const user = await strict.createUser(orgId, ['done-teleoperator']);

@@ -6,7 +6,7 @@ import { ApiError, OAuthError, TokenResponse } from '@uvd/contracts';
 import { buildApp, type App } from '../app.ts';
 import { openDatabase, type Database } from '../db/client.ts';
 import { groups, organizations, users } from '../db/schema.ts';
-import { startTestServer, type TestServer, type TestUser } from '../testing/harness.ts';
+import { startRouteTestServer, type TestServer, type TestUser } from '../testing/harness.ts';
 import { openSse, type SseClient } from '../testing/live-fixtures.ts';
 import { testEngine } from '../testing/test-database.ts';
 import { STREAM_RECHECK_MS } from './revocation.ts';
@@ -18,7 +18,7 @@ const ENDS_WITHIN_MS = 10_000;
 let server: TestServer;
 const clients: SseClient[] = [];
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startRouteTestServer();
 });
 afterAll(async () => {
   for (const client of clients) client.close();

@@ -3,12 +3,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError, AT_LEAST_ONE_ROOM, CommandRefusal, DataFlag, Doses, DUPLICATE_ROOM, Job, JobList, type JobInput } from '@uvd/contracts';
 import { jobs, logs, organizations, robots } from '../db/schema.ts';
 import { EXACT_COUNT_CAP } from './list-filter.ts';
-import { startTestServer, type TestServer, type TestUser } from '../testing/harness.ts';
+import { startRouteTestServer, type TestServer, type TestUser } from '../testing/harness.ts';
 import { createSite, type Site } from '../testing/site-fixtures.ts';
 
 let server: TestServer;
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startRouteTestServer();
 });
 afterAll(async () => {
   await server.close();

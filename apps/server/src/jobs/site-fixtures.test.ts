@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { robots, rooms } from '../db/schema.ts';
-import { startTestServer, type TestServer } from '../testing/harness.ts';
+import { startRouteTestServer, type TestServer } from '../testing/harness.ts';
 import { createSite } from '../testing/site-fixtures.ts';
 
 let server: TestServer;
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startRouteTestServer();
 });
 afterAll(async () => {
   await server.close();

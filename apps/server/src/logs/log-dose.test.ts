@@ -13,11 +13,11 @@ import { REFERENCE_HEIGHT_M } from '../dose/model.ts';
 import { finishJob } from '../robot-link/lifecycle.ts';
 import { lockJob } from '../robot-link/repository.ts';
 import { createJobFor, executionWorld, type ExecutionWorld } from '../testing/execution-fixtures.ts';
-import { startTestServer, type TestServer } from '../testing/harness.ts';
+import { startRouteTestServer, type TestServer } from '../testing/harness.ts';
 
 let server: TestServer;
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startRouteTestServer();
 });
 afterAll(async () => {
   await server.close();

@@ -11,7 +11,7 @@ import SwaggerParser from '@apidevtools/swagger-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ApiError } from '@uvd/contracts';
-import { startTestServer, type TestServer, type TestUser } from '../testing/harness.ts';
+import { startRouteTestServer, type TestServer, type TestUser } from '../testing/harness.ts';
 import { addFloorMap } from '../testing/rooms-fixtures.ts';
 import { createSite } from '../testing/site-fixtures.ts';
 
@@ -69,7 +69,7 @@ let operations: { method: string; route: string; operation: Operation }[];
 const known = new Map<string, string>();
 
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startRouteTestServer();
   const orgId = await server.createOrg();
   admin = await server.createUser(orgId, ['done-admin', 'done-superadmin']);
   const site = await createSite(server.context.db, orgId, { robots: 1 });

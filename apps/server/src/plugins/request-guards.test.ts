@@ -1,14 +1,14 @@
 import { SignJWT, generateKeyPair } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError, Group } from '@uvd/contracts';
-import { startTestServer, type TestServer, type TestUser } from '../testing/harness.ts';
+import { startRouteTestServer, type TestServer, type TestUser } from '../testing/harness.ts';
 
 let server: TestServer;
 let admin: TestUser;
 let operator: TestUser;
 
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startRouteTestServer();
   const orgId = await server.createOrg();
   admin = await server.createUser(orgId, ['done-admin']);
   operator = await server.createUser(orgId, ['done-teleoperator']);

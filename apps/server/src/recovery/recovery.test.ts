@@ -14,12 +14,12 @@ import {
 } from '@uvd/contracts';
 import { deviceSubscriptions, passwordResetTokens, pushDeliveries, users } from '../db/schema.ts';
 import { expectStatus, until } from '../testing/assertions.ts';
-import { startTestServer, type TestServer, type TestUser } from '../testing/harness.ts';
+import { startRouteTestServer, type TestServer, type TestUser } from '../testing/harness.ts';
 import { FORGOT_LIMITS, FORGOT_MIN_RESPONSE_MS } from './routes.ts';
 
 let server: TestServer;
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startRouteTestServer();
 });
 afterAll(async () => {
   await server.close();
@@ -133,7 +133,7 @@ describe('forgot password', () => {
 
   it('limits requests per account and per address with a 429 naming the reason', async () => {
     // A server of its own: every request of this file comes from one address, whose count this test exhausts.
-    const limited = await startTestServer({}, server.testDatabase);
+    const limited = await startRouteTestServer({}, server.testDatabase);
     const forgot = (organization: string, email: string) =>
       limited.request('POST', '/api/user/password/forgot', { body: { organization, email } });
     const org = await server.createOrg();

@@ -7,13 +7,13 @@ import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError, PeriodSummary, type LoggedJobEvent, type LoggedPrompt } from '@uvd/contracts';
 import { logs, users, type StoredLogDose, type StoredLoggedRoom } from '../db/schema.ts';
-import { startTestServer, type TestServer, type TestUser } from '../testing/harness.ts';
+import { startRouteTestServer, type TestServer, type TestUser } from '../testing/harness.ts';
 import { createSite, type Site } from '../testing/site-fixtures.ts';
 import { CSV_COLUMNS } from './csv.ts';
 
 let server: TestServer;
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startRouteTestServer();
 });
 afterAll(async () => {
   await server.close();

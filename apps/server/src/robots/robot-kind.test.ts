@@ -7,12 +7,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError, Job, RobotList } from '@uvd/contracts';
 import { jobs, robots } from '../db/schema.ts';
 import { expectStatus } from '../testing/assertions.ts';
-import { startTestServer, type TestServer } from '../testing/harness.ts';
+import { startRouteTestServer, type TestServer } from '../testing/harness.ts';
 import { createSite } from '../testing/site-fixtures.ts';
 
 let server: TestServer;
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startRouteTestServer();
 });
 afterAll(async () => {
   await server.close();

@@ -3,13 +3,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DataFlag, FloorRobots, Robot, RobotList, RobotSummary, type RobotMode, type RobotStatus } from '@uvd/contracts';
 import { robotGroups, robots } from '../db/schema.ts';
 import { expectFieldError, expectStatus } from '../testing/assertions.ts';
-import { startTestServer, type TestServer } from '../testing/harness.ts';
+import { startRouteTestServer, type TestServer } from '../testing/harness.ts';
 import { putRobotsInGroup } from '../testing/rooms-fixtures.ts';
 import { createSite } from '../testing/site-fixtures.ts';
 
 let server: TestServer;
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startRouteTestServer();
 });
 afterAll(async () => {
   await server.close();

@@ -14,13 +14,13 @@ import {
 } from '@uvd/contracts';
 import { jobRooms, jobs, roomGroups, rooms } from '../db/schema.ts';
 import { expectFieldError, expectStatus } from '../testing/assertions.ts';
-import { startTestServer, type TestServer } from '../testing/harness.ts';
+import { startRouteTestServer, type TestServer } from '../testing/harness.ts';
 import { addFloorMap, putRoomsInGroup, TEST_MAP_METADATA } from '../testing/rooms-fixtures.ts';
 import { createSite } from '../testing/site-fixtures.ts';
 
 let server: TestServer;
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startRouteTestServer();
 });
 afterAll(async () => {
   await server.close();

@@ -2,13 +2,13 @@
 // API answers with that organization's hospital, limited to the user's groups; the other realm sees its own.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FloorMapMetadata, LogList, RobotList, SessionUser } from '@uvd/contracts';
-import { startTestServer, type TestServer } from '../testing/harness.ts';
+import { startRouteTestServer, type TestServer } from '../testing/harness.ts';
 import { DEMO, NORTHWIND } from './demo-data.ts';
 import { seedDemoIfEmpty } from './demo-seed.ts';
 
 let server: TestServer;
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startRouteTestServer();
   await seedDemoIfEmpty(server.context.database);
 });
 afterAll(async () => {

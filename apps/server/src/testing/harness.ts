@@ -1,6 +1,11 @@
 /**
- * A real server on a loopback port, over a fresh database, for API tests through real HTTP.
- * Each test makes its own organization and users with the fixtures, so no test depends on seeded data.
+ * Servers over a fresh database for API tests. Each test makes its own organization and users with the fixtures,
+ * so no test depends on seeded data.
+ * - `startTestServer`: the whole server (robot link, broker, workers) on a loopback port; `request` goes through
+ *   real HTTP. For tests of robots, of what the robot link does, and of HTTP itself (sockets, streams, headers on
+ *   the wire, shedding, slow clients).
+ * - `startRouteTestServer`: the same API without its robot link (app.ts `robotLink: false`); `request` goes
+ *   through Fastify's `inject`, past the sockets. It still listens, so `url` serves what a test sends itself.
  */
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
@@ -8,7 +13,8 @@ import type { Role } from '@uvd/contracts';
 import { buildApp, type App } from '../app.ts';
 import { loadConfig, type Config } from '../config.ts';
 import { groups, organizations, userGroups, users } from '../db/schema.ts';
-import { hashPassword } from '../identity/passwords.ts';
+import { hash } from '@node-rs/argon2';
+import { ARGON2_PARAMS } from '../identity/passwords.ts';
 import { createTestDatabase, type TestDatabase } from './test-database.ts';
 
 export interface TestResponse<T = unknown> {
@@ -50,6 +56,15 @@ export interface TestServer extends App {
 const unique = () => randomBytes(4).toString('hex');
 
 /**
+ * Test users' passwords are argon2id at the smallest cost argon2 takes: at the stored passwords' cost
+ * (identity/passwords.ts, 19 MiB) a user's hash and its password grant's verification take about 25 ms of CPU
+ * (here, 2026-11), and the suite makes a thousand users or more. The token endpoint verifies them with the same
+ * code, reading the cost from the hash; the users the API creates are hashed at the stored cost, as users.test.ts
+ * checks.
+ */
+const hashFixturePassword = (password: string): Promise<string> => hash(password, { ...ARGON2_PARAMS, memoryCost: 8, timeCost: 1 });
+
+/**
  * Test servers on one external broker (Mosquitto) are separate deployments unless they share a database: each
  * database's servers get a shared-subscription group of their own, or a robot's states would go to a server of
  * another test file that does not know the robot.
@@ -68,7 +83,34 @@ const shareGroupOf = (database: TestDatabase): string => {
  * `shared`: run on that database instead of a new one (another server, a restart on the same data); it is left
  * open when this server closes.
  */
-export async function startTestServer(overrides: Partial<Config> = {}, shared?: TestDatabase): Promise<TestServer> {
+export function startTestServer(overrides: Partial<Config> = {}, shared?: TestDatabase): Promise<TestServer> {
+  return start(overrides, shared, { robotLink: true, transport: 'http' });
+}
+
+/**
+ * A test server without the robot link (no broker, gateway, command outbox or job execution: app.ts
+ * `robotLink: false`) whose `request` runs through Fastify's `inject`. For tests of the API that involve no
+ * robot; the notification, webhook, mail and audit workers run as in the whole server.
+ */
+export function startRouteTestServer(overrides: Partial<Config> = {}, shared?: TestDatabase): Promise<TestServer> {
+  return start(overrides, shared, { robotLink: false, transport: 'inject' });
+}
+
+/** Headers of an injected reply as fetch gives them (repeated ones, such as set-cookie, appended in order). */
+function headersOf(raw: Record<string, string | string[] | number | undefined>): Headers {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(raw)) {
+    if (value === undefined) continue;
+    for (const item of Array.isArray(value) ? value : [value]) headers.append(name, String(item));
+  }
+  return headers;
+}
+
+async function start(
+  overrides: Partial<Config>,
+  shared: TestDatabase | undefined,
+  mode: { robotLink: boolean; transport: 'http' | 'inject' },
+): Promise<TestServer> {
   const testDatabase = shared ?? (await createTestDatabase());
   const config: Config = {
     // No token rate limit unless a test asks for one: createUser logs in through the token endpoint.
@@ -89,7 +131,7 @@ export async function startTestServer(overrides: Partial<Config> = {}, shared?: 
     mqttShareGroup: shareGroupOf(testDatabase),
     ...overrides,
   };
-  const built = await buildApp({ config, database: testDatabase.database });
+  const built = await buildApp({ config, database: testDatabase.database, robotLink: mode.robotLink });
   await built.app.listen({ port: 0, host: '127.0.0.1' });
   const { port } = built.app.server.address() as AddressInfo;
   const url = `http://127.0.0.1:${port}`;
@@ -111,11 +153,29 @@ export async function startTestServer(overrides: Partial<Config> = {}, shared?: 
       headers['content-type'] = 'application/json';
       body = JSON.stringify(options.body);
     }
-    const response = await fetch(target, { method, headers, body });
-    const text = await response.text();
+    let status: number;
+    let responseHeaders: Headers;
+    let text: string;
+    if (mode.transport === 'inject') {
+      // The Host a client of `url` sends, so that origins and issuers read from the request are the same.
+      const reply = await built.app.inject({
+        method,
+        url: `${target.pathname}${target.search}`,
+        headers: { host: target.host, ...headers },
+        ...(body === undefined ? {} : { payload: body }),
+      });
+      status = reply.statusCode;
+      responseHeaders = headersOf(reply.headers);
+      text = reply.payload;
+    } else {
+      const response = await fetch(target, { method, headers, body });
+      status = response.status;
+      responseHeaders = response.headers;
+      text = await response.text();
+    }
     let parsed: unknown = text;
-    if (response.headers.get('content-type')?.includes('json') && text) parsed = JSON.parse(text);
-    return { status: response.status, headers: response.headers, body: parsed as T };
+    if (responseHeaders.get('content-type')?.includes('json') && text) parsed = JSON.parse(text);
+    return { status, headers: responseHeaders, body: parsed as T };
   };
 
   const createOrg = async (prefix = 'org') => {
@@ -142,7 +202,7 @@ export async function startTestServer(overrides: Partial<Config> = {}, shared?: 
         firstName: 'Test',
         lastName: username,
         email: `${username}@example.test`,
-        passwordHash: await hashPassword(password),
+        passwordHash: await hashFixturePassword(password),
         roles,
       })
       .returning({ id: users.id });

@@ -4,11 +4,11 @@ import { z } from 'zod';
 import { ApiError, DeletedIds, GroupUser, SessionUser, User, UserList, Username } from '@uvd/contracts';
 import { sessions, users } from '../db/schema.ts';
 import { verifyPassword } from '../identity/passwords.ts';
-import { startTestServer, type TestServer } from '../testing/harness.ts';
+import { startRouteTestServer, type TestServer } from '../testing/harness.ts';
 
 let server: TestServer;
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startRouteTestServer();
 });
 afterAll(async () => {
   await server.close();
