@@ -9,13 +9,13 @@ import { organizations, users } from '../db/schema.ts';
 import { verifyPassword } from '../identity/passwords.ts';
 import { expectStatus } from '../testing/assertions.ts';
 import { runServerCli } from '../testing/cli.ts';
-import { startTestServer, type TestServer } from '../testing/harness.ts';
+import { startRouteTestServer, type TestServer } from '../testing/harness.ts';
 import { createFirstAdmin, FirstAdminError } from './first-admin.ts';
 
 describe('the first admin of an organization (npm run admin:create)', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer();
+    server = await startRouteTestServer();
   });
   afterAll(() => server.close());
 
