@@ -6,6 +6,7 @@
 import { ConnectionMessage, FactsheetMessage, StateMessage } from '@uvd/contracts';
 import { parseVdaTopic } from '../broker.ts';
 import type { FleetLogger } from '../fleet.ts';
+import { PerRobotQueue } from '../per-robot-queue.ts';
 import type { MessageStats } from './message-stats.ts';
 import { identityKey, type RobotCache, type Tracked } from './robot-cache.ts';
 import type { StateApply } from './state-apply.ts';
@@ -34,18 +35,14 @@ export function createMessageIntake(deps: { robots: RobotCache; messages: Messag
   const lookup = robots.lookup;
 
   // Messages of one robot are applied one after another, in arrival order, so headerId checks hold.
-  const chains = new Map<string, Promise<void>>();
+  const chains = new PerRobotQueue<() => Promise<void>>({
+    handle: (work) => work(),
+    onError: (error, _work, key) => {
+      log.warn({ err: error, robot: key }, 'fleet gateway could not apply a message');
+    },
+  });
   const enqueue = (key: string, work: () => Promise<void>) => {
-    const previous = chains.get(key) ?? Promise.resolve();
-    const next = previous
-      .then(work)
-      .catch((error: unknown) => {
-        log.warn({ err: error, robot: key }, 'fleet gateway could not apply a message');
-      })
-      .finally(() => {
-        if (chains.get(key) === next) chains.delete(key);
-      });
-    chains.set(key, next);
+    void chains.push(key, work);
   };
 
   /** Validates a message of `topic`; undefined (and counted) when it must be dropped. */
@@ -104,8 +101,6 @@ export function createMessageIntake(deps: { robots: RobotCache; messages: Messag
   return {
     onMessage,
     enqueue,
-    async settled() {
-      await Promise.allSettled([...chains.values()]);
-    },
+    settled: () => chains.settled(),
   };
 }
