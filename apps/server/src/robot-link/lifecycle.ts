@@ -244,7 +244,7 @@ export async function recordDecision(ctx: Context, tx: Tx, action: ActionRow, co
 /**
  * Ends a job: Completed, performed, its end and completion status, the log, and the events. Its rooms hold
  * their final states already; `job` must be locked. `endedAt`: when it ended, by the robot's clock where the robot
- * reported it (executor.ts), else now; `reason`: why it did not run as planned, kept in its log.
+ * reported it (job-runner.ts), else now; `reason`: why it did not run as planned, kept in its log.
  */
 export async function finishJob(
   ctx: Context,

@@ -126,7 +126,7 @@ export interface JobRoomState {
   orderNo: number;
   roomId: string;
   state: RoomState;
-  /** J/m² by the robot's last report written (executor.ts), null before any. */
+  /** J/m² by the robot's last report written (job-runner.ts), null before any. */
   doseReceived: number | null;
 }
 
@@ -311,7 +311,7 @@ export async function reportedPause(executor: Executor, jobId: string): Promise<
 }
 
 /**
- * In one query, what the executor compares each state with: whether the robot's last pause report the job's events
+ * In one query, what the job runner compares each state with: whether the robot's last pause report the job's events
  * hold says paused (`reportedPause`), and the open faults' error types, sorted and joined by newlines.
  */
 export async function pauseAndFaults(executor: Executor, jobId: string): Promise<{ robotPaused: boolean; faults: string }> {

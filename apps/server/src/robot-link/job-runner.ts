@@ -1,5 +1,6 @@
 /**
- * Turns the gateway's state events (events.ts) into job progress: room results, paused or disinfecting, the
+ * The job runner (not to be confused with db/client.ts `Executor`, a database or transaction): turns the
+ * gateway's state events (events.ts) into job progress: room results, paused or disinfecting, the
  * thinned trajectory, the end of the job with its log, operator prompts, and low-battery events. It runs on its
  * own queue per robot, outside the gateway's: the gateway hands an event over and goes on with the robot's
  * telemetry, so a slow job transaction never holds up pose or battery updates. Events of one robot are handled
@@ -55,7 +56,7 @@ const CACHE_MS = 10_000;
  */
 const DOSE_WRITE_MS = 2_000;
 
-export interface Executor {
+export interface JobRunner {
   /**
    * Queues one state event of its robot (what the gateway's event listener calls; it returns at once). The
    * promise settles when the robot's queue has handled it or a later event that superseded it.
@@ -89,7 +90,7 @@ function jobEnd(order: OrderReport, robotTime: number): number {
   return ends.length > 0 ? Math.max(...ends) : robotTime;
 }
 
-export function createExecutor(ctx: Pick<AppContext, 'db' | 'bus' | 'fleet' | 'config'>, onError: ErrorReporter): Executor {
+export function createJobRunner(ctx: Pick<AppContext, 'db' | 'bus' | 'fleet' | 'config'>, onError: ErrorReporter): JobRunner {
   const jobCache = new Map<string, JobCache>();
   const openPrompts = new Map<string, Set<string>>();
   /**
