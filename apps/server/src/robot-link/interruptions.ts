@@ -10,7 +10,9 @@ import type { JobEventKind } from '@uvd/contracts';
 import type { Tx } from '../db/client.ts';
 import { faultsOf, type OrderReport } from './events.ts';
 import * as repository from './repository.ts';
-import type { ActionRow, JobRoomState, JobRow } from './repository.ts';
+import type { ActionRow } from '../actions/repository.ts';
+import type { JobRow } from '../jobs/repository.ts';
+import type { JobRoomState } from './repository.ts';
 import type { RobotError } from './robot-fields.ts';
 
 /** LoggedJobEvent.cause of a person's pause, resume or stop, and of what the robot did on its own. */

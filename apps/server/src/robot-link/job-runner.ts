@@ -19,7 +19,7 @@ import type { FleetRobot } from './fleet.ts';
 import { recordPromptAsked, recordStateInterruptions } from './interruptions.ts';
 import { finishJob, publishActionChange, publishJobChange } from './lifecycle.ts';
 import { PerRobotQueue } from './per-robot-queue.ts';
-import { isFinal, reduceProgress, worthRecording, type ActiveState, type Position } from './progress.ts';
+import { isFinal, reduceProgress, worthRecording, type ActiveState, type Position } from './job-reducer.ts';
 import * as repository from './repository.ts';
 import type { JobRoomState } from './repository.ts';
 

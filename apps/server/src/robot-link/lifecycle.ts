@@ -15,9 +15,11 @@ import { checkCanRunJob, checkControllable, instantActionsOf, type InstantComman
 import { recordOperatorCommand, recordStart } from './interruptions.ts';
 import { buildOrder } from './order.ts';
 import { recordCommand } from './outbox.ts';
-import type { CompletionStatus } from './progress.ts';
+import type { CompletionStatus } from './job-reducer.ts';
 import * as repository from './repository.ts';
-import type { ActionRow, ExecutionRobot, JobRow } from './repository.ts';
+import type { ActionRow } from '../actions/repository.ts';
+import type { JobRow } from '../jobs/repository.ts';
+import type { ExecutionRobot } from './repository.ts';
 
 type Context = Pick<AppContext, 'bus' | 'fleet'>;
 type BusContext = Pick<AppContext, 'bus'>;
