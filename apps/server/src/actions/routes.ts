@@ -57,7 +57,7 @@ export const actionsRoutes: FastifyPluginAsync<AppContext> = async (app, ctx) =>
           }
           const decision = { confirm: body.confirm, by: principal.username, source: body.source, at: new Date() };
           // The job's event before the robot is locked (recordDecision): its row references the job, which the
-          // executor locks before the robot.
+          // job runner locks before the robot.
           await recordPromptAnswered(tx, action, decision);
           await recordDecision(ctx, tx, action, body.confirm);
           const decided = await repository.markDecided(tx, action.id, decision);

@@ -346,7 +346,7 @@ export const jobs = pgTable(
     startedAt: timestamp('started_at', { withTimezone: true }),
     /** The robot's time (its state's timestamp) of the first state that reported the job's order: the log's start. */
     robotStartedAt: timestamp('robot_started_at', { withTimezone: true }),
-    /** The robot's time the job ended (robot-link/executor.ts), or when a person ended it. */
+    /** The robot's time the job ended (robot-link/job-runner.ts), or when a person ended it. */
     endedAt: timestamp('ended_at', { withTimezone: true }),
     /** completed, aborted (stopped by an operator) or failed; set when the job ends. */
     completionStatus: text('completion_status'),

@@ -8,7 +8,7 @@ import { roomDoses, type Span } from './model.ts';
 
 export interface LogDoseInput {
   lamp: LampModel;
-  /** `t`: seconds since the job's start by the server's clock (robot-link/executor.ts). */
+  /** `t`: seconds since the job's start by the server's clock (robot-link/job-runner.ts). */
   trajectory: readonly TrajectoryPoint[];
   rooms: readonly { order: number; dose: number; state: LoggedRoomState; polygon: readonly MapPoint[]; floorId: string | null }[];
   /** Robot times; an open interval (`endedAt` null) ends with the job. */

@@ -119,7 +119,7 @@ export interface Span {
 
 /**
  * Where the robot stood while its lamp was on during `spans`, on floor `floorId`. The path is thinned as it is
- * recorded (a point only once the robot moved TRAJECTORY_STEP_M, robot-link/progress.ts), so the robot is held
+ * recorded (a point only once the robot moved TRAJECTORY_STEP_M, robot-link/job-reducer.ts), so the robot is held
  * at its last recorded point until the next one: interpolating would move a robot that dwells in a room. Before
  * the first point it is taken to be at the first point. Its heading is the direction of its last move (null before
  * it moved). Time on another floor gives this room nothing. More than `maxExposures` positions are merged, in time

@@ -12,7 +12,8 @@ import { robotVisible, seesEverything } from '../lib/visibility.ts';
 import { jobProgress } from './job-progress.ts';
 import { dateConditions, filterTimeZone, listCount, listedRobots, newestFirst, pageQuery, type ListTable } from './list-filter.ts';
 
-type JobRow = typeof jobs.$inferSelect;
+/** A jobs row: the one row type of a job, wherever the server reads or writes one. */
+export type JobRow = typeof jobs.$inferSelect;
 /** The filters of every list (the logs list's); the jobs list adds `status`. */
 export type ListFilter = z.output<typeof ListFilterQuery>;
 type JobListFilter = z.output<typeof JobListQuery>;

@@ -7,7 +7,7 @@ import { conflict, notFound } from '../lib/http-error.ts';
 import { registerRoute } from '../lib/route.ts';
 import { refuseIfFinished } from './finished.ts';
 import { startJob } from '../robot-link/lifecycle.ts';
-import type { JobRow } from '../robot-link/repository.ts';
+import type { JobRow } from './repository.ts';
 import { findRobot, resolveJobInput } from './job-input.ts';
 import * as repository from './repository.ts';
 

@@ -1,7 +1,7 @@
 /**
  * The dose map of a log: computed when the job ends (robot-link/repository.ts writeLog, in the ending
  * transaction) from the lamp intervals and the recorded path, and served by GET /log/:id/dose with the log's
- * visibility. The executor records lamp intervals and path points as the robot reports; here they are inserted
+ * visibility. The job runner records lamp intervals and path points as the robot reports; here they are inserted
  * as it would, with the robot's clock 5 minutes ahead of the server's.
  */
 import { and, eq } from 'drizzle-orm';

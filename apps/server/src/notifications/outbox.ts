@@ -151,7 +151,7 @@ export function candidateOf(event: LiveEvent, at: Date): Candidate | undefined {
     if (!battery) return undefined;
     return {
       kind: 'battery_low',
-      // The executor publishes battery_low once per crossing below the threshold; each crossing is its own push.
+      // The job runner publishes battery_low once per crossing below the threshold; each crossing is its own push.
       dedupeKey: `battery_low:${event.id}`,
       robotId: battery.robot_id,
       jobId: null,

@@ -40,7 +40,7 @@ const pushesTo = (subscription: TestSubscription): ReceivedPush[] =>
   pushService.received.filter((push) => push.subscriptionId === subscription.id);
 const kindsTo = (subscription: TestSubscription) => pushesTo(subscription).map((push) => push.message.kind);
 
-/** What the executor publishes when a robot's battery falls below 20 % (execution/executor.ts). */
+/** What the job runner publishes when a robot's battery falls below 20 % (robot-link/job-runner.ts). */
 const publishBatteryLow = (w: ExecutionWorld, battery = 17) =>
   server.context.bus.publish({
     orgId: w.orgId,
@@ -279,7 +279,7 @@ describe('escalation', () => {
       const adminPhone = await subscribe(w.admin);
       const operatorPhone = await subscribe(w.operator);
       const job = await createJobFor(escalating, w);
-      // The executor's own path when a robot reports a new prompt (execution/executor.ts syncPrompts).
+      // The job runner's own path when a robot reports a new prompt (robot-link/job-runner.ts syncPrompts).
       const ask = (promptId: string) =>
         escalating.context.db.transaction(async (tx) => {
           const row = await insertAction(tx, { orgId: w.orgId, jobId: job.job_id, robotId: w.robotId, roomId: w.roomIds[0] ?? null, promptId, buttonText: 'wait_to_enter' });

@@ -1,23 +1,23 @@
 /**
- * Job start, job commands and the executor's handling of robot state, through real HTTP. These tests need no
+ * Job start, job commands and the job runner's handling of robot state, through real HTTP. These tests need no
  * robot link: robots here are offline (so starts are refused), and a running job is driven by feeding the
- * executor the state messages a robot would publish. The robot-in-the-loop tests are in execution.test.ts.
+ * job runner the state messages a robot would publish. The robot-in-the-loop tests are in execution.test.ts.
  */
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Action, ActionChange, ApiError, DataFlag, Job, LogEntry, LogList } from '@uvd/contracts';
 import { commandReplies, jobRooms, jobs, trajectoryPoints } from '../db/schema.ts';
 import { COMMAND_REPLY_RETENTION_MS, pruneCommandReplies } from '../lib/idempotency.ts';
-import { createExecutor, type Executor } from './executor.ts';
+import { createJobRunner, type JobRunner } from './job-runner.ts';
 import { createJobFor, disinfectState, executionWorld, promptInfo, robotState, type ExecutionWorld } from '../testing/execution-fixtures.ts';
 import { startTestServer, type TestServer } from '../testing/harness.ts';
 import { openSse } from '../testing/live-fixtures.ts';
 
 let server: TestServer;
-let executor: Executor;
+let jobRunner: JobRunner;
 beforeAll(async () => {
   server = await startTestServer({ schedulerPollMs: 50 });
-  executor = createExecutor(server.context, (error) => {
+  jobRunner = createJobRunner(server.context, (error) => {
     throw error;
   });
 });
@@ -158,7 +158,7 @@ describe('a finished job', () => {
     const job = await createJobFor(server, w);
     await markRunning(job.job_id);
     const id = job.job_id;
-    await executor.handleState(
+    await jobRunner.handleState(
       w.robot,
       robotState(w, { orderId: id, actionStates: [0, 1, 2].map((orderNo) => disinfectState(id, orderNo, 'FINISHED')) }),
     );
@@ -232,11 +232,11 @@ describe('robot state → job progress', () => {
     const at = (x: number, y: number) => ({ x, y, theta: 0, mapId: w.floorId, positionInitialized: true });
     const stream = await openSse(server.url, '/api/jobs/v2/jobs/stream', { token: w.operator.token, query: { job_list: id } });
 
-    await executor.handleState(w.robot, robotState(w, { orderId: id, agvPosition: at(0, -2), actionStates: [disinfectState(id, 0, 'RUNNING')] }));
+    await jobRunner.handleState(w.robot, robotState(w, { orderId: id, agvPosition: at(0, -2), actionStates: [disinfectState(id, 0, 'RUNNING')] }));
     expect(await roomStates(id)).toEqual(['active', 'pending', 'pending']);
-    await executor.handleState(w.robot, robotState(w, { orderId: id, paused: true, agvPosition: at(0.1, -2), actionStates: [disinfectState(id, 0, 'PAUSED')] }));
+    await jobRunner.handleState(w.robot, robotState(w, { orderId: id, paused: true, agvPosition: at(0.1, -2), actionStates: [disinfectState(id, 0, 'PAUSED')] }));
     expect((await jobOf(w, id)).active_state).toBe('paused');
-    await executor.handleState(
+    await jobRunner.handleState(
       w.robot,
       robotState(w, {
         orderId: id,
@@ -248,10 +248,10 @@ describe('robot state → job progress', () => {
     const running = await jobOf(w, id);
     expect(running).toMatchObject({ status: 'Running', active_state: 'disinfecting', performed: false });
     // The same state again (a duplicate or a second server process) changes nothing.
-    await executor.handleState(w.robot, robotState(w, { orderId: id, agvPosition: at(2, 2), actionStates: [disinfectState(id, 0, 'FINISHED')] }));
+    await jobRunner.handleState(w.robot, robotState(w, { orderId: id, agvPosition: at(2, 2), actionStates: [disinfectState(id, 0, 'FINISHED')] }));
     expect((await server.context.db.select().from(trajectoryPoints).where(eq(trajectoryPoints.jobId, id))).length).toBe(2);
 
-    await executor.handleState(
+    await jobRunner.handleState(
       w.robot,
       robotState(w, {
         orderId: id,
@@ -284,7 +284,7 @@ describe('robot state → job progress', () => {
   it('ignores states of another order or of a job that is not running', async () => {
     const w = await executionWorld(server);
     const job = await createJobFor(server, w);
-    await executor.handleState(w.robot, robotState(w, { orderId: job.job_id, actionStates: [disinfectState(job.job_id, 0, 'FINISHED')] }));
+    await jobRunner.handleState(w.robot, robotState(w, { orderId: job.job_id, actionStates: [disinfectState(job.job_id, 0, 'FINISHED')] }));
     expect(await roomStates(job.job_id)).toEqual(['pending', 'pending', 'pending']);
   });
 });
@@ -301,8 +301,8 @@ describe('operator prompts', () => {
 
     const stream = await openSse(server.url, '/api/action/action/stream', { token: w.operator.token, query: { job_list: id } });
     const asking = robotState(w, { orderId: id, information: [promptInfo('prompt-1', 'wait_to_enter', room)] });
-    await executor.handleState(w.robot, asking);
-    await executor.handleState(w.robot, robotState(w, { orderId: id, information: [promptInfo('prompt-1', 'wait_to_enter', room)] }));
+    await jobRunner.handleState(w.robot, asking);
+    await jobRunner.handleState(w.robot, robotState(w, { orderId: id, information: [promptInfo('prompt-1', 'wait_to_enter', room)] }));
     const open = await server.request('GET', '/api/action/action', { token: w.operator.token, query: { job_id: id } });
     expect(open.status).toBe(200);
     const action = Action.parse(open.body);
@@ -318,7 +318,7 @@ describe('operator prompts', () => {
     expect(decision.status).toBe(409);
     expect(ApiError.parse(decision.body).error).toBe('robot_offline');
 
-    await executor.handleState(w.robot, robotState(w, { orderId: id }));
+    await jobRunner.handleState(w.robot, robotState(w, { orderId: id }));
     const resolved = await stream.waitFor(
       (frame) => frame.event === 'action_change' && ActionChange.parse(JSON.parse(frame.data)).resolved,
     );
@@ -358,7 +358,7 @@ describe('low battery', () => {
       [30, true],
       [18, false],
     ] as const) {
-      await executor.handleState(w.robot, robotState(w, { batteryState: { batteryCharge: battery, charging } }));
+      await jobRunner.handleState(w.robot, robotState(w, { batteryState: { batteryCharge: battery, charging } }));
     }
     const published = await lowEvents();
     expect(published.map((event) => event.payload)).toEqual([
@@ -380,7 +380,7 @@ describe('GET /action/action/stream', () => {
     const strangerStream = await openSse(server.url, '/api/action/action/stream', { token: stranger.token });
     const otherStream = await openSse(server.url, '/api/action/action/stream', { token: other.admin.token });
     const operatorStream = await openSse(server.url, '/api/action/action/stream', { token: w.operator.token });
-    await executor.handleState(w.robot, robotState(w, { orderId: job.job_id, information: [promptInfo('p-9', 'wait', w.roomIds[0] ?? '')] }));
+    await jobRunner.handleState(w.robot, robotState(w, { orderId: job.job_id, information: [promptInfo('p-9', 'wait', w.roomIds[0] ?? '')] }));
     const seen = ActionChange.parse(JSON.parse((await operatorStream.waitFor((frame) => frame.event === 'action_change')).data));
     expect(seen).toMatchObject({ job_id: job.job_id, robot_id: w.robotId, button: { text: 'wait' } });
     await new Promise((resolve) => setTimeout(resolve, 300));
@@ -395,11 +395,11 @@ describe('a robot that lost its order', () => {
     const w = await executionWorld(server);
     const job = await createJobFor(server, w);
     await markRunning(job.job_id);
-    await executor.handleState(w.robot, robotState(w, { orderId: job.job_id, actionStates: [disinfectState(job.job_id, 0, 'FINISHED')] }));
-    expect(await executor.sweepLostOrders()).toEqual([]);
+    await jobRunner.handleState(w.robot, robotState(w, { orderId: job.job_id, actionStates: [disinfectState(job.job_id, 0, 'FINISHED')] }));
+    expect(await jobRunner.sweepLostOrders()).toEqual([]);
     // Restarted, the robot reports an empty order.
-    await executor.handleState(w.robot, robotState(w, { orderId: '' }));
-    expect(await executor.sweepLostOrders()).toEqual([job.job_id]);
+    await jobRunner.handleState(w.robot, robotState(w, { orderId: '' }));
+    expect(await jobRunner.sweepLostOrders()).toEqual([job.job_id]);
     const log = LogEntry.parse((await server.request('GET', `/api/log/${job.job_id}`, { token: w.admin.token })).body);
     expect(log.completion_status).toBe('failed');
     expect(log.attributes.rooms.map((room) => room.state)).toEqual(['done', 'not_reached', 'not_reached']);
@@ -409,8 +409,8 @@ describe('a robot that lost its order', () => {
     const w = await executionWorld(server);
     const job = await createJobFor(server, w);
     await server.context.db.update(jobs).set({ status: 'Running', startedAt: new Date() }).where(eq(jobs.id, job.job_id));
-    await executor.handleState(w.robot, robotState(w, { orderId: '' }));
-    expect(await executor.sweepLostOrders()).toEqual([]);
+    await jobRunner.handleState(w.robot, robotState(w, { orderId: '' }));
+    expect(await jobRunner.sweepLostOrders()).toEqual([]);
     expect((await jobOf(w, job.job_id)).status).toBe('Running');
   });
 });

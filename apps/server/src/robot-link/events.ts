@@ -1,7 +1,7 @@
 /**
  * The one reader of VDA 5050 state: what an accepted state message says, as typed events of this server. The
  * gateway reads each accepted state once (`readState`) and uses the robot fields for the robots row and the
- * robot_update events; job execution (executor.ts) consumes the rest (room results, the order's pause and
+ * robot_update events; job execution (job-runner.ts) consumes the rest (room results, the order's pause and
  * cancel, the position, operator prompts, the battery) and never looks at the raw message.
  */
 import {
@@ -132,7 +132,7 @@ export interface DeliveryReport {
 }
 
 /**
- * The robot's errors that are faults of a job it runs (FATAL or WARNING), by errorType, sorted: what the executor
+ * The robot's errors that are faults of a job it runs (FATAL or WARNING), by errorType, sorted: what the job runner
  * records as the job's `fault` events when one appears.
  */
 export function faultsOf(errors: readonly RobotError[]): string[] {

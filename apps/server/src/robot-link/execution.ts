@@ -1,12 +1,12 @@
 /**
- * Job execution: the scheduler that starts due jobs, and the executor that turns robot state into job
+ * Job execution: the scheduler that starts due jobs, and the job runner that turns robot state into job
  * progress, operator prompts and, at the end, a log.
  */
 import type { AppContext } from '../context.ts';
 import { COMMAND_REPLY_RETENTION_MS, pruneCommandReplies } from '../lib/idempotency.ts';
 import { startDispatcher, type DeliveryDispatcher } from './deliveries/dispatcher.ts';
 import { createDeliveryProgress, type DeliveryProgress } from './deliveries/progress.ts';
-import { createExecutor, type Executor } from './executor.ts';
+import { createJobRunner, type JobRunner } from './job-runner.ts';
 import { publishJobChange } from './lifecycle.ts';
 import * as repository from './repository.ts';
 import { startScheduler, type Scheduler } from './scheduler.ts';
@@ -15,7 +15,7 @@ const SWEEP_MS = 5000;
 const PRUNE_MS = 10 * 60_000;
 
 export interface Execution {
-  executor: Executor;
+  jobRunner: JobRunner;
   scheduler: Scheduler;
   /** Deliveries: the dispatcher, and the robots' states moving their deliveries (robot-link/deliveries/). */
   deliveries: { dispatcher: DeliveryDispatcher; progress: DeliveryProgress };
@@ -28,10 +28,10 @@ export async function startExecution(context: AppContext): Promise<Execution> {
   const onError = (error: unknown, message: string) => {
     if (!silent) console.error(`[execution] ${message}:`, error);
   };
-  const executor = createExecutor(context, onError);
-  // The executor queues each event on its own chain per robot; the gateway does not wait for job writes.
+  const jobRunner = createJobRunner(context, onError);
+  // The job runner queues each event on its own chain per robot; the gateway does not wait for job writes.
   const unsubscribe = context.fleet.onStateEvent((event) => {
-    void executor.handleEvent(event);
+    void jobRunner.handleEvent(event);
   });
   // A Running job's robot that comes or goes changes what its job shows (connection_lost_since): job_change.
   const unsubscribeConnection = context.fleet.onConnection(async (robot) => {
@@ -54,10 +54,10 @@ export async function startExecution(context: AppContext): Promise<Execution> {
   }, Math.min(SWEEP_MS, Math.max(100, Math.floor(context.config.deliveryHandbackMs / 4))));
   handBacks.unref();
   const scheduler = startScheduler(context, context.config.schedulerPollMs, onError, (jobId) => {
-    executor.forget(jobId);
+    jobRunner.forget(jobId);
   });
   const sweeper = setInterval(() => {
-    executor.sweepLostOrders().catch((error: unknown) => {
+    jobRunner.sweepLostOrders().catch((error: unknown) => {
       onError(error, 'the lost-order sweep failed');
     });
   }, SWEEP_MS);
@@ -69,7 +69,7 @@ export async function startExecution(context: AppContext): Promise<Execution> {
   }, PRUNE_MS);
   pruner.unref();
   return {
-    executor,
+    jobRunner,
     scheduler,
     deliveries: { dispatcher, progress },
     async close() {
@@ -83,7 +83,7 @@ export async function startExecution(context: AppContext): Promise<Execution> {
       unsubscribe();
       unsubscribeConnection();
       await scheduler.close();
-      await executor.idle();
+      await jobRunner.idle();
     },
   };
 }

@@ -61,8 +61,8 @@ export interface FleetLogger {
 
 /**
  * Listeners are called in arrival order, after the robot_update events went out (the row write runs behind,
- * see gateway.ts `commit`), and are not awaited: the gateway goes on with the robot's next message at once. A listener that does slow work (a database write) keeps its own
- * queue (as the executor does); a rejected promise is logged.
+ * see gateway/row-writer.ts `commit`), and are not awaited: the gateway goes on with the robot's next message at once. A listener that does slow work (a database write) keeps its own
+ * queue (as the job runner does); a rejected promise is logged.
  */
 export type StateListener = (robot: FleetRobot, state: StateMessage) => void | Promise<void>;
 export type StateEventListener = (event: StateEvent) => void | Promise<void>;

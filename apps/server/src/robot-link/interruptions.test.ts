@@ -1,7 +1,7 @@
 /**
  * Interruptions of a running job and its lamp-on intervals (interruptions.ts; README.md "Interruptions"): on a
  * simulated robot over real MQTT (embedded broker, a link proxy to cut its link), every state it publishes kept to
- * compare with what the server recorded; and states fed straight to executors, for states seen twice, late, by two
+ * compare with what the server recorded; and states fed straight to job runners, for states seen twice, late, by two
  * server processes and after a restart.
  */
 import { and, eq } from 'drizzle-orm';
@@ -22,7 +22,7 @@ import {
 } from '../testing/execution-fixtures.ts';
 import { startTestServer, type TestServer } from '../testing/harness.ts';
 import { startLinkProxy, type LinkProxy } from '../testing/link-proxy.ts';
-import { createExecutor } from './executor.ts';
+import { createJobRunner } from './job-runner.ts';
 import { LAMP_REPORT_GAP_MS } from './interruptions.ts';
 import { disinfectActionId } from './order.ts';
 
@@ -293,8 +293,8 @@ describe('interruptions from states seen twice, late, by two processes and after
       throw error;
     };
     // Two server processes handling the robot's states (a shared subscription), and later a restarted one.
-    const first = createExecutor(server.context, fail);
-    const second = createExecutor(server.context, fail);
+    const first = createJobRunner(server.context, fail);
+    const second = createJobRunner(server.context, fail);
     const t0 = Date.parse('2026-03-01T10:00:00.000Z');
     const at = (seconds: number) => new Date(t0 + seconds * 1000).toISOString();
     const lit = (seconds: number, extra: Partial<StateMessage> = {}) =>
@@ -317,7 +317,7 @@ describe('interruptions from states seen twice, late, by two processes and after
     expect(await recordedLampIntervals(server, jobId)).toEqual([{ order: 0, from: at(0), to: at(1) }]);
 
     // A restarted process knows nothing but the tables: the robot resumes, clears its fault, and goes on.
-    const restarted = createExecutor(server.context, fail);
+    const restarted = createJobRunner(server.context, fail);
     await restarted.handleState(w.robot, lit(3));
     await restarted.handleState(w.robot, lit(3.2));
     await first.handleState(w.robot, lit(3.4));
@@ -353,7 +353,7 @@ describe('interruptions from states seen twice, late, by two processes and after
       .update(jobs)
       .set({ status: 'Running', activeState: 'disinfecting', startedAt: new Date(Date.now() - 60_000) })
       .where(eq(jobs.id, jobId));
-    const executor = createExecutor(server.context, (error) => {
+    const jobRunner = createJobRunner(server.context, (error) => {
       throw error;
     });
     const t0 = Date.parse('2026-03-01T11:00:00.000Z');
@@ -365,13 +365,13 @@ describe('interruptions from states seen twice, late, by two processes and after
         actionStates: statuses.map((status, orderNo) => disinfectState(jobId, orderNo, status)),
         ...extra,
       });
-    await executor.handleState(w.robot, state(0, ['RUNNING', 'WAITING']));
-    await executor.handleState(w.robot, state(1, ['RUNNING', 'WAITING']));
+    await jobRunner.handleState(w.robot, state(0, ['RUNNING', 'WAITING']));
+    await jobRunner.handleState(w.robot, state(1, ['RUNNING', 'WAITING']));
     // Silent for 20 s (a lost link), then paused by its dead man's switch.
-    await executor.handleState(w.robot, state(21, ['PAUSED', 'WAITING'], { paused: true }));
-    await executor.handleState(w.robot, state(22, ['RUNNING', 'WAITING']));
+    await jobRunner.handleState(w.robot, state(21, ['PAUSED', 'WAITING'], { paused: true }));
+    await jobRunner.handleState(w.robot, state(22, ['RUNNING', 'WAITING']));
     // Cancelled with room 0's lamp on (the job's stop): the job ends at the cancel, closing the interval there.
-    await executor.handleState(
+    await jobRunner.handleState(
       w.robot,
       state(25, ['FAILED', 'FAILED'], {
         actionStates: [

@@ -10,7 +10,9 @@ import type { JobEventKind } from '@uvd/contracts';
 import type { Tx } from '../db/client.ts';
 import { faultsOf, type OrderReport } from './events.ts';
 import * as repository from './repository.ts';
-import type { ActionRow, JobRoomState, JobRow } from './repository.ts';
+import type { ActionRow } from '../actions/repository.ts';
+import type { JobRow } from '../jobs/repository.ts';
+import type { JobRoomState } from './repository.ts';
 import type { RobotError } from './robot-fields.ts';
 
 /** LoggedJobEvent.cause of a person's pause, resume or stop, and of what the robot did on its own. */
@@ -115,7 +117,7 @@ export async function recordPromptAnswered(
   });
 }
 
-/** What one state of the robot says, as the executor hands it over with the job locked. */
+/** What one state of the robot says, as the job runner hands it over with the job locked. */
 export interface ReportedState {
   order: OrderReport;
   /** The robot's time of the state (of the first of the states it stands for, when coalesced), ms. */
@@ -138,7 +140,7 @@ export interface JobAfterState {
   /** How long a person's pause or resume may take to reach the robot (the outbox gives it up after that). */
   commandGiveUpMs: number;
   /**
-   * What the state may change beside the tables as the executor last loaded them: only those are read and
+   * What the state may change beside the tables as the job runner last loaded them: only those are read and
    * reconciled (each is a few queries inside the job's lock, which readiness changes and stops wait for).
    */
   check: { lamps: boolean; faults: boolean; pause: boolean };

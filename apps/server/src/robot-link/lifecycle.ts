@@ -15,9 +15,11 @@ import { checkCanRunJob, checkControllable, instantActionsOf, type InstantComman
 import { recordOperatorCommand, recordStart } from './interruptions.ts';
 import { buildOrder } from './order.ts';
 import { recordCommand } from './outbox.ts';
-import type { CompletionStatus } from './progress.ts';
+import type { CompletionStatus } from './job-reducer.ts';
 import * as repository from './repository.ts';
-import type { ActionRow, ExecutionRobot, JobRow } from './repository.ts';
+import type { ActionRow } from '../actions/repository.ts';
+import type { JobRow } from '../jobs/repository.ts';
+import type { ExecutionRobot } from './repository.ts';
 
 type Context = Pick<AppContext, 'bus' | 'fleet'>;
 type BusContext = Pick<AppContext, 'bus'>;
@@ -244,7 +246,7 @@ export async function recordDecision(ctx: Context, tx: Tx, action: ActionRow, co
 /**
  * Ends a job: Completed, performed, its end and completion status, the log, and the events. Its rooms hold
  * their final states already; `job` must be locked. `endedAt`: when it ended, by the robot's clock where the robot
- * reported it (executor.ts), else now; `reason`: why it did not run as planned, kept in its log.
+ * reported it (job-runner.ts), else now; `reason`: why it did not run as planned, kept in its log.
  */
 export async function finishJob(
   ctx: Context,

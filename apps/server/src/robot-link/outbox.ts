@@ -47,6 +47,7 @@ import { publishDeliveryChange } from '../deliveries/lifecycle.ts';
 import type { CommandMetrics } from '../metrics/metrics.ts';
 import type { FleetLogger } from './fleet.ts';
 import { publishJobChange } from './lifecycle.ts';
+import { PerRobotQueue } from './per-robot-queue.ts';
 
 /**
  * Dispatchers LISTEN here: a NOTIFY at commit (payload: the recording process and the robot) wakes the other
@@ -444,7 +445,12 @@ export async function startCommandOutbox(ctx: OutboxContext, logger: FleetLogger
     return true;
   };
   // The gateway does not wait for listeners: each robot's states are applied one after the other here.
-  const queues = new Map<string, Promise<void>>();
+  const queues = new PerRobotQueue<StateMessage>({
+    handle: (state, robotId) => acknowledge(robotId, state),
+    onError: (error, _state, robotId) => {
+      logger.error({ err: error, robot: robotId }, 'robot command acknowledgement failed');
+    },
+  });
   const acknowledge = async (robotId: string, state: StateMessage) => {
     if (dispatcher.closed) return;
     try {
@@ -471,11 +477,7 @@ export async function startCommandOutbox(ctx: OutboxContext, logger: FleetLogger
     }
     const changed = changedTaken(robot.robotId, state);
     if (dispatcher.closed || !(changed || robotsWithOpen.has(robot.robotId))) return;
-    const queued = (queues.get(robot.robotId) ?? Promise.resolve()).then(() => acknowledge(robot.robotId, state));
-    queues.set(robot.robotId, queued);
-    void queued.finally(() => {
-      if (queues.get(robot.robotId) === queued) queues.delete(robot.robotId);
-    });
+    void queues.push(robot.robotId, state);
   });
   const timer = setInterval(() => {
     pending.poll = true;
@@ -500,7 +502,7 @@ export async function startCommandOutbox(ctx: OutboxContext, logger: FleetLogger
       unsubscribe();
       await dispatcher.close();
       await unlisten();
-      await Promise.all(queues.values());
+      await queues.settled();
     },
   };
 }

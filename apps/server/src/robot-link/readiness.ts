@@ -21,7 +21,7 @@ import type { Tx } from '../db/client.ts';
 import { jobs } from '../db/schema.ts';
 import { buildOrderUpdate, disinfectActionId } from './order.ts';
 import { recordCommand } from './outbox.ts';
-import { isFinal } from './progress.ts';
+import { isFinal } from './job-reducer.ts';
 import * as repository from './repository.ts';
 
 export interface ReadinessChange {

@@ -2,7 +2,9 @@
 import { and, asc, desc, eq, inArray, isNotNull, isNull, ne, notInArray, or, sql } from 'drizzle-orm';
 import { ActionButtonText, DecisionSource, JobEventKind, type LoggedJobEvent, type LoggedPrompt, type NotStartedReason } from '@uvd/contracts';
 import type { Executor } from '../db/client.ts';
+import type { ActionRow } from '../actions/repository.ts';
 import { doseOfEndedJob, withDoseStats } from '../dose/repository.ts';
+import type { JobRow } from '../jobs/repository.ts';
 import {
   actions,
   jobEvents,
@@ -19,10 +21,8 @@ import {
 } from '../db/schema.ts';
 import type { OrderBody, OrderRoom } from './order.ts';
 import { CommandBody } from './outbox.ts';
-import { loggedRoomState, type RoomState } from './progress.ts';
+import { loggedRoomState, type RoomState } from './job-reducer.ts';
 
-export type JobRow = typeof jobs.$inferSelect;
-export type ActionRow = typeof actions.$inferSelect;
 
 const ROOM_STATES: ReadonlySet<string> = new Set(['pending', 'active', 'done', 'not_ready', 'not_reached', 'aborted']);
 const isRoomState = (value: string): value is RoomState => ROOM_STATES.has(value);
@@ -126,7 +126,7 @@ export interface JobRoomState {
   orderNo: number;
   roomId: string;
   state: RoomState;
-  /** J/m² by the robot's last report written (executor.ts), null before any. */
+  /** J/m² by the robot's last report written (job-runner.ts), null before any. */
   doseReceived: number | null;
 }
 
@@ -311,7 +311,7 @@ export async function reportedPause(executor: Executor, jobId: string): Promise<
 }
 
 /**
- * In one query, what the executor compares each state with: whether the robot's last pause report the job's events
+ * In one query, what the job runner compares each state with: whether the robot's last pause report the job's events
  * hold says paused (`reportedPause`), and the open faults' error types, sorted and joined by newlines.
  */
 export async function pauseAndFaults(executor: Executor, jobId: string): Promise<{ robotPaused: boolean; faults: string }> {

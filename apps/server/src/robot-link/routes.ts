@@ -49,7 +49,7 @@ export const robotLinkRoutes: FastifyPluginAsync<AppContext> = async (app, ctx) 
   registerRoute(app, postRobotCommand, async ({ params, query, principal, request }) =>
     runCommand(request, principal.orgId, `robot ${query.command} ${params.robot_id}`, async (tx) => {
       // The robot's Running job is locked before the robot, in the order every job command takes them
-      // (lifecycle.ts), so recording its event (a row referencing the job) never waits in a cycle with the executor.
+      // (lifecycle.ts), so recording its event (a row referencing the job) never waits in a cycle with the job runner.
       const eventKind = JOB_EVENT_OF[query.command];
       const [running] = eventKind ? await repository.runningJobs(tx, [params.robot_id]) : [];
       const job = running ? await repository.lockJob(tx, principal.orgId, running.id) : undefined;

@@ -14,7 +14,7 @@ import type { AppContext } from '../context.ts';
 import type { Executor } from '../db/client.ts';
 import { jobs, organizations } from '../db/schema.ts';
 import { HttpError } from '../lib/http-error.ts';
-import type { ErrorReporter } from './executor.ts';
+import type { ErrorReporter } from './job-runner.ts';
 import { holdJob, missJob, startJob } from './lifecycle.ts';
 
 /** Due jobs taken per poll; more wait for the next one. */

@@ -1,5 +1,5 @@
 /**
- * Job execution must not hold up a robot's telemetry: the gateway hands each state to the executor's own queue
+ * Job execution must not hold up a robot's telemetry: the gateway hands each state to the job runner's own queue
  * and goes on, so pose and battery updates reach the console while a job write of the same robot waits.
  */
 import { and, eq } from 'drizzle-orm';
@@ -84,7 +84,7 @@ describe.skipIf(testEngine() !== 'postgres')('telemetry beside a blocked job wri
     const holder = new pg.Client({ connectionString: url });
     await holder.connect();
     try {
-      // Another transaction holds the job's row: the executor's write of the room result must wait for it.
+      // Another transaction holds the job's row: the job runner's write of the room result must wait for it.
       await holder.query('BEGIN');
       await holder.query('SELECT id FROM jobs WHERE id = $1 FOR UPDATE', [jobId]);
       await robot.publishState({ orderId: jobId, agvPosition: at(w.floorId, 0), actionStates: [disinfectState(jobId, 0, 'RUNNING')] });

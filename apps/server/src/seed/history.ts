@@ -82,7 +82,7 @@ export interface LogRow {
   dose: StoredLogDose | null;
 }
 
-/** When the robot's lamp was on in a room of a job (the executor's record; robot times). */
+/** When the robot's lamp was on in a room of a job (the job runner's record; robot times). */
 export interface LampIntervalRow {
   jobId: string;
   orderNo: number;

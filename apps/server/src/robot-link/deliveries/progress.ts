@@ -22,6 +22,7 @@ import { assertHandoffOpen, checkHandoffPin } from '../../deliveries/handoff.ts'
 import { isFinalStatus, lockDelivery, recordCustody, updateDelivery, type CustodyInput, type DeliveryRow } from '../../deliveries/lifecycle.ts';
 import { HttpError } from '../../lib/http-error.ts';
 import type { DeliveryReport, LoadActionReport, StateEvent } from '../events.ts';
+import { PerRobotQueue } from '../per-robot-queue.ts';
 import { cancelOnRobot, dropActionId, refuseHandoffOnRobot } from './commands.ts';
 import { CARRIED_STATUSES } from './dispatcher.ts';
 
@@ -187,7 +188,6 @@ async function pinAnswered(tx: Tx, deliveryId: string, pinAttemptId: string): Pr
 }
 
 export function createDeliveryProgress(ctx: Context, onError: (error: unknown, message: string) => void): DeliveryProgress {
-  const queues = new Map<string, { waiting: StateEvent[]; run: Promise<void> }>();
   const handled = new Map<string, string>();
 
   const apply = async (event: StateEvent): Promise<boolean> => {
@@ -234,39 +234,25 @@ export function createDeliveryProgress(ctx: Context, onError: (error: unknown, m
     });
   };
 
-  const drain = async (robotId: string): Promise<void> => {
-    const queue = queues.get(robotId);
-    if (!queue) return;
-    for (let event = queue.waiting.shift(); event; event = queue.waiting.shift()) {
+  const queues = new PerRobotQueue<StateEvent>({
+    handle: async (event, robotId) => {
       const key = reportKey(event);
-      if (handled.get(robotId) === key) continue;
-      try {
-        // A PIN's answer may have been recorded: the outbox sends it now.
-        if (await apply(event)) ctx.commands.wake();
-        handled.set(robotId, key);
-      } catch (error) {
-        onError(error, `the delivery of robot ${robotId} could not follow its state`);
-      }
-    }
-    queues.delete(robotId);
-  };
+      if (handled.get(robotId) === key) return;
+      // A PIN's answer may have been recorded: the outbox sends it now.
+      if (await apply(event)) ctx.commands.wake();
+      handled.set(robotId, key);
+    },
+    onError: (error, _event, robotId) => {
+      onError(error, `the delivery of robot ${robotId} could not follow its state`);
+    },
+    // A later state that says the same of the delivery stands for the waiting one.
+    coalesce: (last, event) => (reportKey(last) === reportKey(event) ? event : undefined),
+  });
 
   return {
     handleEvent(event) {
       if (!event.delivery.deliveryId) return Promise.resolve();
-      const robotId = event.robot.robotId;
-      const queue = queues.get(robotId);
-      if (queue) {
-        const last = queue.waiting.at(-1);
-        // A later state that says the same of the delivery stands for the waiting one.
-        if (last && reportKey(last) === reportKey(event)) queue.waiting[queue.waiting.length - 1] = event;
-        else queue.waiting.push(event);
-        return queue.run;
-      }
-      const created: { waiting: StateEvent[]; run: Promise<void> } = { waiting: [event], run: Promise.resolve() };
-      queues.set(robotId, created);
-      created.run = drain(robotId);
-      return created.run;
+      return queues.push(event.robot.robotId, event);
     },
 
     forget(robotId) {
@@ -314,8 +300,6 @@ export function createDeliveryProgress(ctx: Context, onError: (error: unknown, m
       return changed;
     },
 
-    async idle() {
-      while (queues.size > 0) await Promise.all([...queues.values()].map((queue) => queue.run));
-    },
+    idle: () => queues.idle(),
   };
 }

@@ -1,5 +1,5 @@
 /**
- * From what a robot reports of its order (events.ts) to job progress, without side effects: the executor loads a
+ * From what a robot reports of its order (events.ts) to job progress, without side effects: the job runner loads a
  * job's snapshot, asks this module what a state changes, and writes only that.
  */
 import type { JobActiveState, JobCompletionStatus } from '@uvd/contracts';

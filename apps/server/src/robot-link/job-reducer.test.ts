@@ -3,7 +3,7 @@ import { OrderMessage, StateMessage, type ActionState } from '@uvd/contracts';
 import { baseState } from '../testing/fleet-fixtures.ts';
 import { buildOrder, disinfectActionId } from './order.ts';
 import { orderOf, promptsOf, readState, statusOf, supersedes } from './events.ts';
-import { completionStatus, reduceProgress, worthRecording, type JobSnapshot } from './progress.ts';
+import { completionStatus, reduceProgress, worthRecording, type JobSnapshot } from './job-reducer.ts';
 
 const jobId = '00000000-0000-4000-8000-000000000001';
 const floorId = '00000000-0000-4000-8000-0000000000f1';

@@ -1,5 +1,6 @@
 /**
- * Turns the gateway's state events (events.ts) into job progress: room results, paused or disinfecting, the
+ * The job runner (not to be confused with db/client.ts `Executor`, a database or transaction): turns the
+ * gateway's state events (events.ts) into job progress: room results, paused or disinfecting, the
  * thinned trajectory, the end of the job with its log, operator prompts, and low-battery events. It runs on its
  * own queue per robot, outside the gateway's: the gateway hands an event over and goes on with the robot's
  * telemetry, so a slow job transaction never holds up pose or battery updates. Events of one robot are handled
@@ -17,7 +18,8 @@ import { faultsOf, readState, supersedes, type OrderReport, type RoomDose, type 
 import type { FleetRobot } from './fleet.ts';
 import { recordPromptAsked, recordStateInterruptions } from './interruptions.ts';
 import { finishJob, publishActionChange, publishJobChange } from './lifecycle.ts';
-import { isFinal, reduceProgress, worthRecording, type ActiveState, type Position } from './progress.ts';
+import { PerRobotQueue } from './per-robot-queue.ts';
+import { isFinal, reduceProgress, worthRecording, type ActiveState, type Position } from './job-reducer.ts';
 import * as repository from './repository.ts';
 import type { JobRoomState } from './repository.ts';
 
@@ -54,7 +56,7 @@ const CACHE_MS = 10_000;
  */
 const DOSE_WRITE_MS = 2_000;
 
-export interface Executor {
+export interface JobRunner {
   /**
    * Queues one state event of its robot (what the gateway's event listener calls; it returns at once). The
    * promise settles when the robot's queue has handled it or a later event that superseded it.
@@ -88,7 +90,7 @@ function jobEnd(order: OrderReport, robotTime: number): number {
   return ends.length > 0 ? Math.max(...ends) : robotTime;
 }
 
-export function createExecutor(ctx: Pick<AppContext, 'db' | 'bus' | 'fleet' | 'config'>, onError: ErrorReporter): Executor {
+export function createJobRunner(ctx: Pick<AppContext, 'db' | 'bus' | 'fleet' | 'config'>, onError: ErrorReporter): JobRunner {
   const jobCache = new Map<string, JobCache>();
   const openPrompts = new Map<string, Set<string>>();
   /**
@@ -97,8 +99,6 @@ export function createExecutor(ctx: Pick<AppContext, 'db' | 'bus' | 'fleet' | 'c
    */
   const lastLit = new Map<string, Map<number, number>>();
   const batteries = new Map<string, number>();
-  /** Per robot: the events waiting, and the run that handles them (undefined when the queue is idle). */
-  const queues = new Map<string, { waiting: StateEvent[]; run: Promise<void> }>();
   /**
    * The order each robot reported last: since when (arrival, for the lost-order rule), the robot's time of its last
    * report of it, and the same of the order it reported before (a job whose robot moved on ends at its last report).
@@ -343,39 +343,18 @@ export function createExecutor(ctx: Pick<AppContext, 'db' | 'bus' | 'fleet' | 'c
     await syncPrompts(robot, jobId, event);
   };
 
-  /** Handles the robot's waiting events one after another until none is left, then forgets the queue. */
-  const drain = async (robotId: string, queue: { waiting: StateEvent[] }): Promise<void> => {
-    for (;;) {
-      const event = queue.waiting.shift();
-      // Taken out in the same step as the last event, so an event that comes later starts a new run.
-      if (!event) {
-        queues.delete(robotId);
-        return;
-      }
-      try {
-        await handle(event);
-      } catch (error) {
-        onError(error, `state ${event.headerId} of robot ${event.robot.robotId} could not be applied`);
-      }
-    }
-  };
+  /** Per robot: the events waiting, handled one after another. */
+  const queues = new PerRobotQueue<StateEvent>({
+    handle,
+    onError: (error, event) => {
+      onError(error, `state ${event.headerId} of robot ${event.robot.robotId} could not be applied`);
+    },
+    // The replacement keeps when the replaced state was sent: a transition it shows began then (interruptions.ts).
+    coalesce: (last, event) => (supersedes(event, last, LOW_BATTERY_PERCENT) ? { ...event, since: last.since ?? last.robotTime } : undefined),
+  });
 
-  const handleEvent = (event: StateEvent): Promise<void> => {
-    const robotId = event.robot.robotId;
-    const queue = queues.get(robotId);
-    if (queue) {
-      const last = queue.waiting.at(-1);
-      // The replacement keeps when the replaced state was sent: a transition it shows began then (interruptions.ts).
-      if (last && supersedes(event, last, LOW_BATTERY_PERCENT)) queue.waiting[queue.waiting.length - 1] = { ...event, since: last.since ?? last.robotTime };
-      else queue.waiting.push(event);
-      return queue.run;
-    }
-    const created = { waiting: [event], run: Promise.resolve() };
-    // The run starts on a later tick: the caller (the gateway) goes on at once.
-    created.run = Promise.resolve().then(() => drain(robotId, created));
-    queues.set(robotId, created);
-    return created.run;
-  };
+  // The run starts on a later tick: the caller (the gateway) goes on at once.
+  const handleEvent = (event: StateEvent): Promise<void> => queues.push(event.robot.robotId, event);
 
   return {
     handleEvent,
@@ -416,7 +395,7 @@ export function createExecutor(ctx: Pick<AppContext, 'db' | 'bus' | 'fleet' | 'c
       jobCache.delete(jobId);
     },
     async idle() {
-      while (queues.size > 0) await Promise.all([...queues.values()].map((queue) => queue.run));
+      await queues.idle();
     },
   };
 }
