@@ -58,6 +58,21 @@ export const LAST_SEEN_WRITE_MS = 10_000;
 /** A round trip that moved less than this is not worth a write (the stream carries it). */
 const SIGNAL_WRITE_DELTA_MS = 50;
 
+/**
+ * Whether the row's state changed (status, mode, connection, floor, charging, errors), as against what only
+ * telemetry moves (pose, battery, signal, last seen): the former is written at once (robot-rows.ts `writeNow`).
+ */
+export function rowStateChanged(written: RobotFields, now: RobotFields): boolean {
+  return (
+    written.chargingStatus !== now.chargingStatus ||
+    written.mode !== now.mode ||
+    written.status !== now.status ||
+    written.floorId !== now.floorId ||
+    written.connectionState !== now.connectionState ||
+    !sameErrors(written.errors, now.errors)
+  );
+}
+
 export function needsWrite(written: RobotFields, now: RobotFields, since: { poseMs: number; seenMs: number }): boolean {
   return (
     (written.battery === null) !== (now.battery === null) ||

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RobotMode } from '@uvd/contracts';
 import { organizations, robots } from '../db/schema.ts';
 import { createTestDatabase, type TestDatabase } from '../testing/test-database.ts';
-import { createRobotRowWriter, type RobotRowValues } from './robot-rows.ts';
+import { createRobotRowWriter, ROW_BATCH_MS, type RobotRowValues } from './robot-rows.ts';
 
 describe('robot rows written by the gateway', () => {
   let scratch: TestDatabase;
@@ -84,5 +84,18 @@ describe('robot rows written by the gateway', () => {
     const rows = await rowsOf();
     expect(rows.get(ids[0])?.battery).toBe(31);
     expect(rows.get(ids[1])?.battery).toBe(80);
+  });
+
+  it('writes a change of state at once, ahead of the batch that held the robot, and what is queued after it finds it', async () => {
+    const writer = createRobotRowWriter(scratch.database);
+    const batched = writer.write(ids[0], values({ battery: 41, status: 'driving' }));
+    // What the same state sets off next (the job runner) queues its own reads and writes after this call.
+    const now = writer.writeNow(ids[0], values({ battery: 42, status: 'disinfecting' }));
+    const [row] = await scratch.database.db.select().from(robots).where(inArray(robots.id, [ids[0]]));
+    expect(row).toMatchObject({ status: 'disinfecting', battery: 42 });
+    await Promise.all([now, batched]);
+    // The batch no longer holds the robot: nothing writes the older fields over the newer ones.
+    await new Promise((resolve) => setTimeout(resolve, ROW_BATCH_MS * 2));
+    expect((await rowsOf()).get(ids[0])).toMatchObject({ status: 'disinfecting', battery: 42 });
   });
 });

@@ -5,7 +5,8 @@
  * updates took a quarter of a core from the telemetry they serve, and batches of one event-loop turn (a few rows
  * each) still 10-40 % under the telemetry bench. The rows are what a page loaded now shows and what the job lists
  * read of a robot's connection; the stream carries every change at once, so 50 ms more on the row changes nothing
- * a person sees. PGlite is one connection running one statement at a time, so a batch holds no lock a
+ * a person sees. A change of a robot's status, mode, connection, floor, charging or errors is written at once
+(`writeNow`): the job runner, the dispatcher and the command checks react to the same state and read the row. PGlite is one connection running one statement at a time, so a batch holds no lock a
  * single-row update would not have waited for. On PostgreSQL each row is its own statement, as before: there a
  * statement costs the server little, and a row locked by a job's transaction must not hold every robot's write.
  */
@@ -25,7 +26,13 @@ export interface RobotRowValues extends Omit<RobotFields, 'battery'> {
 
 export interface RobotRowWriter {
   /** Resolves once the row is written; rejects if it could not be. */
-  write(robotId: string, values: RobotRowValues): Promise<void>;
+  write: (robotId: string, values: RobotRowValues) => Promise<void>;
+  /**
+   * Writes the row at once, taking the robot out of a batch still waiting (whose writes then resolve with this
+   * one): for a change that what the robot's state sets off next must find in the row (its status, mode,
+   * connection), as the job runner's writes of the same state are queued behind it on PGlite's one connection.
+   */
+  writeNow: (robotId: string, values: RobotRowValues) => Promise<void>;
 }
 
 /** Rows per statement: 12 parameters each, well under PostgreSQL's 65 535. */
@@ -83,11 +90,10 @@ interface Waiting {
 
 export function createRobotRowWriter(database: Database): RobotRowWriter {
   if (database.kind === 'postgres') {
-    return {
-      write: async (robotId, values) => {
-        await updateOne(database, robotId, values);
-      },
+    const write = async (robotId: string, values: RobotRowValues) => {
+      await updateOne(database, robotId, values);
     };
+    return { write, writeNow: write };
   }
 
   let waiting = new Map<string, Waiting>();
@@ -120,6 +126,21 @@ export function createRobotRowWriter(database: Database): RobotRowWriter {
   };
 
   return {
+    writeNow: (robotId, values) => {
+      const entry = waiting.get(robotId);
+      waiting.delete(robotId);
+      // Queued on PGlite's one connection now, before whatever this turn queues after it.
+      const written = updateOne(database, robotId, values).then(() => undefined);
+      written.then(
+        () => {
+          for (const { resolve } of entry?.settle ?? []) resolve();
+        },
+        (error: unknown) => {
+          for (const { reject } of entry?.settle ?? []) reject(error);
+        },
+      );
+      return written;
+    },
     write: (robotId, values) =>
       new Promise<void>((resolve, reject) => {
         const entry = waiting.get(robotId);

@@ -7,7 +7,7 @@ import type { RobotUpdate } from '@uvd/contracts';
 import type { Database } from '../../db/client.ts';
 import type { EventBus } from '../../live/bus.ts';
 import type { FleetLogger } from '../fleet.ts';
-import { needsWrite, POSE_WRITE_MS, updatesBetween, type RobotFields } from '../robot-fields.ts';
+import { needsWrite, POSE_WRITE_MS, rowStateChanged, updatesBetween, type RobotFields } from '../robot-fields.ts';
 import { createRobotRowWriter } from '../robot-rows.ts';
 import type { Tracked } from './robot-cache.ts';
 
@@ -24,7 +24,17 @@ export function createRowWriter({ database, bus, log }: { database: Database; bu
   };
 
   const rows = createRobotRowWriter(database);
-  /** Writes the robot's current fields to its row; one write at a time per robot, the latest fields last. */
+  const rowValues = (tracked: Tracked, next: RobotFields, pose: RobotFields['pose']) => ({
+    ...next,
+    battery: next.battery ?? undefined,
+    pose,
+    lastStateHeaderId: tracked.lastHeaderId ?? null,
+    lastSeenAt: tracked.lastHeardAt > 0 ? new Date(tracked.lastHeardAt) : null,
+  });
+  /**
+   * Writes the robot's current fields to its row; one write at a time per robot, the latest fields last. A change
+   * of the row's state goes at once, telemetry alone in the next batch (robot-rows.ts).
+   */
   const writeRow = (tracked: Tracked): void => {
     if (tracked.writing) {
       tracked.writeAgain = true;
@@ -36,14 +46,9 @@ export function createRowWriter({ database, bus, log }: { database: Database; bu
         const next = tracked.current;
         const poseDue = now - tracked.poseWrittenAt >= POSE_WRITE_MS || next.floorId !== tracked.written.floorId;
         const pose = poseDue ? next.pose : tracked.written.pose;
+        const write = rowStateChanged(tracked.written, next) ? rows.writeNow : rows.write;
         try {
-          await rows.write(tracked.robot.robotId, {
-            ...next,
-            battery: next.battery ?? undefined,
-            pose,
-            lastStateHeaderId: tracked.lastHeaderId ?? null,
-            lastSeenAt: tracked.lastHeardAt > 0 ? new Date(tracked.lastHeardAt) : null,
-          });
+          await write(tracked.robot.robotId, rowValues(tracked, next, pose));
           tracked.written = { ...next, pose };
           if (poseDue) tracked.poseWrittenAt = now;
           tracked.seenWrittenAt = now;
@@ -71,6 +76,13 @@ export function createRowWriter({ database, bus, log }: { database: Database; bu
     tracked.current = next;
     const since = { poseMs: now - tracked.poseWrittenAt, seenMs: now - tracked.seenWrittenAt };
     if (!force && !needsWrite(tracked.written, next, since)) return;
+    if (tracked.writing && rowStateChanged(tracked.written, next)) {
+      // A telemetry write of the robot may be waiting for its batch: the state change goes now, with it, and the
+      // loop writes the fields once more after it so that `written` is what the row holds.
+      rows.writeNow(tracked.robot.robotId, rowValues(tracked, next, next.pose)).catch((error: unknown) => {
+        log.warn({ err: error, robotId: tracked.robot.robotId }, 'fleet gateway could not write a robot row');
+      });
+    }
     writeRow(tracked);
   };
 
