@@ -17,6 +17,7 @@ import {
   UvdActionType,
   DrawerState,
   type ActionState,
+  type JobRoomState,
   type ActionStatus,
   type RobotMode,
   type RobotStatus,
@@ -43,7 +44,7 @@ export interface ReportedFields {
  * or a result. A failure names its reason in resultDescription; one without a known reason is `not_reached`,
  * or `aborted` once the job's cancel finished.
  */
-export type RoomReport = 'waiting' | 'active' | 'done' | 'not_ready' | 'not_reached' | 'aborted';
+export type RoomReport = Exclude<JobRoomState, 'pending'> | 'waiting';
 
 /** An operator prompt: an information entry of type uvd_operator_prompt, present in every state while open. */
 export interface Prompt {

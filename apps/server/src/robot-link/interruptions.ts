@@ -12,7 +12,7 @@ import { faultsOf, type OrderReport } from './events.ts';
 import * as repository from './repository.ts';
 import type { ActionRow } from '../actions/repository.ts';
 import type { JobRow } from '../jobs/repository.ts';
-import type { JobRoomState } from './repository.ts';
+import type { JobRoomRow } from './repository.ts';
 import type { RobotError } from './robot-fields.ts';
 
 /** LoggedJobEvent.cause of a person's pause, resume or stop, and of what the robot did on its own. */
@@ -41,7 +41,7 @@ export async function recordSafely(tx: Tx, what: string, record: (savepoint: Tx)
   }
 }
 
-const roomFields = (room: Pick<JobRoomState, 'orderNo' | 'roomId'> | undefined, dose: number | null) => ({
+const roomFields = (room: Pick<JobRoomRow, 'orderNo' | 'roomId'> | undefined, dose: number | null) => ({
   orderNo: room?.orderNo ?? null,
   roomId: room?.roomId ?? null,
   dose,
@@ -81,7 +81,7 @@ export async function recordStart(tx: Tx, job: Pick<JobRow, 'id' | 'orgId'>, act
 }
 
 /** A prompt the robot asks, first recorded (`action` was just inserted); `at`: the robot's time of the state. */
-export async function recordPromptAsked(tx: Tx, action: ActionRow, room: JobRoomState | undefined, dose: number | null, at: Date): Promise<void> {
+export async function recordPromptAsked(tx: Tx, action: ActionRow, room: JobRoomRow | undefined, dose: number | null, at: Date): Promise<void> {
   await recordSafely(tx, `prompt ${action.id}`, (savepoint) =>
     repository.recordJobEvent(savepoint, {
       orgId: action.orgId,
@@ -132,7 +132,7 @@ export interface ReportedState {
 export interface JobAfterState {
   job: Pick<JobRow, 'id' | 'orgId'>;
   /** The job's rooms after the state, as they are written. */
-  rooms: readonly JobRoomState[];
+  rooms: readonly JobRoomRow[];
   /** Rooms the state ended as not_ready, with the robot's time. */
   skipped: readonly { orderNo: number; at: Date }[];
   /** The state ends the job (a pause or resume it shows is no interruption then). */
@@ -159,7 +159,7 @@ export async function recordStateInterruptions(tx: Tx, after: JobAfterState, rep
     const { job, rooms } = after;
     const { order, robotTime } = reported;
     const at = new Date(robotTime);
-    const doseOf = (room: JobRoomState) => order.doses.get(room.orderNo)?.dose ?? room.doseReceived;
+    const doseOf = (room: JobRoomRow) => order.doses.get(room.orderNo)?.dose ?? room.doseReceived;
     const active = rooms.find((room) => room.state === 'active');
     const inRoom = roomFields(active, active ? doseOf(active) : null);
     const base = { orgId: job.orgId, jobId: job.id };
@@ -247,7 +247,7 @@ async function recordPause(
  * not. A state older than the room's last transition (a late copy) changes nothing: it opens nothing before the
  * last close, and closes nothing before the open.
  */
-async function recordLamps(tx: Tx, jobId: string, rooms: readonly JobRoomState[], reported: ReportedState): Promise<void> {
+async function recordLamps(tx: Tx, jobId: string, rooms: readonly JobRoomRow[], reported: ReportedState): Promise<void> {
   const { order, robotTime } = reported;
   const underWay = new Set(rooms.filter((room) => room.state === 'active').map((room) => room.orderNo));
   const latest = await repository.latestLampIntervals(tx, jobId);

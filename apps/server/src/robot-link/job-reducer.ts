@@ -2,27 +2,25 @@
  * From what a robot reports of its order (events.ts) to job progress, without side effects: the job runner loads a
  * job's snapshot, asks this module what a state changes, and writes only that.
  */
-import type { JobActiveState, JobCompletionStatus } from '@uvd/contracts';
+import type { JobActiveState, JobCompletionStatus, JobRoomState, LoggedRoomState } from '@uvd/contracts';
 import type { OrderReport, RoomReport } from './events.ts';
-import type { LoggedRoomState } from '@uvd/contracts';
 
-export type RoomState = 'pending' | 'active' | 'done' | 'not_ready' | 'not_reached' | 'aborted';
 export type ActiveState = JobActiveState;
 export type CompletionStatus = JobCompletionStatus;
 
-const FINAL: ReadonlySet<RoomState> = new Set(['done', 'not_ready', 'not_reached', 'aborted']);
-export const isFinal = (state: RoomState): boolean => FINAL.has(state);
+const FINAL: ReadonlySet<JobRoomState> = new Set(['done', 'not_ready', 'not_reached', 'aborted']);
+export const isFinal = (state: JobRoomState): boolean => FINAL.has(state);
 
 export interface JobSnapshot {
   jobId: string;
   activeState: ActiveState;
-  rooms: readonly { orderNo: number; state: RoomState }[];
+  rooms: readonly { orderNo: number; state: JobRoomState }[];
 }
 
 export interface Progress {
   activeState: ActiveState;
   /** Every room with its state after this message, in order. */
-  rooms: { orderNo: number; state: RoomState }[];
+  rooms: { orderNo: number; state: JobRoomState }[];
   /** Rooms whose state this message changed. */
   changed: number[];
   /** Every room is final: the robot is done with the job (and heads home) or the order was cancelled. */
@@ -35,7 +33,7 @@ export interface Progress {
  * reports UV-C given to the room. A room is aborted only when its lamp ran and was interrupted (stop, home, a
  * reboot); one whose lamp never ran was not reached, whatever ended the order.
  */
-function roomState(current: RoomState, report: RoomReport | undefined, cancelled: boolean, irradiated: boolean): RoomState {
+function roomState(current: JobRoomState, report: RoomReport | undefined, cancelled: boolean, irradiated: boolean): JobRoomState {
   if (isFinal(current)) return current;
   if (report === 'active') return cancelled ? 'aborted' : 'active';
   const ran = current === 'active' || irradiated;
@@ -49,7 +47,7 @@ function roomState(current: RoomState, report: RoomReport | undefined, cancelled
  * (`cancelled`) or a room's disinfection was interrupted, failed when the robot could not reach a room, else
  * completed (a room skipped as not ready was the operator's decision, so the job still completed).
  */
-export function completionStatus(rooms: readonly { state: RoomState }[], cancelled = false): CompletionStatus {
+export function completionStatus(rooms: readonly { state: JobRoomState }[], cancelled = false): CompletionStatus {
   if (cancelled || rooms.some((room) => room.state === 'aborted')) return 'aborted';
   if (rooms.some((room) => room.state === 'not_reached' || room.state === 'pending' || room.state === 'active')) {
     return 'failed';
@@ -78,7 +76,7 @@ export function reduceProgress(job: JobSnapshot, order: OrderReport): Progress |
 }
 
 /** Behaviour §3 logged room states: done, not_ready, aborted (its lamp ran and was interrupted), else not_reached. */
-export const loggedRoomState = (state: RoomState): LoggedRoomState =>
+export const loggedRoomState = (state: JobRoomState): LoggedRoomState =>
   state === 'done' || state === 'not_ready' || state === 'aborted' ? state : 'not_reached';
 
 /** Trajectory thinning: a point is kept when the robot moved at least this far or changed floor. */

@@ -21,7 +21,7 @@ import { finishJob, publishActionChange, publishJobChange } from './lifecycle.ts
 import { PerRobotQueue } from './per-robot-queue.ts';
 import { isFinal, reduceProgress, worthRecording, type ActiveState, type Position } from './job-reducer.ts';
 import * as repository from './repository.ts';
-import type { JobRoomState } from './repository.ts';
+import type { JobRoomRow } from './repository.ts';
 
 interface JobCache {
   orgId: string;
@@ -30,7 +30,7 @@ interface JobCache {
   running:
     | {
         activeState: ActiveState;
-        rooms: JobRoomState[];
+        rooms: JobRoomRow[];
         startedAt: number;
         /** The robot's first report of the order is recorded (the log's start). */
         robotStarted: boolean;

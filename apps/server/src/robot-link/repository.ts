@@ -1,6 +1,6 @@
 /** SQL of job execution. Callers pass the organization: every query filters on it. */
 import { and, asc, desc, eq, inArray, isNotNull, isNull, ne, notInArray, or, sql } from 'drizzle-orm';
-import { ActionButtonText, DecisionSource, JobEventKind, type LoggedJobEvent, type LoggedPrompt, type NotStartedReason } from '@uvd/contracts';
+import { ActionButtonText, DecisionSource, JobEventKind, type JobRoomState, type LoggedJobEvent, type LoggedPrompt, type NotStartedReason } from '@uvd/contracts';
 import type { Executor } from '../db/client.ts';
 import type { ActionRow } from '../actions/repository.ts';
 import { doseOfEndedJob, withDoseStats } from '../dose/repository.ts';
@@ -21,12 +21,9 @@ import {
 } from '../db/schema.ts';
 import type { OrderBody, OrderRoom } from './order.ts';
 import { CommandBody } from './outbox.ts';
-import { loggedRoomState, type RoomState } from './job-reducer.ts';
+import { loggedRoomState } from './job-reducer.ts';
 
 
-const ROOM_STATES: ReadonlySet<string> = new Set(['pending', 'active', 'done', 'not_ready', 'not_reached', 'aborted']);
-const isRoomState = (value: string): value is RoomState => ROOM_STATES.has(value);
-export const toRoomState = (value: string): RoomState => (isRoomState(value) ? value : 'pending');
 
 /** The job, locked for the change that follows. */
 export async function lockJob(executor: Executor, orgId: string, jobId: string): Promise<JobRow | undefined> {
@@ -122,21 +119,21 @@ export async function orderRooms(executor: Executor, jobId: string): Promise<Ord
     .orderBy(asc(jobRooms.orderNo));
 }
 
-export interface JobRoomState {
+export interface JobRoomRow {
   orderNo: number;
   roomId: string;
-  state: RoomState;
+  state: JobRoomState;
   /** J/m² by the robot's last report written (job-runner.ts), null before any. */
   doseReceived: number | null;
 }
 
-export async function jobRoomStates(executor: Executor, jobId: string): Promise<JobRoomState[]> {
+export async function jobRoomStates(executor: Executor, jobId: string): Promise<JobRoomRow[]> {
   const rows = await executor
     .select({ orderNo: jobRooms.orderNo, roomId: jobRooms.roomId, state: jobRooms.state, doseReceived: jobRooms.doseReceived })
     .from(jobRooms)
     .where(eq(jobRooms.jobId, jobId))
     .orderBy(asc(jobRooms.orderNo));
-  return rows.map((row) => ({ ...row, state: toRoomState(row.state) }));
+  return rows;
 }
 
 /** `at`: the robot's time of the change; `dose`: J/m² the robot reported for the room, when it did. */
@@ -144,7 +141,7 @@ export async function setRoomState(
   executor: Executor,
   jobId: string,
   orderNo: number,
-  state: RoomState,
+  state: JobRoomState,
   at: Date,
   dose?: number,
 ): Promise<void> {
@@ -281,13 +278,13 @@ export async function recordJobEventInActiveRoom(
 }
 
 /** The job's room `roomId` (a room is in a job once), if it is one. */
-export async function jobRoomOf(executor: Executor, jobId: string, roomId: string): Promise<JobRoomState | undefined> {
+export async function jobRoomOf(executor: Executor, jobId: string, roomId: string): Promise<JobRoomRow | undefined> {
   const [row] = await executor
     .select({ orderNo: jobRooms.orderNo, roomId: jobRooms.roomId, state: jobRooms.state, doseReceived: jobRooms.doseReceived })
     .from(jobRooms)
     .where(and(eq(jobRooms.jobId, jobId), eq(jobRooms.roomId, roomId)))
     .limit(1);
-  return row ? { ...row, state: toRoomState(row.state) } : undefined;
+  return row;
 }
 
 const PAUSE_KINDS: JobEventKind[] = ['paused', 'resumed'];
@@ -453,7 +450,7 @@ export async function writeLog(executor: Executor, job: JobRow, robotName: strin
     room_id: room.roomId,
     room_name: room.name,
     dose: room.dose,
-    state: loggedRoomState(toRoomState(room.state)),
+    state: loggedRoomState(room.state),
     dose_received: room.doseReceived,
   }));
   const points = await executor
