@@ -144,6 +144,22 @@ describe('floor plan zoom and pan', () => {
     pointer('pointerup', viewport, 3, 0, 0);
   });
 
+  it('drags the plan as far as the finger moved while live text above shifts the plan down the page', async () => {
+    const user = userEvent.setup();
+    const viewport = await renderPlan();
+    await user.click(screen.getByRole('button', { name: 'Zoom in' }));
+    expect(transform()).toBe('translate(-100px, -75px) scale(1.5)');
+    pointer('pointerdown', viewport, 1, BOX.left + 100, BOX.top + 100);
+    // A status line above the plan wraps mid-drag: the plan's box is 20 px lower from now on.
+    vi.spyOn(HTMLElement.prototype, 'getBoundingClientRect').mockReturnValue(
+      DOMRect.fromRect({ x: BOX.left, y: BOX.top + 20, width: BOX.width, height: BOX.height }),
+    );
+    pointer('pointermove', viewport, 1, BOX.left + 70, BOX.top + 90);
+    pointer('pointerup', viewport, 1, BOX.left + 70, BOX.top + 90);
+    // The finger moved 30 px left and 10 px up on the screen: so did the plan.
+    expect(transform()).toBe('translate(-130px, -85px) scale(1.5)');
+  });
+
   // Issue #25: a small pinch jumped to 500 % and lost the robot.
   it('ignores fingers that shake as they land, zooms a little for a small pinch, and measures close fingers from 48 px apart', async () => {
     const viewport = await renderPlan();

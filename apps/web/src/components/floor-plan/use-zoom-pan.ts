@@ -84,20 +84,27 @@ export const useZoomPan = () => {
     };
   }, []);
 
+  // Pointers are kept where they are on the screen (client coordinates): a drag moves the plan as far as the
+  // finger moved, even when live text above the plan shifts the plan's box meanwhile. Only a pinch's midpoint is
+  // taken in the viewport's coordinates, with the box as it is at that event.
+  const inViewport = (point: Point, size: { left: number; top: number }): Point => ({ x: point.x - size.left, y: point.y - size.top });
+
   const onPointerDown = (event: PointerEvent<HTMLDivElement>) => {
     if (fromControl(event.target) || (event.pointerType === 'mouse' && event.button !== 0)) return;
-    const size = measure();
-    pointers.current.set(event.pointerId, { x: event.clientX - size.left, y: event.clientY - size.top });
+    pointers.current.set(event.pointerId, { x: event.clientX, y: event.clientY });
     event.currentTarget.setPointerCapture(event.pointerId);
     const [first, second] = [...pointers.current.values()];
-    if (first && second) pinching.current = { view: null, spread: distance(first, second), middle: midpoint(first, second), started: false };
+    if (first && second) {
+      const middle = inViewport(midpoint(first, second), measure());
+      pinching.current = { view: null, spread: distance(first, second), middle, started: false };
+    }
   };
 
   const onPointerMove = (event: PointerEvent<HTMLDivElement>) => {
     const before = pointers.current.get(event.pointerId);
     if (!before) return;
     const size = measure();
-    const now = { x: event.clientX - size.left, y: event.clientY - size.top };
+    const now = { x: event.clientX, y: event.clientY };
     pointers.current.set(event.pointerId, now);
     const gesture = pinching.current;
     const [first, second] = [...pointers.current.values()];
@@ -108,7 +115,7 @@ export const useZoomPan = () => {
     // Two fingers: the zoom is the spread's change since the pinch began (not summed move by move), about where
     // the fingers began, carried to where their midpoint is now.
     const spread = distance(first, second);
-    const middle = midpoint(first, second);
+    const middle = inViewport(midpoint(first, second), size);
     if (!gesture.started && Math.abs(spread - gesture.spread) < PINCH_DEAD_ZONE && distance(middle, gesture.middle) < PINCH_DEAD_ZONE) return;
     gesture.started = true;
     const factor = Math.max(spread, PINCH_MIN_SPREAD) / Math.max(gesture.spread, PINCH_MIN_SPREAD);
