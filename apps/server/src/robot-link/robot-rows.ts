@@ -33,6 +33,11 @@ export interface RobotRowWriter {
    * connection), as the job runner's writes of the same state are queued behind it on PGlite's one connection.
    */
   writeNow: (robotId: string, values: RobotRowValues) => Promise<void>;
+  /**
+   * A change of state while a write of the robot waits for its batch (PGlite): that write goes now, with `values`.
+   * Does nothing otherwise (a write in flight, or PostgreSQL, where no write waits): the caller writes again after it.
+   */
+  hurry: (robotId: string, values: RobotRowValues) => void;
 }
 
 /** Rows per statement: 12 parameters each, well under PostgreSQL's 65 535. */
@@ -93,7 +98,7 @@ export function createRobotRowWriter(database: Database): RobotRowWriter {
     const write = async (robotId: string, values: RobotRowValues) => {
       await updateOne(database, robotId, values);
     };
-    return { write, writeNow: write };
+    return { write, writeNow: write, hurry: () => undefined };
   }
 
   let waiting = new Map<string, Waiting>();
@@ -125,21 +130,28 @@ export function createRobotRowWriter(database: Database): RobotRowWriter {
     for (let start = 0; start < rows.length; start += BATCH_ROWS) void writeBatch(rows.slice(start, start + BATCH_ROWS));
   };
 
+  const writeNow = (robotId: string, values: RobotRowValues): Promise<void> => {
+    const entry = waiting.get(robotId);
+    waiting.delete(robotId);
+    // Queued on PGlite's one connection now, before whatever this turn queues after it.
+    const written = updateOne(database, robotId, values).then(() => undefined);
+    written.then(
+      () => {
+        for (const { resolve } of entry?.settle ?? []) resolve();
+      },
+      (error: unknown) => {
+        for (const { reject } of entry?.settle ?? []) reject(error);
+      },
+    );
+    return written;
+  };
+
   return {
-    writeNow: (robotId, values) => {
-      const entry = waiting.get(robotId);
-      waiting.delete(robotId);
-      // Queued on PGlite's one connection now, before whatever this turn queues after it.
-      const written = updateOne(database, robotId, values).then(() => undefined);
-      written.then(
-        () => {
-          for (const { resolve } of entry?.settle ?? []) resolve();
-        },
-        (error: unknown) => {
-          for (const { reject } of entry?.settle ?? []) reject(error);
-        },
-      );
-      return written;
+    writeNow,
+    hurry: (robotId, values) => {
+      if (!waiting.has(robotId)) return;
+      // Its writes resolve with this one; a failure is theirs to report.
+      writeNow(robotId, values).catch(() => undefined);
     },
     write: (robotId, values) =>
       new Promise<void>((resolve, reject) => {

@@ -76,13 +76,9 @@ export function createRowWriter({ database, bus, log }: { database: Database; bu
     tracked.current = next;
     const since = { poseMs: now - tracked.poseWrittenAt, seenMs: now - tracked.seenWrittenAt };
     if (!force && !needsWrite(tracked.written, next, since)) return;
-    if (tracked.writing && rowStateChanged(tracked.written, next)) {
-      // A telemetry write of the robot may be waiting for its batch: the state change goes now, with it, and the
-      // loop writes the fields once more after it so that `written` is what the row holds.
-      rows.writeNow(tracked.robot.robotId, rowValues(tracked, next, next.pose)).catch((error: unknown) => {
-        log.warn({ err: error, robotId: tracked.robot.robotId }, 'fleet gateway could not write a robot row');
-      });
-    }
+    // A telemetry write of the robot may be waiting for its batch: the state change goes now, with it, and the
+    // loop writes the fields once more after it so that `written` is what the row holds.
+    if (tracked.writing && rowStateChanged(tracked.written, next)) rows.hurry(tracked.robot.robotId, rowValues(tracked, next, next.pose));
     writeRow(tracked);
   };
 
