@@ -33,9 +33,16 @@ export const VIEWPORTS: readonly Viewport[] = [DESKTOP, MOBILE];
 
 let ownServer: string | undefined;
 
-/** The console under test: the run's shared server, or the one a test file started itself (`useServer`). */
+/**
+ * The console under test: this worker's server of the run (global-setup.ts starts one per worker), or the one a
+ * test file started itself (`useServer`).
+ */
 export function baseUrl(): string {
-  return ownServer ?? inject('baseUrl');
+  if (ownServer) return ownServer;
+  const servers = inject('baseUrls');
+  const server = servers[(Number(process.env.VITEST_POOL_ID ?? '1') - 1) % servers.length];
+  if (!server) throw new Error('no server for this worker (global-setup.ts)');
+  return server;
 }
 
 /**
@@ -132,10 +139,30 @@ export async function screenshot(session: Session, screen: string): Promise<stri
 }
 
 /**
- * Runs axe-core on the page as it is and throws on any serious or critical violation, naming rule, impact and the
+ * Waits until no fade or move runs (a CSS transition or animation of a second or less): react-bootstrap fades modals
+ * in and Bootstrap's tabs fade their colours, and axe would measure the contrast of half-faded text.
+ */
+export async function stillness(page: Page): Promise<void> {
+  await page.waitForFunction(() =>
+    document
+      .getAnimations()
+      .filter((animation) => {
+        const timing = animation.effect?.getTiming();
+        // Endless ones (spinners, placeholder glow) never finish, and what is loading is settle's business; a toast's
+        // countdown bar runs as long as the toast is shown, and is a timer, not a fade.
+        return timing?.iterations !== Infinity && typeof timing?.duration === 'number' && timing.duration <= 1000;
+      })
+      .every((animation) => animation.playState !== 'running'),
+  );
+}
+
+/**
+ * Runs axe-core on the page once nothing fades or moves (a dialog caught mid-fade-in has half-faded text, which axe
+ * rightly reads as too faint), and throws on any serious or critical violation, naming rule, impact and the
  * first offending elements. The full report goes to e2e-artifacts/axe/<screen>-<viewport>.json.
  */
 export async function expectAccessible(session: Session, screen: string): Promise<void> {
+  await stillness(session.page);
   const results = await new AxeBuilder({ page: session.page }).analyze();
   const dir = path.join(ARTIFACTS_DIR, 'axe');
   await mkdir(dir, { recursive: true });

@@ -5,7 +5,7 @@
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectAccessible, launchBrowser, screenshot, settle, textOf, VIEWPORTS, type Session } from '../support/browser.ts';
+import { expectAccessible, launchBrowser, screenshot, settle, stillness, textOf, VIEWPORTS, type Session } from '../support/browser.ts';
 import { blockSession, DEMO, t, type Language } from '../support/console.ts';
 
 let browser: Browser;
@@ -36,20 +36,6 @@ function horizontalOverflow(page: Page): Promise<string[]> {
     }
     return found;
   });
-}
-
-/**
- * Waits until no CSS transition or finite animation runs: react-bootstrap fades modals in and Bootstrap's tabs fade their
- * colours, and axe would measure the contrast of half-faded text.
- */
-async function stillness(page: Page): Promise<void> {
-  await page.waitForFunction(() =>
-    document
-      .getAnimations()
-      // Endless ones (spinners, placeholder glow) never finish; what is loading is settle's business.
-      .filter((animation) => animation.effect?.getTiming().iterations !== Infinity)
-      .every((animation) => animation.playState !== 'running'),
-  );
 }
 
 /** Screenshot, axe and no sideways scrolling, under one name. */
