@@ -138,7 +138,9 @@ describe('delivery pushes', () => {
     const [locked] = pushesOf(adminPhone, created.delivery_id);
     expect(locked?.message).toMatchObject({ title: 'Hand-off locked', url: `/deliveries/${created.delivery_id}` });
     await settle();
-    expect(kindsOf(recipientPhone, created.delivery_id)).toEqual(['delivery_requested']);
+    // Not the lock to the recipient. The delivery waits for them on this file's one-second escalation interval, so on
+    // a busy machine the three attempts can outlast it and an escalation reach them as well (as it should).
+    expect(kindsOf(recipientPhone, created.delivery_id).filter((kind) => kind !== 'delivery_escalation')).toEqual(['delivery_requested']);
     expect(kindsOf(bystanderPhone, created.delivery_id)).toEqual([]);
   });
 

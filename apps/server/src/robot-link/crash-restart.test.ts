@@ -5,6 +5,7 @@
  * results, recorded once, and the robot is not sent the job again.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -53,6 +54,9 @@ function crashSuite(fleet: 'inProcess' | 'mosquitto') {
   /** Orders for each job id seen on the wire (Mosquitto only). */
   const orders = new Map<string, number>();
   let observer: MqttClient | undefined;
+  // A deployment of its own on the shared broker (config.ts MQTT_SHARE_GROUP): the same file may run at the same time
+  // on the other engine, and servers in one group each get only some of the robots' states.
+  const shareGroup = `uvd-gateway-crash-${randomBytes(4).toString('hex')}`;
 
   const startServer = (): ServerRun => {
     const child = spawn(process.execPath, ['--import', 'tsx', serverEntry], {
@@ -63,6 +67,7 @@ function crashSuite(fleet: 'inProcess' | 'mosquitto') {
         PORT: '0',
         HOST: '127.0.0.1',
         MQTT_URL: fleet === 'mosquitto' ? MOSQUITTO : '',
+        MQTT_SHARE_GROUP: shareGroup,
         MQTT_PORT: '0',
         SEED_DEMO: 'false',
         LOG_LEVEL: 'info',

@@ -8,7 +8,7 @@ import { inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RobotMode } from '@uvd/contracts';
 import { organizations, robots } from '../db/schema.ts';
-import { createTestDatabase, type TestDatabase } from '../testing/test-database.ts';
+import { createTestDatabase, testEngine, type TestDatabase } from '../testing/test-database.ts';
 import { createRobotRowWriter, ROW_BATCH_MS, type RobotRowValues } from './robot-rows.ts';
 
 describe('robot rows written by the gateway', () => {
@@ -51,11 +51,17 @@ describe('robot rows written by the gateway', () => {
   it('writes the rows of one batch as single writes would', async () => {
     const writer = createRobotRowWriter(scratch.database);
     const errors = [{ errorType: 'bumper', errorLevel: 'WARNING' as const, errorDescription: 'pressed' }];
+    // The robot's second write once its first is written, as the gateway writes a robot (never two at once): on
+    // PGlite both are in one batch all the same, on PostgreSQL (no batches) two at once would race each other.
+    const twice = async () => {
+      const first = writer.write(ids[2], values({ battery: 10, lastStateHeaderId: 1 }));
+      if (testEngine() === 'postgres') await first;
+      await Promise.all([first, writer.write(ids[2], values({ battery: 20, lastStateHeaderId: 2, lastSeenAt: null }))]);
+    };
     await Promise.all([
       writer.write(ids[0], values({ battery: undefined, errors })),
       writer.write(ids[1], values({ pose: null, signal: -1, connectionState: 'CONNECTIONBROKEN', mode: RobotMode.offline, status: 'offline' })),
-      writer.write(ids[2], values({ battery: 10, lastStateHeaderId: 1 })),
-      writer.write(ids[2], values({ battery: 20, lastStateHeaderId: 2, lastSeenAt: null })),
+      twice(),
     ]);
     const rows = await rowsOf();
     expect(rows.get(ids[0])).toMatchObject({

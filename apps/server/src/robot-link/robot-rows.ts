@@ -25,7 +25,10 @@ export interface RobotRowValues extends Omit<RobotFields, 'battery'> {
 }
 
 export interface RobotRowWriter {
-  /** Resolves once the row is written; rejects if it could not be. */
+  /**
+   * Resolves once the row is written; rejects if it could not be. A robot's next write waits for this one (the
+   * gateway's writeRow): on PostgreSQL two at once would race each other.
+   */
   write: (robotId: string, values: RobotRowValues) => Promise<void>;
   /**
    * Writes the row at once, taking the robot out of a batch still waiting (whose writes then resolve with this
