@@ -1,19 +1,32 @@
 import react from '@vitejs/plugin-react';
-import { defineConfig } from 'vitest/config';
+import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
+
+const NODE_TESTS = ['packages/*/src/**/*.test.ts', 'apps/server/src/**/*.test.ts', 'apps/robot-sim/src/**/*.test.ts', 'apps/mobile/*.test.ts'];
+
+/**
+ * The API suite runs on in-memory PGlite always and, when TEST_DATABASE_URL names a PostgreSQL server, a second
+ * time on it (project `postgres`: each file a new database there), in the same run and the same pool of workers.
+ */
+const postgresUrl = process.env.TEST_DATABASE_URL;
+
+/**
+ * Node files share their worker's modules (`isolate: false`): a test file no longer pays its own two seconds of
+ * importing the server, and nothing in the server keeps state at module level that a test depends on being fresh
+ * (each test builds its own app over its own database).
+ */
+const nodeProject = (name: string, include: string[], databaseUrl: string): TestProjectInlineConfiguration => ({
+  test: { name, include, testTimeout: 30_000, hookTimeout: 60_000, isolate: false, env: { TEST_DATABASE_URL: databaseUrl } },
+});
 
 export default defineConfig({
   test: {
-    // PGlite instances are memory-heavy WebAssembly; two workers match the two cores here.
-    maxWorkers: 2,
+    // Most of a test's time is waiting (a robot's next state, a retry, a timer): with two workers on two cores, a
+    // third of the machine stayed idle; three keep it busy. More made the machine so busy (a load average of 13)
+    // that tests of time limits failed. PGlite instances are memory-heavy WebAssembly (a few hundred MB each).
+    maxWorkers: Number(process.env.TEST_WORKERS ?? 3),
     projects: [
-      {
-        test: {
-          name: 'node',
-          include: ['packages/*/src/**/*.test.ts', 'apps/server/src/**/*.test.ts', 'apps/robot-sim/src/**/*.test.ts', 'apps/mobile/*.test.ts'],
-          testTimeout: 30_000,
-          hookTimeout: 60_000,
-        },
-      },
+      nodeProject('node', NODE_TESTS, ''),
+      ...(postgresUrl ? [nodeProject('postgres', ['apps/server/src/**/*.test.ts'], postgresUrl)] : []),
       {
         plugins: [react()],
         test: {

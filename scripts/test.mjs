@@ -1,9 +1,14 @@
 #!/usr/bin/env node
-// `npm test`: type-check, lint, the unit and API suite on PGlite, then the browser tests (the built console in
-// Chromium) and, when DATABASE_URL is set, beside them the API suite again on PostgreSQL. Stops at the first
-// failing step.
+// `npm test`: type-check, lint and the server's build side by side; the unit and API suite on PGlite; then the
+// browser tests (the built console in Chromium) and, when DATABASE_URL is set, beside them the API suite again on
+// PostgreSQL. Stops after the first step that fails.
 import { spawn } from 'node:child_process';
 import { findOrInstallChromium, INSTALL_CHROMIUM } from './chromium.mjs';
+
+// They need a Chromium or Chrome: the machine's, or Debian's installed here when apt-get may run (scripts/chromium.mjs).
+const chromium = findOrInstallChromium();
+if (!chromium) console.log(`No Chromium or Chrome on this machine: the browser tests will stop at once. ${INSTALL_CHROMIUM} gives one.`);
+if (!process.env.DATABASE_URL) console.log('DATABASE_URL is not set: the API suite runs on PGlite only.');
 
 /**
  * A step is one command, or several run side by side: the first writes to this terminal as it goes, the others'
@@ -19,21 +24,17 @@ const steps = [
     ['type-check', 'npm', ['run', '--silent', 'typecheck']],
     ['build of the server', 'npm', ['run', '--silent', 'build:server']],
   ],
-  [['tests on PGlite', 'npx', ['vitest', 'run'], { TEST_DATABASE_URL: '' }]],
+  // On PGlite, three workers (vitest.config.ts).
+  [['unit and API tests on PGlite', 'npx', ['vitest', 'run'], { TEST_DATABASE_URL: '' }]],
+  // Side by side, as most of a browser test's time is waiting (for a robot, a stream, a page): the browser tests in
+  // two workers, each with a server of its own (e2e/vitest.config.ts), and the API suite again on PostgreSQL in two.
+  [
+    ['browser tests', 'npx', ['vitest', 'run', '--config', 'e2e/vitest.config.ts'], chromium ? { CHROMIUM_PATH: chromium } : {}],
+    ...(process.env.DATABASE_URL
+      ? [['API tests on PostgreSQL', 'npx', ['vitest', 'run', '--project', 'postgres'], { TEST_DATABASE_URL: process.env.DATABASE_URL, TEST_WORKERS: '2' }]]
+      : []),
+  ],
 ];
-// Last, as the slowest: the built console in Debian's Chromium against the real server (e2e/README.md). It leaves
-// most of one core idle (it waits on the browser and the server), which the API suite on PostgreSQL, in one worker,
-// uses meanwhile.
-// They need a Chromium or Chrome: the machine's, or Debian's installed here when apt-get may run (scripts/chromium.mjs).
-const chromium = findOrInstallChromium();
-if (!chromium) console.log(`No Chromium or Chrome on this machine: the browser tests will stop at once. ${INSTALL_CHROMIUM} gives one.`);
-const browserTests = ['browser tests', 'npx', ['vitest', 'run', '--config', 'e2e/vitest.config.ts'], chromium ? { CHROMIUM_PATH: chromium } : {}];
-if (process.env.DATABASE_URL) {
-  steps.push([browserTests, ['API tests on PostgreSQL', 'npx', ['vitest', 'run', 'apps/server', '--maxWorkers=1'], { TEST_DATABASE_URL: process.env.DATABASE_URL }]]);
-} else {
-  console.log('DATABASE_URL is not set: the suite runs on PGlite only.');
-  steps.push([browserTests]);
-}
 
 function run([name, command, args, env = {}], live) {
   console.log(`\n=== ${name}: ${command} ${args.join(' ')}${live ? '' : ' (beside the step above; its output follows when it ends)'}`);

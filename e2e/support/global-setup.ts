@@ -12,7 +12,8 @@ import { buildWeb, startConsoleServer, waitForHealth } from './server.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
-    baseUrl: string;
+    /** One server per worker: the files of worker k (VITEST_POOL_ID k) use the k-th. */
+    baseUrls: string[];
   }
 }
 
@@ -23,19 +24,29 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const external = process.env.E2E_BASE_URL;
   if (external) {
     await waitForHealth(external);
-    project.provide('baseUrl', external.replace(/\/$/, ''));
+    project.provide('baseUrls', [external.replace(/\/$/, '')]);
     return async () => {};
   }
 
   if (process.env.E2E_SKIP_BUILD === 'true') console.log('e2e: E2E_SKIP_BUILD=true, using the existing web build');
   else buildWeb();
 
+  // One server per worker, so that files run side by side each on a server of their own, one after the other on it
+  // as before: a file sees no other file's robots at work. Most of a browser test is waiting (for the robot, the
+  // stream, the browser), so two workers take about half the time on two cores.
   // The robots the tests play themselves (own-robots.ts) are seeded beside the demo's and left out of its fleet.
-  const server = await startConsoleServer({
-    prepare: seedOwnRobots,
-    demoFleet: { timeFactor: 30, skipRobots: OWN_ROBOTS.map((robot) => robot.name) },
-  });
-  console.log(`e2e: server up at ${server.baseUrl} (log: ${path.relative(REPO_ROOT, server.logFile)})`);
-  project.provide('baseUrl', server.baseUrl);
-  return () => server.stop();
+  const servers = await Promise.all(
+    Array.from({ length: project.config.maxWorkers }, (_, index) =>
+      startConsoleServer({
+        logName: `server-${String(index + 1)}.log`,
+        prepare: seedOwnRobots,
+        demoFleet: { timeFactor: 30, skipRobots: OWN_ROBOTS.map((robot) => robot.name) },
+      }),
+    ),
+  );
+  for (const server of servers) console.log(`e2e: server up at ${server.baseUrl} (log: ${path.relative(REPO_ROOT, server.logFile)})`);
+  project.provide('baseUrls', servers.map((server) => server.baseUrl));
+  return async () => {
+    await Promise.all(servers.map((server) => server.stop()));
+  };
 }
