@@ -27,9 +27,9 @@ export async function createScratchDatabase(serverUrl: string | undefined, prefi
     return { database, url: undefined, where: 'PGlite in memory', drop: () => database.close() };
   }
   const name = `${prefix}_${randomBytes(6).toString('hex')}`;
-  await runOnServer(serverUrl, `CREATE DATABASE ${name}`);
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
+  await runOnServer(serverUrl, `CREATE DATABASE ${name} TEMPLATE ${await postgresTemplate(serverUrl)}`);
+  const url = databaseOn(serverUrl, name);
+  // Its migrations are the template's: opening it finds none to apply.
   const database = await openDatabase({ databaseUrl: url.toString() });
   return {
     database,
@@ -44,14 +44,56 @@ export async function createScratchDatabase(serverUrl: string | undefined, prefi
   };
 }
 
-async function runOnServer(serverUrl: string, statement: string): Promise<void> {
+const databaseOn = (serverUrl: string, name: string): URL => {
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return url;
+};
+
+async function runOnServer<T>(serverUrl: string, statement: string | ((client: pg.Client) => Promise<T>)): Promise<T | undefined> {
   const client = new pg.Client({ connectionString: serverUrl });
   await client.connect();
   try {
-    await client.query(statement);
+    if (typeof statement === 'string') await client.query(statement);
+    else return await statement(client);
   } finally {
     await client.end();
   }
+}
+
+/**
+ * A new database on PostgreSQL is a copy of an empty migrated one, `uvd_template_<hash of the migrations and PGlite's
+ * version>`: about 0.1 s, where running every migration took 0.8-1 s, for each of a hundred test files. The first
+ * scratch database of a set of migrations on a server makes it, under an advisory lock so that workers starting
+ * together make it once: migrated under a name of its own and renamed, so a copy never starts from half of it.
+ * Templates of earlier migrations are dropped then.
+ */
+const templates = new Map<string, Promise<string>>();
+const postgresTemplate = (serverUrl: string): Promise<string> => {
+  let template = templates.get(serverUrl);
+  if (!template) {
+    template = makeTemplate(serverUrl);
+    templates.set(serverUrl, template);
+  }
+  return template;
+};
+
+async function makeTemplate(serverUrl: string): Promise<string> {
+  const name = `uvd_template_${await imageKey()}`;
+  await runOnServer(serverUrl, async (client) => {
+    await client.query('SELECT pg_advisory_lock(hashtext($1))', [name]);
+    const existing = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    if (existing.rowCount) return;
+    const partial = `${name}_${randomBytes(4).toString('hex')}`;
+    await client.query(`CREATE DATABASE ${partial}`);
+    const migrated = await openDatabase({ databaseUrl: databaseOn(serverUrl, partial).toString() });
+    await migrated.close();
+    await client.query(`ALTER DATABASE ${partial} RENAME TO ${name}`);
+    // Templates of earlier migrations are of no more use.
+    const older = await client.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname ~ '^uvd_template_[0-9a-f]{16}$' AND datname <> $1`, [name]);
+    for (const { datname } of older.rows) await client.query(`DROP DATABASE IF EXISTS ${datname}`).catch(() => undefined);
+  });
+  return name;
 }
 
 /**
