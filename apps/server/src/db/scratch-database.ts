@@ -27,7 +27,8 @@ export async function createScratchDatabase(serverUrl: string | undefined, prefi
     return { database, url: undefined, where: 'PGlite in memory', drop: () => database.close() };
   }
   const name = `${prefix}_${randomBytes(6).toString('hex')}`;
-  await runOnServer(serverUrl, `CREATE DATABASE ${name} TEMPLATE ${await postgresTemplate(serverUrl)}`);
+  const template = await postgresTemplate(serverUrl);
+  await onServer(serverUrl, (client) => client.query(`CREATE DATABASE ${name} TEMPLATE ${template}`));
   const url = databaseOn(serverUrl, name);
   // Its migrations are the template's: opening it finds none to apply.
   const database = await openDatabase({ databaseUrl: url.toString() });
@@ -39,7 +40,7 @@ export async function createScratchDatabase(serverUrl: string | undefined, prefi
       await database.close();
       if (keep) return;
       // FORCE ends connections something still holds; the pool's error listener absorbs that.
-      await runOnServer(serverUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await onServer(serverUrl, (client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
     },
   };
 }
@@ -50,12 +51,12 @@ const databaseOn = (serverUrl: string, name: string): URL => {
   return url;
 };
 
-async function runOnServer<T>(serverUrl: string, statement: string | ((client: pg.Client) => Promise<T>)): Promise<T | undefined> {
+/** Runs `work` on a connection of its own to the server's database named in `serverUrl` (closed after). */
+async function onServer(serverUrl: string, work: (client: pg.Client) => Promise<unknown>): Promise<void> {
   const client = new pg.Client({ connectionString: serverUrl });
   await client.connect();
   try {
-    if (typeof statement === 'string') await client.query(statement);
-    else return await statement(client);
+    await work(client);
   } finally {
     await client.end();
   }
@@ -80,7 +81,7 @@ const postgresTemplate = (serverUrl: string): Promise<string> => {
 
 async function makeTemplate(serverUrl: string): Promise<string> {
   const name = `uvd_template_${await imageKey()}`;
-  await runOnServer(serverUrl, async (client) => {
+  await onServer(serverUrl, async (client) => {
     await client.query('SELECT pg_advisory_lock(hashtext($1))', [name]);
     const existing = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
     if (existing.rowCount) return;

@@ -37,6 +37,15 @@ const renderPlan = async () => {
 
 const layer = () => screen.getByTestId('plan-layer');
 const transform = () => layer().style.transform;
+
+/** The plan zoomed in once with its button (to 150 %, about its centre): its viewport. */
+const zoomedInPlan = async () => {
+  const viewport = await renderPlan();
+  await userEvent.setup().click(screen.getByRole('button', { name: 'Zoom in' }));
+  expect(transform()).toBe('translate(-100px, -75px) scale(1.5)');
+  return viewport;
+};
+
 /** Pointer events as a browser sends them (jsdom has no PointerEvent: a MouseEvent carries the coordinates). */
 const pointer = (type: string, target: Element, pointerId: number, clientX: number, clientY: number, pointerType = 'touch') => {
   const event = new MouseEvent(type, { bubbles: true, cancelable: true, clientX, clientY, button: 0 });
@@ -112,10 +121,7 @@ describe('floor plan zoom and pan', () => {
   });
 
   it('drags the zoomed plan with one finger or the mouse, and pinches with two fingers about their midpoint', async () => {
-    const user = userEvent.setup();
-    const viewport = await renderPlan();
-    await user.click(screen.getByRole('button', { name: 'Zoom in' }));
-    expect(transform()).toBe('translate(-100px, -75px) scale(1.5)');
+    const viewport = await zoomedInPlan();
 
     // One finger drags 30 px right and 20 px down.
     pointer('pointerdown', viewport, 1, BOX.left + 100, BOX.top + 100);
@@ -145,10 +151,7 @@ describe('floor plan zoom and pan', () => {
   });
 
   it('drags the plan as far as the finger moved while live text above shifts the plan down the page', async () => {
-    const user = userEvent.setup();
-    const viewport = await renderPlan();
-    await user.click(screen.getByRole('button', { name: 'Zoom in' }));
-    expect(transform()).toBe('translate(-100px, -75px) scale(1.5)');
+    const viewport = await zoomedInPlan();
     pointer('pointerdown', viewport, 1, BOX.left + 100, BOX.top + 100);
     // A status line above the plan wraps mid-drag: the plan's box is 20 px lower from now on.
     vi.spyOn(HTMLElement.prototype, 'getBoundingClientRect').mockReturnValue(
