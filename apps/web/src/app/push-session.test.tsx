@@ -88,7 +88,10 @@ describe('pushes while the console is in front (behaviour §9)', () => {
     const info = await toastOf('Job completed');
     expect(within(info).queryByRole('button', { name: 'Confirm' })).not.toBeInTheDocument();
     await user.click(within(info).getByRole('link', { name: 'Open' }));
-    expect(router.location().pathname).toBe(`/job/${JOB}`);
+    // `/job/:id` opens the jobs list with that job expanded (job-redirect.tsx), at once when its route is loaded.
+    await waitFor(() => {
+      expect(router.location()).toMatchObject({ pathname: '/jobs', state: { expandedJobId: JOB } });
+    });
   });
 
   it('takes a prompt\'s toast away once the prompt is answered elsewhere (another tab, the banner, the robot)', async () => {

@@ -1,7 +1,7 @@
 import '@testing-library/jest-dom/vitest';
 import { cleanup, configure } from '@testing-library/react';
 import { toast } from 'react-toastify';
-import { afterEach } from 'vitest';
+import { afterAll, afterEach, vi } from 'vitest';
 import { disposeAll } from './disposables.ts';
 
 // The first render of a screen loads its lazy route chunk, which under the full suite (the node project's
@@ -23,4 +23,11 @@ afterEach(() => {
     if (name) document.cookie = `${name}=; expires=Thu, 01 Jan 1970 00:00:00 GMT; path=/`;
   }
   window.history.replaceState(null, '', '/');
+});
+
+// The web files share their worker's modules and window (vitest.config.ts, `isolate: false`): what a file stubbed or
+// spied on for all its tests (a global `fetch`, `URL`, a prototype's method) is put back before the next file.
+afterAll(() => {
+  vi.unstubAllGlobals();
+  vi.restoreAllMocks();
 });

@@ -65,7 +65,7 @@ describe('the webhooks tab (issue #24 item 6)', () => {
       return { status: 201, body: created };
     });
     const writeText = vi.fn(() => Promise.resolve());
-    vi.stubGlobal('navigator', Object.assign(Object.create(navigator) as Navigator, { clipboard: { writeText } }));
+    vi.stubGlobal('navigator', Object.create(navigator, { clipboard: { value: { writeText } } }) as Navigator);
     await renderApp({ path: '/admin#webhooks', network });
     await screen.findAllByTestId('webhook-row');
     await userEvent.click(screen.getByRole('button', { name: 'Add' }));
