@@ -160,7 +160,7 @@ export async function startConsoleServer(options: ConsoleServerOptions = {}): Pr
       // Every test signs in from 127.0.0.1.
       TOKEN_RATE_LIMIT_PER_MINUTE: '0',
       // The event loop's busy share measures this machine, not the server: two cores run the browser, the tests,
-      // the demo fleet and the PostgreSQL suite beside them, and a server descheduled mid-task looks busy. Shed on
+      // the demo fleet and another worker's server beside them, and a server descheduled mid-task looks busy. Shed on
       // it, the console's own calls got 503 "event loop busy" at a load average of 7. The other signals stay on
       // (requests in flight, the event loop's delay); shedding itself is tested in plugins/load-shedding.test.ts
       // and measured by bench:overload.
