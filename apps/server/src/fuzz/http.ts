@@ -179,6 +179,9 @@ const WORKER_WRITTEN: Record<string, string | null> = {
   mail_outbox: 'x.id, x.org_id, x.to, x.subject, x.created_at',
 };
 
+/** Each database's checksum query, built once: its tables are those of the migrations, and stay. */
+const checksumQueries = new WeakMap<Database, string>();
+
 /**
  * A checksum per table of the database, to prove that a refused request wrote nothing. A table is its row count
  * and the newest row version's transaction (`xmin`): any committed insert, update or delete changes one of the two,
@@ -186,19 +189,28 @@ const WORKER_WRITTEN: Record<string, string | null> = {
  * workers write are compared by a hash of the columns they leave alone (WORKER_WRITTEN).
  */
 export async function tableChecksums(database: Database): Promise<Map<string, string>> {
+  let query = checksumQueries.get(database);
+  if (query === undefined) {
+    query = await checksumQuery(database);
+    checksumQueries.set(database, query);
+  }
+  if (!query) return new Map();
+  const result = await database.db.execute(sql.raw(query));
+  return new Map(rowsOf(result).map((row) => [String(row.name), String(row.sum)]));
+}
+
+async function checksumQuery(database: Database): Promise<string> {
   const tables = await database.db.execute(sql`SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename`);
-  const names = rowsOf(tables).map((row) => String(row.tablename));
-  if (names.length === 0) return new Map();
-  const parts = names
+  return rowsOf(tables)
+    .map((row) => String(row.tablename))
     .filter((name) => WORKER_WRITTEN[name] !== null)
     .map((name) => {
       const columns = WORKER_WRITTEN[name];
       if (!columns) return `SELECT '${name}' AS name, count(*)::text || ':' || coalesce(max(x.xmin::text::bigint), 0)::text AS sum FROM "${name}" x`;
       const row = `ROW(${columns})::text`;
       return `SELECT '${name}' AS name, md5(coalesce(string_agg(${row}, '|' ORDER BY ${row}), '')) AS sum FROM "${name}" x`;
-    });
-  const result = await database.db.execute(sql.raw(parts.join(' UNION ALL ')));
-  return new Map(rowsOf(result).map((row) => [String(row.name), String(row.sum)]));
+    })
+    .join(' UNION ALL ');
 }
 
 /** Tables whose checksum differs. */
