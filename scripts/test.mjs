@@ -18,13 +18,13 @@ const steps = [
   // Side by side: each is one single-threaded process, so on two cores they take about the time of the longest
   // (lint) instead of the sum. scripts/typecheck.mjs lists the projects (server and packages, web, browser tests,
   // mobile shell). The server's build (`npm run build:server`, tsc -b) is the one production.test.ts starts: done
-  // here, the test's own build finds nothing to do, and no test worker spends half a minute in tsc. Both emit
-  // without type-checking (--noCheck: 14 s of CPU instead of 34 on this machine): the type-check beside it checks
-  // the same sources.
+  // here, the test's own build finds nothing to do, and no test worker spends half a minute in tsc. Both run
+  // `build:server:emit`, the same build without type-checking (--noCheck: 14 s of CPU instead of 34 on this
+  // machine), which the type-check beside it does; after a build with a check, a build with one would check again.
   [
     ['lint', 'npx', ['eslint', '--max-warnings=0', '.']],
     ['type-check', 'npm', ['run', '--silent', 'typecheck']],
-    ['build of the server', 'npm', ['run', '--silent', 'build:server', '--', '--noCheck']],
+    ['build of the server', 'npm', ['run', '--silent', 'build:server:emit']],
   ],
   // Three workers (vitest.config.ts) for every file of the unit and API suite on PGlite and, with DATABASE_URL, the
   // server's files on the test database a second time on PostgreSQL (the `postgres` project). Beside the browser
