@@ -34,20 +34,61 @@ interface Rung {
   stored: number;
 }
 
-/** The rung due now for `delivery`, if any. */
-export function dueRung(delivery: DeliveryRow, intervalMs: number, now: Date): Rung | undefined {
+/** The next rung of `delivery`'s ladder and when it falls due, if a rung is left. */
+function nextRung(delivery: EscalationFields, intervalMs: number): (Rung & { at: number }) | undefined {
   const waiting = delivery.status === DeliveryStatus.waiting && delivery.waitingSince !== null;
   const waitStart = waiting && delivery.waitingSince ? delivery.waitingSince.getTime() + intervalMs : Infinity;
   const lateStart = delivery.deliverBy ? delivery.deliverBy.getTime() : Infinity;
   const start = Math.min(waitStart, lateStart);
-  if (start > now.getTime()) return undefined;
+  if (start === Infinity) return undefined;
   // Rungs climbed before this wait began belong to an earlier wait.
   const newWait = waiting && delivery.waitingSince && delivery.escalatedAt && delivery.escalatedAt < delivery.waitingSince && waitStart <= lateStart;
   const level = newWait ? 0 : delivery.escalationLevel;
   const ladder = ladderOf(delivery);
   const target = ladder[level];
-  if (!target || now.getTime() < start + level * intervalMs) return undefined;
-  return { level: level + 1, target, late: lateStart < waitStart, stored: level + 1 >= ladder.length ? LADDER_DONE : level + 1 };
+  if (!target) return undefined;
+  return {
+    at: start + level * intervalMs,
+    level: level + 1,
+    target,
+    late: lateStart < waitStart,
+    stored: level + 1 >= ladder.length ? LADDER_DONE : level + 1,
+  };
+}
+
+type EscalationFields = Pick<
+  DeliveryRow,
+  'status' | 'waitingFor' | 'recipientUserId' | 'waitingSince' | 'deliverBy' | 'escalatedAt' | 'escalationLevel'
+>;
+
+/** The rung due now for `delivery`, if any. */
+export function dueRung(delivery: EscalationFields, intervalMs: number, now: Date): Rung | undefined {
+  const rung = nextRung(delivery, intervalMs);
+  return rung && rung.at <= now.getTime() ? rung : undefined;
+}
+
+/** When the next rung of any open delivery falls due, if any (the notifications loop's alarm). */
+export async function nextEscalation(db: Db, intervalMs: number): Promise<Date | undefined> {
+  const open = await db
+    .select({
+      status: deliveries.status,
+      waitingFor: deliveries.waitingFor,
+      recipientUserId: deliveries.recipientUserId,
+      waitingSince: deliveries.waitingSince,
+      deliverBy: deliveries.deliverBy,
+      escalatedAt: deliveries.escalatedAt,
+      escalationLevel: deliveries.escalationLevel,
+    })
+    .from(deliveries)
+    .where(
+      and(
+        inArray(deliveries.status, OPEN_STATUSES),
+        or(and(eq(deliveries.status, DeliveryStatus.waiting), isNotNull(deliveries.waitingSince)), isNotNull(deliveries.deliverBy)),
+        or(sql`${deliveries.escalationLevel} < ${LADDER_DONE}`, sql`${deliveries.escalatedAt} < ${deliveries.waitingSince}`),
+      ),
+    );
+  const times = open.map((delivery) => nextRung(delivery, intervalMs)?.at).filter((at) => at !== undefined);
+  return times.length > 0 ? new Date(Math.min(...times)) : undefined;
 }
 
 /** Escalates up to `limit` deliveries by one rung each; returns how many. */

@@ -8,6 +8,7 @@
 import { and, asc, eq, inArray, lt, lte, or, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
 import { mailOutbox } from '../db/schema.ts';
+import { nextOutboxDue } from '../lib/outbox-due.ts';
 import { nextAttemptAt } from '../lib/retry.ts';
 
 type MailRow = typeof mailOutbox.$inferSelect;
@@ -91,13 +92,5 @@ export async function deliverDueMail(db: Db, options: MailDeliveryOptions): Prom
   return claimed.length;
 }
 
-/** When the next pending mail falls due, if any. */
-export async function nextMail(db: Db): Promise<Date | undefined> {
-  const [row] = await db
-    .select({ at: mailOutbox.nextAttemptAt })
-    .from(mailOutbox)
-    .where(eq(mailOutbox.status, 'pending'))
-    .orderBy(asc(mailOutbox.nextAttemptAt))
-    .limit(1);
-  return row?.at;
-}
+/** When the next mail falls due (a retry, or a lease running out), if any. */
+export const nextMail = (db: Db): Promise<Date | undefined> => nextOutboxDue(db, mailOutbox, mailOutbox);

@@ -8,6 +8,7 @@ import { and, asc, eq, inArray, lt, lte, or, sql } from 'drizzle-orm';
 import { parseDeviceToken, PushMessage } from '@uvd/contracts';
 import type { Db } from '../db/client.ts';
 import { deviceSubscriptions, pushDeliveries } from '../db/schema.ts';
+import { nextOutboxDue } from '../lib/outbox-due.ts';
 import { nextAttemptAt } from '../lib/retry.ts';
 import type { PushSender, SendOptions, SendOutcome } from './sender.ts';
 
@@ -122,13 +123,5 @@ export async function deliverDue(db: Db, options: DeliveryOptions): Promise<numb
   return claimed.length;
 }
 
-/** When the next pending delivery falls due (a retry), if any. */
-export async function nextDelivery(db: Db): Promise<Date | undefined> {
-  const [row] = await db
-    .select({ at: pushDeliveries.nextAttemptAt })
-    .from(pushDeliveries)
-    .where(eq(pushDeliveries.status, 'pending'))
-    .orderBy(asc(pushDeliveries.nextAttemptAt))
-    .limit(1);
-  return row?.at;
-}
+/** When the next delivery falls due (a retry, or a lease running out), if any. */
+export const nextDelivery = (db: Db): Promise<Date | undefined> => nextOutboxDue(db, pushDeliveries, pushDeliveries);

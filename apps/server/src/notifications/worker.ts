@@ -6,14 +6,14 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { AppContext } from '../context.ts';
 import { startOutboxWorker, type OutboxWorker } from '../lib/outbox-worker.ts';
-import { escalateDue } from '../deliveries/escalation.ts';
+import { escalateDue, nextEscalation } from '../deliveries/escalation.ts';
 import { deliverDue, nextDelivery } from './delivery.ts';
 import { fanOutDue, nextFanOut } from './fan-out.ts';
 import { PUSH_CHANNEL, pushOutbox } from './outbox.ts';
 import type { PushSender, SendOutcome } from './sender.ts';
 
-async function nextDue(db: AppContext['db']): Promise<Date | undefined> {
-  const times = (await Promise.all([nextDelivery(db), nextFanOut(db)])).filter((at) => at !== undefined);
+async function nextDue(db: AppContext['db'], deliveryEscalationMs: number): Promise<Date | undefined> {
+  const times = (await Promise.all([nextDelivery(db), nextFanOut(db), nextEscalation(db, deliveryEscalationMs)])).filter((at) => at !== undefined);
   return times.length > 0 ? new Date(Math.min(...times.map((at) => at.getTime()))) : undefined;
 }
 
@@ -54,8 +54,8 @@ export async function startNotifications(ctx: Pick<AppContext, 'config' | 'datab
       });
       return escalated + fannedOut + delivered;
     },
-    // A retry or an escalation due before the next poll wakes the loop then.
-    nextDue: () => nextDue(db),
+    // A retry, an escalation or a lapsed lease wakes the loop when it falls due.
+    nextDue: () => nextDue(db, push.deliveryEscalationMs),
     onError: (error) => {
       options.logger.error({ err: error }, 'push worker failed; it tries again at its next poll');
     },

@@ -8,6 +8,7 @@ import { and, asc, eq, inArray, lt, lte, or, sql } from 'drizzle-orm';
 import { WebhookPayload } from '@uvd/contracts';
 import type { Db } from '../db/client.ts';
 import { webhookDeliveries, webhooks } from '../db/schema.ts';
+import { nextOutboxDue } from '../lib/outbox-due.ts';
 import { sendWebhook, type SendRequest, type SendResult } from './sender.ts';
 import { nextAttemptAt } from '../lib/retry.ts';
 import { signatureHeaders } from './signing.ts';
@@ -180,13 +181,5 @@ export async function deliverDue(db: Db, options: DeliveryOptions): Promise<numb
   return claimed.length;
 }
 
-/** When the next pending delivery falls due (a retry), if any. */
-export async function nextDelivery(db: Db): Promise<Date | undefined> {
-  const [row] = await db
-    .select({ at: webhookDeliveries.nextAttemptAt })
-    .from(webhookDeliveries)
-    .where(and(eq(webhookDeliveries.status, 'pending'), sendable(db)))
-    .orderBy(asc(webhookDeliveries.nextAttemptAt))
-    .limit(1);
-  return row?.at;
-}
+/** When the next delivery of an enabled webhook (or a test event) falls due (a retry, or a lease running out), if any. */
+export const nextDelivery = (db: Db): Promise<Date | undefined> => nextOutboxDue(db, webhookDeliveries, webhookDeliveries, sendable(db));
