@@ -1,9 +1,8 @@
 #!/usr/bin/env node
-// `npm test`: the server's build; the unit and API suite on PGlite and, when DATABASE_URL is set, again on
-// PostgreSQL, in one pool of workers, with the type-check and lint beside it at the lowest priority; then the browser
-// tests (the built console in Chromium). Stops after the first step that fails.
+// `npm test`: type-check, lint and the server's build side by side; the unit and API suite on PGlite and, when
+// DATABASE_URL is set, again on PostgreSQL, in one pool of workers; then the browser tests (the built console in
+// Chromium). Stops after the first step that fails.
 import { spawn } from 'node:child_process';
-import { constants, setPriority } from 'node:os';
 import { findOrInstallChromium, INSTALL_CHROMIUM } from './chromium.mjs';
 
 // They need a Chromium or Chrome: the machine's, or Debian's installed here when apt-get may run (scripts/chromium.mjs).
@@ -16,19 +15,21 @@ if (!process.env.DATABASE_URL) console.log('DATABASE_URL is not set: the API sui
  * output is kept and shown whole when each ends.
  */
 const steps = [
-  // The build `npm run build:server` makes, without its type-check (--noCheck: 14 s of CPU instead of 34 on this
-  // machine), which the type-check below does: production.test.ts runs the same `build:server:emit` and finds it
-  // done, so no test worker spends half a minute in tsc. After a build with a check, a build with one would check
-  // again.
-  [['build of the server', 'npm', ['run', '--silent', 'build:server:emit']]],
+  // Side by side: each is one single-threaded process, so on two cores they take about the time of the longest
+  // (lint) instead of the sum. scripts/typecheck.mjs lists the projects (server and packages, web, browser tests,
+  // mobile shell). The server's build (`npm run build:server`, tsc -b) is the one production.test.ts starts: done
+  // here, the test's own build finds nothing to do, and no test worker spends half a minute in tsc. Both run
+  // `build:server:emit`, the same build without type-checking (--noCheck: 14 s of CPU instead of 34 on this
+  // machine), which the type-check beside it does; after a build with a check, a build with one would check again.
+  [
+    ['lint', 'npx', ['eslint', '--max-warnings=0', '.']],
+    ['type-check', 'npm', ['run', '--silent', 'typecheck']],
+    ['build of the server', 'npm', ['run', '--silent', 'build:server:emit']],
+  ],
   // Three workers (vitest.config.ts) for every file of the unit and API suite on PGlite and, with DATABASE_URL, the
   // server's files on the test database a second time on PostgreSQL (the `postgres` project). Beside the browser
   // tests, the PostgreSQL pass made a machine half as fast as usual so busy (a load average of 13) that tests of
   // time limits failed, on both sides; here it fills the time the PGlite files spend waiting.
-  // The type-check (scripts/typecheck.mjs lists the projects) and lint run beside the tests at the lowest priority
-  // (`idle`): the tests leave about a fifth of two cores unused while they wait (820 s of CPU in 596 s here), and
-  // those two single-threaded processes (lint alone 152 s of CPU) fill it without taking the CPU from a test that
-  // measures time. Before the tests, with the build beside them, they took 162 s of wall time on their own.
   [
     [
       process.env.DATABASE_URL ? 'unit and API tests on PGlite and PostgreSQL' : 'unit and API tests on PGlite',
@@ -36,20 +37,16 @@ const steps = [
       ['vitest', 'run'],
       { TEST_DATABASE_URL: process.env.DATABASE_URL ?? '' },
     ],
-    ['type-check', 'npm', ['run', '--silent', 'typecheck'], {}, { idle: true }],
-    ['lint', 'npx', ['eslint', '--max-warnings=0', '.'], {}, { idle: true }],
   ],
   // Two workers, each with its Chromium and a server of its own (e2e/vitest.config.ts).
   [['browser tests', 'npx', ['vitest', 'run', '--config', 'e2e/vitest.config.ts'], chromium ? { CHROMIUM_PATH: chromium } : {}]],
 ];
 
-function run([name, command, args, env = {}, { idle = false } = {}], live) {
+function run([name, command, args, env = {}], live) {
   console.log(`\n=== ${name}: ${command} ${args.join(' ')}${live ? '' : ' (beside the step above; its output follows when it ends)'}`);
   const started = Date.now();
   return new Promise((resolve) => {
     const child = spawn(command, args, { stdio: live ? 'inherit' : ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
-    // Set before npx or npm starts the tool itself, which inherits it.
-    if (idle && child.pid !== undefined) setPriority(child.pid, constants.priority.PRIORITY_LOW);
     const output = [];
     child.stdout?.on('data', (chunk) => output.push(chunk));
     child.stderr?.on('data', (chunk) => output.push(chunk));
