@@ -20,6 +20,9 @@ import { recordCustody, type DeliveryRow } from './lifecycle.ts';
 const LADDER_DONE = 3;
 const OPEN_STATUSES = [DeliveryStatus.queued, DeliveryStatus.inTransit, DeliveryStatus.paused, DeliveryStatus.waiting, DeliveryStatus.blocked];
 
+/** Not yet at the end of its ladder, or at the end of an earlier wait's. */
+const rungLeft = or(sql`${deliveries.escalationLevel} < ${LADDER_DONE}`, sql`${deliveries.escalatedAt} < ${deliveries.waitingSince}`);
+
 /** Who is told, rung by rung. */
 export function ladderOf(delivery: Pick<DeliveryRow, 'status' | 'waitingFor' | 'recipientUserId'>): DeliveryEscalationTarget[] {
   if (delivery.status === DeliveryStatus.waiting && delivery.waitingFor === 'loading') return ['sender', 'admins'];
@@ -33,6 +36,11 @@ interface Rung {
   /** The level to store: the next rung's index, or LADDER_DONE after the last. */
   stored: number;
 }
+
+type EscalationFields = Pick<
+  DeliveryRow,
+  'status' | 'waitingFor' | 'recipientUserId' | 'waitingSince' | 'deliverBy' | 'escalatedAt' | 'escalationLevel'
+>;
 
 /** The next rung of `delivery`'s ladder and when it falls due, if a rung is left. */
 function nextRung(delivery: EscalationFields, intervalMs: number): (Rung & { at: number }) | undefined {
@@ -55,11 +63,6 @@ function nextRung(delivery: EscalationFields, intervalMs: number): (Rung & { at:
     stored: level + 1 >= ladder.length ? LADDER_DONE : level + 1,
   };
 }
-
-type EscalationFields = Pick<
-  DeliveryRow,
-  'status' | 'waitingFor' | 'recipientUserId' | 'waitingSince' | 'deliverBy' | 'escalatedAt' | 'escalationLevel'
->;
 
 /** The rung due now for `delivery`, if any. */
 export function dueRung(delivery: EscalationFields, intervalMs: number, now: Date): Rung | undefined {
@@ -84,7 +87,7 @@ export async function nextEscalation(db: Db, intervalMs: number): Promise<Date |
       and(
         inArray(deliveries.status, OPEN_STATUSES),
         or(and(eq(deliveries.status, DeliveryStatus.waiting), isNotNull(deliveries.waitingSince)), isNotNull(deliveries.deliverBy)),
-        or(sql`${deliveries.escalationLevel} < ${LADDER_DONE}`, sql`${deliveries.escalatedAt} < ${deliveries.waitingSince}`),
+        rungLeft,
       ),
     );
   const times = open.map((delivery) => nextRung(delivery, intervalMs)?.at).filter((at) => at !== undefined);
@@ -105,8 +108,7 @@ export async function escalateDue(ctx: Pick<AppContext, 'bus'> & { db: Db }, int
             and(eq(deliveries.status, DeliveryStatus.waiting), lte(deliveries.waitingSince, waitedSince)),
             and(isNotNull(deliveries.deliverBy), lte(deliveries.deliverBy, now)),
           ),
-          // Not yet at the end of its ladder, or at the end of an earlier wait's.
-          or(sql`${deliveries.escalationLevel} < ${LADDER_DONE}`, sql`${deliveries.escalatedAt} < ${deliveries.waitingSince}`),
+          rungLeft,
         ),
       )
       .orderBy(sql`${deliveries.escalatedAt} ASC NULLS FIRST`, deliveries.id)

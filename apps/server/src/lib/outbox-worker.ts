@@ -13,7 +13,7 @@ import type { Notifier } from '../db/client.ts';
 import { wakeable } from './wakeable.ts';
 
 /** What falls due without a NOTIFY and without this process's alarm is looked for this often. */
-export const OUTBOX_POLL_MS = 15_000;
+const OUTBOX_POLL_MS = 15_000;
 
 /** The soonest an alarm rings. */
 const MIN_ALARM_MS = 25;
