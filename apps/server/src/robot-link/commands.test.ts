@@ -391,18 +391,33 @@ describe('GET /action/action/stream', () => {
 });
 
 describe('a robot that lost its order', () => {
-  it('ends the Running job as failed once the robot reports no order long after the start', async () => {
+  it('ends the Running job as failed as soon as the robot, having reported its order, reports no order', async () => {
+    const w = await executionWorld(server);
+    const job = await createJobFor(server, w);
+    // Just started: the grace for a robot not yet on the order does not hold once it reported it.
+    await server.context.db.update(jobs).set({ status: 'Running', startedAt: new Date() }).where(eq(jobs.id, job.job_id));
+    const paused = robotState(w, { orderId: job.job_id, paused: true, actionStates: [disinfectState(job.job_id, 0, 'FINISHED')] });
+    await jobRunner.handleState(w.robot, paused);
+    expect(await jobOf(w, job.job_id)).toMatchObject({ status: 'Running', active_state: 'paused' });
+    // Restarted, the robot reports an empty order: the job no longer shows paused on a robot that does not have it.
+    await jobRunner.handleState(w.robot, robotState(w, { orderId: '' }));
+    expect(await jobOf(w, job.job_id)).toMatchObject({ status: 'Completed', completion_status: 'failed' });
+    expect(await jobRunner.sweepLostOrders()).toEqual([]);
+    const log = LogEntry.parse((await server.request('GET', `/api/log/${job.job_id}`, { token: w.admin.token })).body);
+    expect(log.completion_status).toBe('failed');
+    expect(log.attributes.rooms.map((room) => room.state)).toEqual(['done', 'not_reached', 'not_reached']);
+    expect(Date.parse(log.endtime ?? '')).toBe(Date.parse(paused.timestamp));
+  });
+
+  it('ends a Running job whose robot never reported its order once it reports another long after the start', async () => {
     const w = await executionWorld(server);
     const job = await createJobFor(server, w);
     await markRunning(job.job_id);
-    await jobRunner.handleState(w.robot, robotState(w, { orderId: job.job_id, actionStates: [disinfectState(job.job_id, 0, 'FINISHED')] }));
-    expect(await jobRunner.sweepLostOrders()).toEqual([]);
-    // Restarted, the robot reports an empty order.
     await jobRunner.handleState(w.robot, robotState(w, { orderId: '' }));
     expect(await jobRunner.sweepLostOrders()).toEqual([job.job_id]);
     const log = LogEntry.parse((await server.request('GET', `/api/log/${job.job_id}`, { token: w.admin.token })).body);
     expect(log.completion_status).toBe('failed');
-    expect(log.attributes.rooms.map((room) => room.state)).toEqual(['done', 'not_reached', 'not_reached']);
+    expect(log.attributes.rooms.map((room) => room.state)).toEqual(['not_reached', 'not_reached', 'not_reached']);
   });
 
   it('leaves a job just started alone while its robot has not reported the order yet', async () => {

@@ -67,15 +67,20 @@ export interface JobRunner {
   /** Forget what is cached of a job (after a command changed it). */
   forget(jobId: string): void;
   /**
-   * Ends as failed the Running jobs whose robot reports another order (or none) for a while: a robot that
-   * restarted without its order will never finish the job, and would otherwise be busy with it forever.
+   * Ends as failed the Running jobs whose robot lost their order: it reports another order (or none) after it
+   * reported the job's, or for a while after the start. A robot that restarted without its order will never finish
+   * the job, and would otherwise be busy with it forever. (A robot that moves on from the job's order ends it at
+   * once, as its state arrives; this sweep catches the rest.)
    */
   sweepLostOrders(): Promise<string[]>;
   /** Settles when every state received so far is handled. */
   idle(): Promise<void>;
 }
 
-/** A robot reporting another order this long after its job started has lost the job's order. */
+/**
+ * A robot reporting another order this long after its job started has lost the job's order, even if it never
+ * reported it; one that reported the job's order and then another has lost it at once.
+ */
 export const ORDER_LOST_AFTER_MS = 15_000;
 
 export type ErrorReporter = (error: unknown, message: string) => void;
@@ -326,6 +331,41 @@ export function createJobRunner(ctx: Pick<AppContext, 'db' | 'bus' | 'fleet' | '
     });
   };
 
+  /** Ends as failed each Running job of `robotIds` whose robot lost its order (sweepLostOrders); returns their ids. */
+  const endLostJobs = async (robotIds: string[]): Promise<string[]> => {
+    const running = await repository.runningJobs(ctx.db, robotIds);
+    const ended: string[] = [];
+    const now = Date.now();
+    for (const job of running) {
+      const reported = reportedOrders.get(job.robotId);
+      if (!reported || reported.orderId === job.id) continue;
+      // A robot may report its former order (or none) until it takes the new one; once it reported the job's, it
+      // does not go back to it.
+      const startedAt = (job.startedAt ?? job.startTime).getTime();
+      if (job.robotStartedAt === null && now - startedAt < ORDER_LOST_AFTER_MS) continue;
+      const lost = await ctx.db.transaction(async (tx) => {
+        const locked = await repository.lockJob(tx, job.orgId, job.id);
+        if (locked?.status !== 'Running') return false;
+        // The robot restarted without the order: a room under way lost its lamp then, one never begun was not
+        // reached. What is known of the job ends with the robot's last report of it (this process's, else its start).
+        const at = new Date(
+          reported.previous?.orderId === job.id ? reported.previous.last : (job.robotStartedAt ?? job.startedAt ?? job.startTime).getTime(),
+        );
+        for (const room of await repository.jobRoomStates(tx, job.id)) {
+          if (!isFinal(room.state)) {
+            await repository.setRoomState(tx, job.id, room.orderNo, room.state === 'active' ? 'aborted' : 'not_reached', at);
+          }
+        }
+        await finishJob(ctx, tx, locked, 'failed', { endedAt: at });
+        lastLit.delete(job.id);
+        return true;
+      });
+      jobCache.delete(job.id);
+      if (lost) ended.push(job.id);
+    }
+    return ended;
+  };
+
   const handle = async (event: StateEvent): Promise<void> => {
     const { robot } = event;
     const reported = reportedOrders.get(robot.robotId);
@@ -337,6 +377,10 @@ export function createJobRunner(ctx: Pick<AppContext, 'db' | 'bus' | 'fleet' | '
         last: event.robotTime,
         previous: reported ? { orderId: reported.orderId, last: reported.last } : undefined,
       });
+      // The robot moved on from an order: if it was its Running job's, the job is lost now (a reboot while paused
+      // would otherwise go on showing the job paused on a robot without it). From no order it lost none it reported
+      // (a job it never reported is the sweep's, after ORDER_LOST_AFTER_MS).
+      if (reported && reported.orderId !== '') await endLostJobs([robot.robotId]);
     }
     await checkBattery(robot, event.battery);
     const jobId = await trackJob(event);
@@ -361,35 +405,8 @@ export function createJobRunner(ctx: Pick<AppContext, 'db' | 'bus' | 'fleet' | '
     handleState(robot, state) {
       return handleEvent(readState(robot, state));
     },
-    async sweepLostOrders() {
-      const running = await repository.runningJobs(ctx.db, [...reportedOrders.keys()]);
-      const ended: string[] = [];
-      const now = Date.now();
-      for (const job of running) {
-        const reported = reportedOrders.get(job.robotId);
-        const startedAt = (job.startedAt ?? job.startTime).getTime();
-        if (!reported || reported.orderId === job.id || now - startedAt < ORDER_LOST_AFTER_MS) continue;
-        const lost = await ctx.db.transaction(async (tx) => {
-          const locked = await repository.lockJob(tx, job.orgId, job.id);
-          if (locked?.status !== 'Running') return false;
-          // The robot restarted without the order: a room under way lost its lamp then, one never begun was not
-          // reached. What is known of the job ends with the robot's last report of it (this process's, else its start).
-          const at = new Date(
-            reported.previous?.orderId === job.id ? reported.previous.last : (job.robotStartedAt ?? job.startedAt ?? job.startTime).getTime(),
-          );
-          for (const room of await repository.jobRoomStates(tx, job.id)) {
-            if (!isFinal(room.state)) {
-              await repository.setRoomState(tx, job.id, room.orderNo, room.state === 'active' ? 'aborted' : 'not_reached', at);
-            }
-          }
-          await finishJob(ctx, tx, locked, 'failed', { endedAt: at });
-          lastLit.delete(job.id);
-          return true;
-        });
-        jobCache.delete(job.id);
-        if (lost) ended.push(job.id);
-      }
-      return ended;
+    sweepLostOrders() {
+      return endLostJobs([...reportedOrders.keys()]);
     },
     forget(jobId) {
       jobCache.delete(jobId);
