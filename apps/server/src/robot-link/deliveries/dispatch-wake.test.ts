@@ -2,7 +2,8 @@
  * The dispatcher serves every Queued delivery while a free robot exists, woken by what frees the robot, never left
  * to its poll (DELIVERY_DISPATCH_POLL_MS is an hour here, so only the wakes can dispatch): a robot freed by a cancel
  * gets the next delivery once it took the cancel and ended the cancelled order (never before: a cancelOrder taken
- * after a new order would cancel that one); deliveries a free robot may not take (it handed them back) do not hold
+ * after a new order would cancel that one); a robot that turns Autonomous or charges past the minimum gets it as it
+ * does; deliveries a free robot may not take (it handed them back) do not hold
  * back the ones queued after them; a delivery whose order never reached its robot goes back to the queue.
  * Robots are raw MQTT clients (connectTestRobot) so the test decides when a robot takes what it is sent.
  */
@@ -100,6 +101,28 @@ describe('the delivery dispatcher, woken (no poll)', () => {
     await orderOf(robot, next.id, 'the next order at the robot');
   });
 
+  it('gives a Queued delivery to a robot as it turns Autonomous or charges past the minimum, not at the next poll', async () => {
+    const world = await deliveryWorld(server, { robots: 1 });
+    const [row] = world.robots;
+    const [a, b] = world.roomIds;
+    if (!row || !a || !b) throw new Error('world incomplete');
+    const robot = await connect(server, world, row);
+    // Online but not free: in Manual mode, then Autonomous with too little battery.
+    await robot.publishState({ operatingMode: 'MANUAL' });
+    await waitUntil(async () => (server.context.fleet.link(row.id)?.mode === 2 ? undefined : true), 5000, 'the robot out of Autonomous mode');
+    const delivery = await queueDelivery(server, world.orgId, { pickupRoomId: a, dropoffRoomId: b });
+    await settle();
+    expect(await readDelivery(server, delivery.id)).toMatchObject({ status: DeliveryStatus.queued, robotId: null });
+    await robot.publishState({ operatingMode: 'AUTOMATIC', batteryState: { batteryCharge: server.context.config.deliveryMinBattery - 5, charging: true } });
+    await settle();
+    expect(await readDelivery(server, delivery.id)).toMatchObject({ status: DeliveryStatus.queued, robotId: null });
+
+    // Charged: the state that makes it free wakes the dispatcher (the poll is an hour away).
+    await robot.publishState({ batteryState: { batteryCharge: 90, charging: false } });
+    expect((await waitForDelivery(server, delivery.id, (found) => found.robotId === row.id, 'the delivery dispatched')).status).toBe(DeliveryStatus.inTransit);
+    await orderOf(robot, delivery.id, 'the order at the robot');
+  });
+
   it('gives a free robot the delivery queued after more deliveries than one batch that it handed back', async () => {
     const world = await deliveryWorld(server, { robots: 1 });
     const [row] = world.robots;
@@ -138,7 +161,13 @@ describe('a delivery whose order never reached its robot', () => {
     await connect(server, world, deaf);
     const delivery = await queueDelivery(server, world.orgId, { pickupRoomId: a, dropoffRoomId: b });
     await waitForDelivery(server, delivery.id, (row) => row.robotId === deaf.id, 'dispatched to the robot that never takes it');
+    await waitUntil(
+      async () => ((await custodyOf(server, delivery.id)).some((step) => step.step === 'requeued') ? true : undefined),
+      15_000,
+      'the delivery handed back',
+    );
 
+    // The other robot comes online after: its connection message first, its mode with its first state.
     const robot = await connect(server, world, other);
     const order = await orderOf(robot, delivery.id, 'the order at the other robot');
     await takeOrder(robot, order);

@@ -43,15 +43,17 @@ export interface DeliveryDispatcher {
 
 export type RobotCandidate = Pick<typeof robots.$inferSelect, 'id' | 'name' | 'mode' | 'battery' | 'errors' | 'floorId' | 'pose' | 'home'>;
 
+/** Whether a robot in this mode, with this charge and these errors, may take a delivery. */
+const fitToDispatch = (robot: { mode: number } & Pick<RobotCandidate, 'battery' | 'errors'>, minBattery: number): boolean =>
+  robot.mode === RobotMode.autonomous &&
+  robot.battery >= minBattery &&
+  !robot.errors.some((error) => error.errorLevel === 'FATAL' || error.errorType === UVD_PATH_BLOCKED_ERROR);
+
 /** Whether the robot may take a delivery now, from the gateway's view of it (the row while the gateway has none). */
 export function isFreeToDispatch(fleet: Pick<Fleet, 'isOnline' | 'link'>, robot: RobotCandidate, minBattery: number): boolean {
   if (!fleet.isOnline(robot.id)) return false;
   const link = fleet.link(robot.id);
-  if ((link?.mode ?? robot.mode) !== RobotMode.autonomous) return false;
-  const battery = link?.battery ?? robot.battery;
-  if (battery < minBattery) return false;
-  const errors = link?.errors ?? robot.errors;
-  return !errors.some((error) => error.errorLevel === 'FATAL' || error.errorType === UVD_PATH_BLOCKED_ERROR);
+  return fitToDispatch({ mode: link?.mode ?? robot.mode, battery: link?.battery ?? robot.battery, errors: link?.errors ?? robot.errors }, minBattery);
 }
 
 /** Where the robot is: its live report, else its row, else its home on its floor. */
@@ -316,15 +318,21 @@ export function startDispatcher(ctx: Context, onError: (error: unknown, message:
     const status = StatusPayload.safeParse(event.payload).data?.status;
     if (status !== undefined && status !== DeliveryStatus.inTransit && status !== DeliveryStatus.waiting && status !== DeliveryStatus.paused) worker.wake();
   });
-  const unsubscribeConnection = ctx.fleet.onConnection((_robot, online) => {
-    if (online) worker.wake();
-  });
-  // A robot that reports its order over (a cancelled one finished, `finishingRobots`) may be free now.
-  const running = new Set<string>();
+  // A robot whose state makes it free may take a delivery now: its order over (a cancelled one finished,
+  // `finishingRobots`), Autonomous again, charged past the minimum, an error cleared.
+  const fit = new Set<string>();
   const unsubscribeState = ctx.fleet.onStateEvent((event) => {
     const robotId = event.robot.robotId;
-    if (event.work.order) running.add(robotId);
-    else if (running.delete(robotId)) worker.wake();
+    if (event.work.order || !fitToDispatch(event.fields, ctx.config.deliveryMinBattery)) fit.delete(robotId);
+    else if (!fit.has(robotId)) {
+      fit.add(robotId);
+      worker.wake();
+    }
+  });
+  const unsubscribeConnection = ctx.fleet.onConnection((robot, online) => {
+    if (online) worker.wake();
+    // Back online, its first state tells afresh whether it is free.
+    else fit.delete(robot.robotId);
   });
   const timer = setInterval(() => {
     worker.wake();
