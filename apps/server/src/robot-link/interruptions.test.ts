@@ -28,7 +28,8 @@ import { disinfectActionId } from './order.ts';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-describe('interruptions on a simulated robot (embedded broker)', () => {
+// Side by side (concurrent): each test has its own organization, robot and link proxy, and mostly waits for it.
+describe('interruptions on a simulated robot (embedded broker)', { concurrent: true }, () => {
   let server: TestServer;
   const sims: SimRobot[] = [];
   const proxies: LinkProxy[] = [];

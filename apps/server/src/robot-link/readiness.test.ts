@@ -19,7 +19,8 @@ import {
 import { startTestServer, type TestServer } from '../testing/harness.ts';
 import { disinfectActionId, roomNodeId } from './order.ts';
 
-describe('room readiness during a running job (simulated robot, embedded broker)', () => {
+// Side by side (concurrent): each test has its own organization and robot, and mostly waits for it (37 -> 20 s).
+describe('room readiness during a running job (simulated robot, embedded broker)', { concurrent: true }, () => {
   let server: TestServer;
   const sims: SimRobot[] = [];
   beforeAll(async () => {

@@ -87,7 +87,8 @@ async function clearRetained(world: ExecutionWorld | { robot: { manufacturer: st
   await observer.publishAsync(`${prefix}/factsheet`, '', { retain: true });
 }
 
-describe.skipIf(!available)('VDA 5050 2.0.0 JSON schemas', () => {
+// Side by side (concurrent): each test checks only its own robot's messages among those seen.
+describe.skipIf(!available)('VDA 5050 2.0.0 JSON schemas', { concurrent: true }, () => {
   it('hold for every message of a whole job with a pause and a resume, from the server and the simulator', async () => {
     const world = await executionWorld(server, 2);
     const robot = new SimRobot({

@@ -4,7 +4,7 @@
  * console, pause and resume, cancel, a blocked way, and hand-backs. The API's routes are another module's: these
  * tests do what they do through the same functions (confirmLoadingOnRobot, checkHandoffPin, cancelOnRobot).
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SimRobot } from '@uvd/robot-sim';
 import { DeliveryStatus } from '@uvd/contracts';
 import { checkHandoffPin } from '../../deliveries/handoff.ts';
@@ -30,10 +30,10 @@ const sims: SimRobot[] = [];
 beforeAll(async () => {
   server = await startTestServer({ deliveryDispatchPollMs: 100, deliveryHandbackMs: HANDBACK_MS, deliveryMaxDispatches: 3 });
 });
-afterEach(async () => {
-  await Promise.all(sims.splice(0).map((sim) => sim.stop()));
-});
+// The tests run side by side, so a test's robots are stopped with the file's, not after the test (another test's
+// would go with them).
 afterAll(async () => {
+  await Promise.all(sims.map((sim) => sim.stop()));
   await server.close();
 });
 
@@ -62,7 +62,8 @@ const isSubsequence = (sub: readonly string[], all: readonly string[]) => {
 };
 const actionStatus = (sim: SimRobot, type: string) => sim.state?.actionStates.find((action) => action.actionType === type)?.actionStatus;
 
-describe('a delivery carried by a simulated delivery robot', () => {
+// Side by side (concurrent): each test has an organization and robots of its own, and mostly waits for them.
+describe('a delivery carried by a simulated delivery robot', { concurrent: true }, () => {
   it('goes from the queue to Delivered: dispatched, Waiting for loading, loaded, Waiting for the recipient, a PIN at the robot, Delivered', async () => {
     const world = await deliveryWorld(server, { robots: 1 });
     const [robot] = world.robots;
