@@ -109,6 +109,9 @@ async function asRobotWould(orgId: string, deliveryId: string, robotId: string |
     if (waitingFor) await recordCustody(tx, row, 'arrived', { detail: waitingFor === 'loading' ? 'pickup' : 'dropoff' });
     await updateDelivery(server.context, tx, row, {
       robotId,
+      // As the dispatcher does: an offline robot is handed back DELIVERY_HANDBACK_MS after it was last heard of or
+      // given the delivery, so the hand-back sweep (every few seconds) leaves this one alone.
+      dispatchedAt: row.dispatchedAt ?? new Date(),
       status,
       waitingFor,
       waitingSince: waitingFor ? new Date() : null,
