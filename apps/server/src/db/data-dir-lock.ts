@@ -122,9 +122,18 @@ export async function lockDataDir(dataDir: string, options: LockOptions = {}): P
 
 async function lockWithSocket(dataDir: string, lockFile: string, selfText: string): Promise<() => void> {
   const name = `\0uvd-data-dir-${createHash('sha256').update(realpathSync(dataDir)).digest('hex')}`;
-  const server = await bind(name, selfText);
-  if (server === undefined) {
-    const owner = parseLock((await askOwner(name)) ?? '') ?? runningOwner(readText(lockFile));
+  let server: Server | undefined;
+  for (let attempt = 1; ; attempt += 1) {
+    server = await bind(name, selfText);
+    if (server !== undefined) break;
+    const answer = await askOwner(name);
+    // Refused: the holder has bound the name but does not listen yet (a process started at the same instant), or
+    // it has just ended. Ask again shortly, binding first in case the name is free now.
+    if (answer === 'refused' && attempt < OWNER_ASKS) {
+      await new Promise((wait) => setTimeout(wait, 20));
+      continue;
+    }
+    const owner = (typeof answer === 'object' ? parseLock(answer.text) : undefined) ?? runningOwner(readText(lockFile));
     throw new DataDirLockedError(dataDir, owner?.pid);
   }
   try {
@@ -161,26 +170,32 @@ function bind(name: string, answer: string): Promise<Server | undefined> {
   });
 }
 
-/** What the process holding `name` answers (its lock text), or undefined when it does not answer in time. */
-function askOwner(name: string): Promise<string | undefined> {
+/** How often a refused connection to the lock's holder is tried again (20 ms apart) before the refusal names no pid. */
+const OWNER_ASKS = 50;
+
+/**
+ * What the process holding `name` answers (its lock text); 'refused' when the connection is refused (nothing
+ * listens on the name); 'silent' when it does not answer in time.
+ */
+function askOwner(name: string): Promise<{ text: string } | 'refused' | 'silent'> {
   return new Promise((resolveAnswer) => {
     let text = '';
     const socket = createConnection({ path: name });
-    const done = (answer: string | undefined) => {
+    const done = (answer: { text: string } | 'refused' | 'silent') => {
       clearTimeout(timer);
       socket.destroy();
       resolveAnswer(answer);
     };
     const timer = setTimeout(() => {
-      done(undefined);
+      done('silent');
     }, 2_000);
     socket.setEncoding('utf8');
     socket.on('data', (chunk: string) => (text += chunk));
     socket.on('end', () => {
-      done(text);
+      done({ text });
     });
-    socket.on('error', () => {
-      done(undefined);
+    socket.on('error', (error) => {
+      done(isCode(error, 'ECONNREFUSED') ? 'refused' : 'silent');
     });
   });
 }
