@@ -5,7 +5,7 @@
  * side (a SimRobot in the test process) is `playRobot` in fleet.ts. No vitest here: the global setup imports it.
  */
 import { and, eq } from 'drizzle-orm';
-import { openDatabase } from '../../apps/server/src/db/client.ts';
+import { openMigratedDataFolder } from '../../apps/server/src/testing/data-folder.ts';
 import { buildings, floors, groups, robotGroups, robots } from '../../apps/server/src/db/schema.ts';
 import { NORTHWIND } from '../../apps/server/src/seed/demo-data.ts';
 import { seedDemoIfEmpty } from '../../apps/server/src/seed/demo-seed.ts';
@@ -34,7 +34,7 @@ const LEVEL = 1;
 
 /** Seeds the demo organizations into the empty data folder (the server then finds them seeded) and adds OWN_ROBOTS. */
 export async function seedOwnRobots(dataDir: string): Promise<void> {
-  const database = await openDatabase({ dataDir });
+  const database = await openMigratedDataFolder(dataDir);
   try {
     await seedDemoIfEmpty(database);
     const { db } = database;

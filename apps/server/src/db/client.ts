@@ -82,9 +82,10 @@ export interface OpenOptions {
   /** PostgreSQL only: how LISTEN connections are checked and replaced. */
   listenTiming?: Partial<ListenTiming>;
   /**
-   * PGlite in memory only: start from this data folder (a tarball from `migratedPgliteImage`) instead of an empty
-   * cluster, which PGlite makes by running initdb in WebAssembly (about 2.5 s of CPU). Migrations still run; those
-   * in the image have nothing left to do.
+   * PGlite, in memory or in a new (empty) data folder: start from this data folder (a tarball from
+   * `migratedPgliteImage`) instead of an empty cluster, which PGlite makes by running initdb in WebAssembly (about
+   * 2.5 s of CPU). Migrations still run; those in the image have nothing left to do. PGlite refuses it on a folder
+   * that already holds a database.
    */
   pgliteImage?: Blob | undefined;
 }
@@ -172,7 +173,7 @@ const pgliteStartParams = [...PGlite.defaultStartParams, '-c', `shared_buffers=$
 
 async function openPglite(dataDir: string | undefined, image: Blob | undefined): Promise<Database> {
   if (dataDir) mkdirSync(dataDir, { recursive: true });
-  const client = new TakingTurnsPGlite({ ...(dataDir ? { dataDir } : image ? { loadDataDir: image } : {}), startParams: pgliteStartParams });
+  const client = new TakingTurnsPGlite({ ...(dataDir ? { dataDir } : {}), ...(image ? { loadDataDir: image } : {}), startParams: pgliteStartParams });
   await client.waitReady;
   const db = drizzlePglite({ client, schema });
   await migratePglite(db, { migrationsFolder: MIGRATIONS_FOLDER });

@@ -1,10 +1,12 @@
+import { createHash } from 'node:crypto';
 import { spawn, spawnSync, type ChildProcess, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { openMigratedDataFolder } from '../testing/data-folder.ts';
 import { lockDataDir, processStart } from './data-dir-lock.ts';
 
 const serverEntry = fileURLToPath(new URL('../server.ts', import.meta.url));
@@ -50,6 +52,16 @@ function startServer(dataDir: string): Run {
     });
   });
   return { child, output: () => output, exited };
+}
+
+/**
+ * A new data folder for a server process, holding an empty migrated database already: these tests are about the
+ * lock, and the server's first start on an empty folder (initdb, every migration) took twice the CPU of a later one.
+ */
+async function newDataFolder(): Promise<string> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'uvd-lock-'));
+  await (await openMigratedDataFolder(dataDir)).close();
+  return dataDir;
 }
 
 async function waitFor(predicate: () => boolean, timeoutMs: number): Promise<void> {
@@ -155,7 +167,7 @@ afterEach(async () => {
 
 describe('embedded data folder', () => {
   it('refuses a second server process on the same DATA_DIR with a clear message, and the first keeps serving', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'uvd-lock-'));
+    const dataDir = await newDataFolder();
     try {
       const first = startServer(dataDir);
       running.push(first);
@@ -184,7 +196,7 @@ describe('embedded data folder', () => {
   }, 120_000);
 
   it('starts over a stale lock whose pid now belongs to another, live process', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'uvd-lock-'));
+    const dataDir = await newDataFolder();
     try {
       // What a server killed with -9 leaves behind, once the system has handed its pid to someone else: the
       // lock names a running process, but one that started at another time than the server that wrote it.
@@ -223,6 +235,51 @@ describe('embedded data folder', () => {
         expect(readFileSync(join(dataDir, 'server.lock'), 'utf8').split('\n')[0]).toBe(String(process.pid));
         release();
         expect(sleeper.exitCode).toBeNull();
+      } finally {
+        rmSync(dataDir, { recursive: true, force: true });
+      }
+    },
+    30_000,
+  );
+
+  it.runIf(process.platform === 'linux')(
+    'names the pid of a holder that has bound the socket but does not listen yet, as one started at the same instant',
+    async () => {
+      const dataDir = mkdtempSync(join(tmpdir(), 'uvd-lock-'));
+      try {
+        writeFileSync(join(dataDir, 'server.lock'), `${String(deadPid())}\n${processStart(process.pid) ?? ''}\n`);
+        // Between a holder's bind() and listen() a connection is refused, and the stale lock file names no one
+        // running. This holder stays in that gap for 300 ms, then listens on the same socket and answers as a lock.
+        // (The socket's abstract name: a NUL, then this; the NUL cannot go through argv.)
+        const name = `uvd-data-dir-${createHash('sha256').update(realpathSync(dataDir)).digest('hex')}`;
+        const holder = spawn(
+          process.execPath,
+          [
+            '-e',
+            `const { Pipe, constants } = process.binding('pipe_wrap');
+             const handle = new Pipe(constants.SERVER);
+             if (handle.bind('\\0' + process.argv[1]) !== 0) process.exit(3);
+             console.log('bound');
+             setTimeout(() => {
+               require('node:net').createServer((socket) => socket.end(process.pid + '\\n\\n')).listen({ fd: handle.fd });
+             }, 300);`,
+            name,
+          ],
+          { stdio: ['ignore', 'pipe', 'inherit'] },
+        );
+        unrelated.push(holder);
+        let said = '';
+        holder.stdout.on('data', (chunk: Buffer) => (said += chunk.toString()));
+        await waitFor(() => said.includes('bound'), 30_000);
+
+        const refusal = await lockDataDir(dataDir, { scheme: 'socket' }).then(
+          (release) => {
+            release();
+            return 'taken';
+          },
+          (error: unknown) => (error instanceof Error ? error.message : String(error)),
+        );
+        expect(refusal).toContain(`The data folder ${dataDir} is in use by another server process (pid ${String(holder.pid)})`);
       } finally {
         rmSync(dataDir, { recursive: true, force: true });
       }

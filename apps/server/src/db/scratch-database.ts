@@ -105,7 +105,7 @@ async function makeTemplate(serverUrl: string): Promise<string> {
  * its own and renamed, so a reader never sees half of it; images of earlier migrations are removed then.
  */
 let image: Promise<Blob> | undefined;
-const pgliteImage = (): Promise<Blob> => (image ??= loadOrMakeImage());
+export const pgliteImage = (): Promise<Blob> => (image ??= loadOrMakeImage());
 
 async function loadOrMakeImage(): Promise<Blob> {
   const file = path.join(tmpdir(), `uvd-pglite-${await imageKey()}.tar`);

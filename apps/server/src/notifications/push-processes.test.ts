@@ -13,6 +13,7 @@ import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, type App } from '../app.ts';
 import { openDatabase, type Database } from '../db/client.ts';
+import { openMigratedDataFolder } from '../testing/data-folder.ts';
 import { deviceSubscriptions, organizations, pushDeliveries, pushEvents, users } from '../db/schema.ts';
 import { waitUntil } from '../testing/execution-fixtures.ts';
 import { startTestServer, type TestServer } from '../testing/harness.ts';
@@ -157,7 +158,7 @@ describe(`a server process killed mid-delivery (${testEngine()})`, () => {
       databaseUrl = scratch.url;
       drop = () => scratch.drop();
     } else {
-      database = await openDatabase({ dataDir });
+      database = await openMigratedDataFolder(dataDir);
     }
     const orgId = 'restart-org';
     await database.db.insert(organizations).values({ id: orgId, name: orgId, uvcDoses: [10], defaultDose: 10 });

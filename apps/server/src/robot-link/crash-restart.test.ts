@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SimRobot } from '@uvd/robot-sim';
 import { Job, LogEntry, LogList, OrderMessage, RobotList, TokenResponse } from '@uvd/contracts';
 import { loadConfig } from '../config.ts';
-import { openDatabase } from '../db/client.ts';
+import { openMigratedDataFolder } from '../testing/data-folder.ts';
 import { organizations, robots, users } from '../db/schema.ts';
 import { hashPassword } from '../identity/passwords.ts';
 import { brokerAnswers, waitUntil } from '../testing/execution-fixtures.ts';
@@ -156,7 +156,7 @@ function crashSuite(fleet: 'inProcess' | 'mosquitto') {
       scratch = await createTestDatabase();
       database = scratch.database;
     } else {
-      database = await openDatabase({ dataDir });
+      database = await openMigratedDataFolder(dataDir);
     }
     orgId = `crash-${fleet.toLowerCase()}`;
     await database.db.insert(organizations).values({ id: orgId, name: orgId, uvcDoses: [10], defaultDose: 10 });
@@ -300,11 +300,12 @@ function crashSuite(fleet: 'inProcess' | 'mosquitto') {
   }, 240_000);
 }
 
-describe(`a server killed with SIGKILL mid-job and started again (${testEngine()}, robot in the server process)`, () => {
+// The two suites run side by side (concurrent): each has its own data, organization, robot and server processes.
+describe(`a server killed with SIGKILL mid-job and started again (${testEngine()}, robot in the server process)`, { concurrent: true }, () => {
   crashSuite('inProcess');
 });
 
 // A real robot does not die with the server: on Mosquitto (MQTT_URL) the simulated robot runs in this process.
-describe.skipIf(!(await brokerAnswers()))(`a server killed with SIGKILL mid-job and started again (${testEngine()}, robot on Mosquitto)`, () => {
+describe.skipIf(!(await brokerAnswers()))(`a server killed with SIGKILL mid-job and started again (${testEngine()}, robot on Mosquitto)`, { concurrent: true }, () => {
   crashSuite('mosquitto');
 });

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { buildApp, type App } from '../app.ts';
 import { openDatabase, type Database } from '../db/client.ts';
+import { openMigratedDataFolder } from '../testing/data-folder.ts';
 import { organizations, webhookDeliveries, webhooks } from '../db/schema.ts';
 import { waitUntil } from '../testing/execution-fixtures.ts';
 import { startTestServer, type TestServer } from '../testing/harness.ts';
@@ -127,7 +128,7 @@ describe(`a server process killed mid-delivery (${testEngine()})`, () => {
   const openData = async (): Promise<{ database: Database; done: () => Promise<void> }> => {
     if (shared) return { database: shared, done: async () => undefined };
     // PGlite is one process's: the server opens the folder itself once this is closed.
-    const database = await openDatabase({ dataDir });
+    const database = await openMigratedDataFolder(dataDir);
     return { database, done: () => database.close() };
   };
 
