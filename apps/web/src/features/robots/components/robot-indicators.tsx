@@ -32,7 +32,9 @@ export const BatteryIndicator = ({ battery, charging }: { battery: number | null
         aria-valuemin={0}
         aria-valuemax={100}
       >
-        <span className={`progress-bar ${tone}`} style={{ width: `${percent}%` }} />
+        {/* No width transition: the bar shows the reading the robot reported, not a glide through values it never
+            reported, and a live table of robots would otherwise animate without pause (55 layouts a second). */}
+        <span className={`progress-bar ${tone}`} style={{ width: `${percent}%`, transition: 'none' }} />
       </span>
       <span>{percent} %</span>
       {charging ? (
