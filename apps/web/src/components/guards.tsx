@@ -9,7 +9,8 @@ export const AuthenticatedOnly = () => {
   const { status, user } = useAuth();
   const location = useLocation();
   if (status === 'authenticated') {
-    // An admin set this user's password: they choose their own before anything else, then go where they were going.
+    // This user's password was given to them (an admin set it, or `npm run admin:create` printed it): they choose
+    // their own before anything else, then go where they were going.
     if (user?.must_change_password && location.pathname !== paths.changePassword.path) {
       const { pathname, search, hash } = location;
       return <Navigate to={paths.changePassword.getHref()} replace state={{ from: { pathname, search, hash } }} />;

@@ -45,7 +45,7 @@ export const paths = {
   signUp: { path: '/auth/sign-up', getHref: () => '/auth/sign-up' },
   /** The link of a password reset mail: `?token=…`. */
   resetPassword: { path: '/auth/reset-password', getHref: () => '/auth/reset-password' },
-  /** A signed-in user whose password an admin set chooses their own here before anything else. */
+  /** A signed-in user whose password was given to them (by an admin, or admin:create) chooses their own here first. */
   changePassword: { path: '/auth/change-password', getHref: () => '/auth/change-password' },
   robots: { path: '/robots', getHref: () => '/robots' },
   settings: { path: '/settings', getHref: () => '/settings' },

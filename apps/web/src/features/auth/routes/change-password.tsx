@@ -8,8 +8,9 @@ import { toast } from '../../../lib/toast.ts';
 import { ChangePasswordForm } from '../components/change-password-form.tsx';
 
 /**
- * Where the console sends a user whose password an admin set, before anything else (components/guards.tsx), and
- * where a user changes their own from the profile; either way they go back where they came from.
+ * Where the console sends a user whose password was given to them (by an admin, or admin:create), before anything
+ * else (components/guards.tsx), and where a user changes their own from the profile; either way they go back where
+ * they came from.
  */
 export const ChangePasswordRoute = () => {
   const { t } = useTranslation();
