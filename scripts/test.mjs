@@ -38,7 +38,7 @@ const steps = [
       { TEST_DATABASE_URL: process.env.DATABASE_URL ?? '' },
     ],
   ],
-  // Two workers, each with its Chromium and a server of its own (e2e/vitest.config.ts).
+  // Three workers, each with its Chromium and a server of its own (e2e/vitest.config.ts).
   [['browser tests', 'npx', ['vitest', 'run', '--config', 'e2e/vitest.config.ts'], chromium ? { CHROMIUM_PATH: chromium } : {}]],
 ];
 

@@ -55,11 +55,12 @@ export function useServer(url: string | undefined): void {
 
 /**
  * `backForwardCache`: keep Chromium's back/forward cache, as a person's browser has it (Playwright turns it off
- * by default, so that a page left behind is gone).
+ * by default, so that a page left behind is gone). `systemNotifications`: the full browser, for the tests of Web
+ * Push and the system's notifications, which the headless shell (the default, paths.ts) denies.
  */
-export function launchBrowser(options: { backForwardCache?: boolean } = {}): Promise<Browser> {
+export function launchBrowser(options: { backForwardCache?: boolean; systemNotifications?: boolean } = {}): Promise<Browser> {
   return chromium.launch({
-    executablePath: chromiumPath(),
+    executablePath: chromiumPath({ full: options.systemNotifications === true }),
     args: CHROMIUM_ARGS,
     headless: true,
     ...(options.backForwardCache ? { ignoreDefaultArgs: ['--disable-back-forward-cache'] } : {}),

@@ -18,7 +18,9 @@ declare module 'vitest' {
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  chromiumPath(); // fails at once, naming the fix, on a machine without one
+  // Fail at once, naming the fix, on a machine without them.
+  chromiumPath();
+  chromiumPath({ full: true });
   await mkdir(SCREENSHOTS_DIR, { recursive: true });
 
   const external = process.env.E2E_BASE_URL;

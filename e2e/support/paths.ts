@@ -12,14 +12,24 @@ export const SCREENSHOTS_DIR = path.join(ARTIFACTS_DIR, 'screenshots');
  */
 export const WEB_DIST = process.env.WEB_DIST ? path.resolve(process.env.WEB_DIST) : path.join(ARTIFACTS_DIR, 'web-dist');
 /**
- * The machine's Chromium or Chrome (CHROMIUM_PATH, else Debian's, else Google Chrome: scripts/chromium.mjs);
- * playwright-core never downloads a browser here. Undefined when the machine has none.
+ * The machine's Chromium or Chrome (CHROMIUM_PATH, else Debian's headless shell, else Debian's Chromium, else Google
+ * Chrome: scripts/chromium.mjs), and a full browser for the tests of system notifications (CHROMIUM_FULL_PATH, else
+ * Debian's Chromium, else Google Chrome); playwright-core never downloads a browser here. Undefined when the machine
+ * has none.
  */
 const CHROMIUM_PATH: string | undefined = findChromium();
+const CHROMIUM_FULL_PATH: string | undefined = findChromium({ full: true });
 
-/** The Chromium to drive, or an error that names the one command that gives the machine one. */
-export function chromiumPath(): string {
-  if (CHROMIUM_PATH) return CHROMIUM_PATH;
-  const named = process.env.CHROMIUM_PATH;
-  throw new Error(`No Chromium${named ? ` at CHROMIUM_PATH=${named}` : ''}: ${INSTALL_CHROMIUM}, or set CHROMIUM_PATH to a Chromium or Chrome.`);
+/**
+ * The Chromium to drive (`full`: a full browser, which shows system notifications and may grant their permission,
+ * where the headless shell denies it), or an error that names the one command that gives the machine one.
+ */
+export function chromiumPath({ full = false }: { full?: boolean } = {}): string {
+  const found = full ? CHROMIUM_FULL_PATH : CHROMIUM_PATH;
+  if (found) return found;
+  const named = full ? process.env.CHROMIUM_FULL_PATH : process.env.CHROMIUM_PATH;
+  const variable = full ? 'CHROMIUM_FULL_PATH' : 'CHROMIUM_PATH';
+  throw new Error(
+    `No ${full ? 'full ' : ''}Chromium${named ? ` at ${variable}=${named}` : ''}: ${INSTALL_CHROMIUM}, or set ${variable} to a Chromium or Chrome.`,
+  );
 }

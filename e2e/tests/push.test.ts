@@ -108,7 +108,8 @@ function promptPush(job: Job, action: Action): PushMessage {
 
 let browser: Browser;
 beforeAll(async () => {
-  browser = await launchBrowser();
+  // Push toasts and system notifications: the full browser (the headless shell denies their permission).
+  browser = await launchBrowser({ systemNotifications: true });
 });
 afterAll(async () => {
   await browser.close();
