@@ -29,9 +29,9 @@ const brokers = [
 ];
 
 for (const broker of brokers) {
-  // Side by side (concurrent): each test has an organization and a robot of its own on the shared server, and spends
-  // most of its time waiting for the robot; one after the other they took 60 s, side by side 18-37 s.
-  describe.skipIf(broker.skip)(`jobs on a simulated robot (${broker.name})`, { concurrent: true }, () => {
+  // One test after the other: side by side (concurrent) they took 18-37 s instead of 60, but on a busy machine their
+  // robots' clocks and the scheduler's polls fell more than a second behind, and the tests of those times failed.
+  describe.skipIf(broker.skip)(`jobs on a simulated robot (${broker.name})`, () => {
     let server: TestServer;
     const sims: SimRobot[] = [];
     beforeAll(async () => {
@@ -58,8 +58,8 @@ for (const broker of brokers) {
       });
       sims.push(sim);
       await sim.start();
-      await waitUntil(async () => (server.context.fleet.isOnline(w.robotId) ? true : undefined), 5000, 'the robot online');
-      await waitUntil(async () => (server.context.fleet.link(w.robotId)?.mode === 2 ? true : undefined), 5000, 'Autonomous mode');
+      await waitUntil(async () => (server.context.fleet.isOnline(w.robotId) ? true : undefined), 15_000, 'the robot online');
+      await waitUntil(async () => (server.context.fleet.link(w.robotId)?.mode === 2 ? true : undefined), 15_000, 'Autonomous mode');
       return sim;
     }
 
@@ -134,7 +134,7 @@ for (const broker of brokers) {
       const w = await executionWorld(server);
       const sim = await robotFor(w);
       sim.setOperatingMode('MANUAL');
-      await waitUntil(async () => (server.context.fleet.link(w.robotId)?.mode === 1 ? true : undefined), 5000, 'Manual mode');
+      await waitUntil(async () => (server.context.fleet.link(w.robotId)?.mode === 1 ? true : undefined), 15_000, 'Manual mode');
       const created = await createJobFor(server, w);
       const refused = await command(w, created.job_id, 'start');
       expect(refused.status).toBe(409);
@@ -158,7 +158,7 @@ for (const broker of brokers) {
       await waitUntil(async () => {
         const current = await job(w, created.job_id);
         return current.active_state === 'paused' && current.pending_command === null ? true : undefined;
-      }, 5000, 'the job paused');
+      }, 15_000, 'the job paused');
       const pauses = (state: StateMessage) => state.actionStates.filter((action) => action.actionType === 'startPause').length;
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(pauses(sim.state ?? paused)).toBe(1);
@@ -169,7 +169,7 @@ for (const broker of brokers) {
       expect((await job(w, created.job_id)).active_state).toBe('paused');
 
       expect((await command(w, created.job_id, 'resume')).status).toBe(200);
-      await waitUntil(async () => ((await job(w, created.job_id)).active_state === 'disinfecting' ? true : undefined), 5000, 'the job resumed');
+      await waitUntil(async () => ((await job(w, created.job_id)).active_state === 'disinfecting' ? true : undefined), 15_000, 'the job resumed');
       await ended(w, created.job_id);
       expect((await logOf(w, created.job_id)).completion_status).toBe('completed');
     });
@@ -273,14 +273,14 @@ for (const broker of brokers) {
       expect((await command(w, created.job_id, 'start')).status).toBe(200);
       await roomState(created.job_id, 0, 'active');
       await sim.kill();
-      await waitUntil(async () => (server.context.fleet.isOnline(w.robotId) ? undefined : true), 5000, 'the robot offline');
+      await waitUntil(async () => (server.context.fleet.isOnline(w.robotId) ? undefined : true), 15_000, 'the robot offline');
       expect((await job(w, created.job_id)).status).toBe('Running');
       const refused = await command(w, created.job_id, 'pause');
       expect(refused.status).toBe(409);
       expect(refused.body).toMatchObject({ error: 'robot_offline' });
       await sim.start();
       // The robot's dead man's switch paused it when the link dropped: the job shows it paused, as reported.
-      await waitUntil(async () => ((await job(w, created.job_id)).active_state === 'paused' ? true : undefined), 5000, 'the job paused');
+      await waitUntil(async () => ((await job(w, created.job_id)).active_state === 'paused' ? true : undefined), 15_000, 'the job paused');
       expect((await command(w, created.job_id, 'resume')).status).toBe(200);
       await ended(w, created.job_id);
       expect((await logOf(w, created.job_id)).attributes.rooms.map((room) => room.state)).toEqual(['done', 'done', 'done']);
@@ -323,7 +323,7 @@ for (const broker of brokers) {
       const [row] = await waitUntil(async () => {
         const rows = await server.context.db.select().from(jobs).where(and(eq(jobs.id, created.job_id), eq(jobs.status, 'Running')));
         return rows.length > 0 ? rows : undefined;
-      }, 5000, 'the scheduled start');
+      }, 15_000, 'the scheduled start');
       const late = (row?.startedAt?.getTime() ?? 0) - startTime.getTime();
       expect(late).toBeGreaterThanOrEqual(0);
       expect(late).toBeLessThan(1000);
