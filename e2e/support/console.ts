@@ -4,8 +4,10 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { updateRoomReadiness } from '@uvd/contracts';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
+import { apiSignIn, callApi, type ApiSession } from './api.ts';
 import { expectNoPageErrors, openSession, settle, type Session, type Viewport } from './browser.ts';
 import { REPO_ROOT } from './paths.ts';
 
@@ -112,6 +114,55 @@ export function blockSession(
     goto: (pathAndQuery) => session().goto(pathAndQuery),
     close: () => session().close(),
   };
+}
+
+/** What each test of a block that drives the demo's Ward A operator has (`operatorEachTest`). */
+export interface OperatorTest {
+  /** A fresh browser session at the block's size, not signed in yet. */
+  readonly session: Session;
+  /** The operator's API session. */
+  readonly api: ApiSession;
+  /**
+   * A room the test marked not ready: set ready again after the test, so that one which failed before its robot got
+   * past the room does not leave it so for the next.
+   */
+  roomToRestore: string | null;
+}
+
+/**
+ * For each test of the describe block: a fresh session at this size and the operator's API session; after it the
+ * session is closed, `roomToRestore` set ready again, and the page's uncaught errors fail the test they happened in.
+ * `browser` is read when the session opens (the file's beforeAll launched it).
+ */
+export function operatorEachTest(browser: () => Browser, viewport: Viewport): OperatorTest {
+  let session: Session | undefined;
+  let api: ApiSession | undefined;
+  const current = <T>(value: T | undefined): T => {
+    if (value === undefined) throw new Error('operatorEachTest: used outside the tests of its describe block');
+    return value;
+  };
+  const test: OperatorTest = {
+    get session() {
+      return current(session);
+    },
+    get api() {
+      return current(api);
+    },
+    roomToRestore: null,
+  };
+  beforeEach(async () => {
+    session = await openSession(browser(), viewport);
+    api = await apiSignIn(DEMO.org, DEMO.operator.username, DEMO.operator.password);
+  });
+  afterEach(async () => {
+    await session?.close();
+    if (test.roomToRestore !== null && api) {
+      await callApi(api, updateRoomReadiness, { body: { rooms: [{ room_id: test.roomToRestore, ready_for_disinfection: true }] } });
+      test.roomToRestore = null;
+    }
+    if (session) expectNoPageErrors(session);
+  });
+  return test;
 }
 
 /** Fills the sign-in form at /auth and submits it; resolves once the console has left the auth screens. */

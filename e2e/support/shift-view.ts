@@ -9,10 +9,10 @@
  */
 import type { Browser } from 'playwright-core';
 import { createJob, getDoses, getJob, getRobots, listWaitingActions, startJobNow, updateRoomReadiness } from '@uvd/contracts';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { apiSignIn, callApi, type ApiSession } from './api.ts';
-import { expectAccessible, expectNoPageErrors, launchBrowser, openSession, screenshot, settle, type Session, type Viewport } from './browser.ts';
-import { DEMO, signIn, t, type Language } from './console.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { callApi } from './api.ts';
+import { expectAccessible, launchBrowser, screenshot, settle, type Viewport } from './browser.ts';
+import { DEMO, operatorEachTest, signIn, t, type Language } from './console.ts';
 import { nearestRooms, readyRobot } from './fleet.ts';
 
 const ROBOT_OF: Record<Viewport['name'], string> = { desktop: 'UVD-1', mobile: 'UVD-2' };
@@ -38,25 +38,12 @@ export const describeShiftView = (viewport: Viewport): void => {
   });
 
   describe(`the shift view at ${String(viewport.width)}×${String(viewport.height)}`, () => {
-    let session: Session;
-    let api: ApiSession;
-    let roomToRestore: string | null = null;
-    beforeEach(async () => {
-      session = await openSession(browser, viewport);
-      api = await apiSignIn(DEMO.org, DEMO.operator.username, DEMO.operator.password);
-    });
-    afterEach(async () => {
-      await session.close();
-      if (roomToRestore !== null) {
-        await callApi(api, updateRoomReadiness, { body: { rooms: [{ room_id: roomToRestore, ready_for_disinfection: true }] } });
-        roomToRestore = null;
-      }
-      expectNoPageErrors(session);
-    });
+    const operator = operatorEachTest(() => browser, viewport);
 
     it.each(LANGUAGES)(
       'in %s: the prompt shows on the robots screen, is answered from the banner, and the job advances on the list',
       async (language) => {
+        const { session, api } = operator;
         const { page } = session;
         await session.goto(`/auth?lng=${language}`);
         await signIn(page, DEMO.org, DEMO.operator.username, DEMO.operator.password);
@@ -84,7 +71,7 @@ export const describeShiftView = (viewport: Viewport): void => {
         await callApi(api, updateRoomReadiness, {
           body: { rooms: rooms.map((room) => ({ room_id: room.room_id, ready_for_disinfection: room.room_id !== occupied.room_id })) },
         });
-        roomToRestore = occupied.room_id;
+        operator.roomToRestore = occupied.room_id;
         const jobName = `Shift ${viewport.name} ${language} ${new Date().toISOString().slice(11, 19)}`;
         const job = await callApi(api, createJob, {
           params: { robotId: robot.robot_id },
@@ -129,7 +116,7 @@ export const describeShiftView = (viewport: Viewport): void => {
         const reply = await answered;
         expect(reply.status()).toBe(200);
         expect(reply.request().headers()['idempotency-key']).toBeTruthy();
-        roomToRestore = null;
+        operator.roomToRestore = null;
         await item.waitFor({ state: 'detached' });
         const goneAt = await page.evaluate(() => performance.now());
         // Shown: from the robot's question (the prompt's created_at) to the banner seen; answered: from the click on

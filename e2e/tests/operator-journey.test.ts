@@ -7,10 +7,10 @@
  */
 import type { Browser, Page } from 'playwright-core';
 import { getDoses, getJob, Job, updateRoomReadiness } from '@uvd/contracts';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { apiSignIn, callApi, type ApiSession } from '../support/api.ts';
-import { expectAccessible, expectNoPageErrors, launchBrowser, openSession, screenshot, settle, textOf, VIEWPORTS, type Session, type Viewport } from '../support/browser.ts';
-import { DEMO, signIn, t } from '../support/console.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { callApi } from '../support/api.ts';
+import { expectAccessible, launchBrowser, screenshot, settle, textOf, VIEWPORTS, type Session, type Viewport } from '../support/browser.ts';
+import { DEMO, operatorEachTest, signIn, t } from '../support/console.ts';
 import { nearestRooms, readyRobot, type JourneyRobot, type JourneyRoom } from '../support/fleet.ts';
 
 /** The robot each size drives: Ward A, the operator's group (Ward B's UVD-3 and UVD-4 belong to the admin tests). */
@@ -121,26 +121,12 @@ afterAll(async () => {
 });
 
 describe.each(VIEWPORTS)('the operator journey at $width×$height', (viewport) => {
-  let session: Session;
-  let api: ApiSession;
-  /** A room left not ready by a journey that failed before the robot got past it is set ready again. */
-  let roomToRestore: string | null = null;
-  beforeEach(async () => {
-    session = await openSession(browser, viewport);
-    api = await apiSignIn(DEMO.org, DEMO.operator.username, DEMO.operator.password);
-  });
-  afterEach(async () => {
-    await session.close();
-    if (roomToRestore !== null) {
-      await callApi(api, updateRoomReadiness, { body: { rooms: [{ room_id: roomToRestore, ready_for_disinfection: true }] } });
-      roomToRestore = null;
-    }
-    expectNoPageErrors(session);
-  });
+  const operator = operatorEachTest(() => browser, viewport);
 
   it(
     'schedules a 3-room job, starts it, lets the robot into the room it asks about, sees it finish live, then reads its log and trajectory',
     async () => {
+      const { session, api } = operator;
       const { page } = session;
 
       // 1. Sign in as the Ward A operator.
@@ -179,7 +165,7 @@ describe.each(VIEWPORTS)('the operator journey at $width×$height', (viewport) =
       const readySwitch = details.getByRole('checkbox', { name: `${t('en', 'jobTable.ready')}: ${occupied.room_name}`, exact: true });
       await expect.poll(() => readySwitch.isChecked()).toBe(true);
       const stored = page.waitForResponse((response) => response.request().method() === 'PATCH' && response.url().includes('/rooms/room/ready'));
-      roomToRestore = occupied.room_id;
+      operator.roomToRestore = occupied.room_id;
       await readySwitch.click();
       expect((await stored).status()).toBe(200);
       await expect.poll(() => readySwitch.isChecked()).toBe(false);
@@ -212,7 +198,7 @@ describe.each(VIEWPORTS)('the operator journey at $width×$height', (viewport) =
       const empty = page.getByRole('dialog');
       await empty.getByRole('button', { name: t('en', 'promptAnswer.roomIsEmpty'), exact: true }).click();
       const confirmedAt = Date.now();
-      roomToRestore = null;
+      operator.roomToRestore = null;
       // The decision is sent once: the prompt goes away when the robot takes it.
       await prompt.waitFor({ state: 'detached' });
 
