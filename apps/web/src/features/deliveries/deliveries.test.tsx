@@ -472,6 +472,37 @@ describe('delivery detail', () => {
     });
   });
 
+  it('shows a change committed after its first read and before its stream opened: it reads the delivery again once the stream is open', async () => {
+    let current = detailFixture(1, { status: 1 });
+    const network = signedIn().on(getDelivery, () => {
+      const snapshot = current;
+      // The robot reaches the pickup just after this read, before the server has the stream: no event tells of it.
+      current = detailFixture(1, { status: 3, waiting_for: 'loading' });
+      return { status: 200, body: snapshot };
+    });
+    // The stream answers only after the first read: the server subscribed it after the change.
+    let open: (() => void) | undefined;
+    const opened = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    vi.stubGlobal('fetch', async (input: RequestInfo | URL, init?: RequestInit) => {
+      const stream = new FakeEventStream();
+      streams.push({ url: new URL(input instanceof Request ? input.url : String(input)), headers: new Headers(init?.headers), stream });
+      await opened;
+      return stream.response;
+    });
+    await openDetail(network);
+    expect(screen.getAllByTestId('delivery-status')[0]).toHaveTextContent('In transit');
+    await waitFor(() => {
+      expect(deliveryStream()).toBeDefined();
+    });
+    open?.();
+    await waitFor(() => {
+      expect(screen.getAllByTestId('delivery-status')[0]).toHaveTextContent('Waiting for loading');
+    });
+    expect(network.callsTo(getDelivery)).toHaveLength(2);
+  });
+
   it('says so when the delivery is not found', async () => {
     await renderApp({ path: `/deliveries/${deliveryId(1)}`, network: signedIn().on(getDelivery, { status: 404, body: { error: 'not_found', message: 'no' } }), config });
     expect(await screen.findByRole('alert')).toHaveTextContent('This delivery does not exist, or you may not see it.');

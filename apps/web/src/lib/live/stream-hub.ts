@@ -22,6 +22,14 @@ export interface StreamHubOptions<T> {
    */
   onResync?: (ids: readonly string[]) => void;
   /**
+   * Calls onResync also when the first connection opens. The subscriber's first read and the stream's subscription
+   * on the server race, and a change committed between the two reaches neither (a first connection has no
+   * Last-Event-ID to replay from): on a busy server a delivery showed In transit for good while its robot waited
+   * for loading. For streams of recorded changes (jobs, prompts, deliveries), which the console shows until the
+   * next change; not for telemetry, which the robot sends again within a second.
+   */
+  resyncFirstOpen?: boolean;
+  /**
    * The reconnect schedule (contracts' reconnectDelayMs): the wait is drawn at random ("full jitter") from zero up
    * to a window that starts at initialDelayMs and doubles after each failed attempt up to maxDelayMs, so consoles
    * dropped together (a server restart) do not come back together. A connection that stays open for maxDelayMs
@@ -166,9 +174,9 @@ export class StreamHub<T> {
     // A function, so the checks after each await read the live flag (the release may happen meanwhile).
     const stopped = () => signal.aborted;
     let attempt = 0;
-    // The first attempt follows the subscriber's own fetch; any later one may follow a gap, even if the first
-    // attempt was refused and this is the first connection that opens.
-    let reconnecting = false;
+    // The first attempt follows the subscriber's own read (resyncFirstOpen: which may have missed a change); any
+    // later one may follow a gap, even if the first attempt was refused and this is the first connection that opens.
+    let resyncAtOpen = this.options.resyncFirstOpen === true;
     const resync = () => {
       this.options.onResync?.(connection.ids);
     };
@@ -178,7 +186,7 @@ export class StreamHub<T> {
         if (stopped()) return;
         // Back from the back/forward cache: reopened at once, and what happened meanwhile refetched.
         attempt = 0;
-        reconnecting = true;
+        resyncAtOpen = true;
       }
       let openedAt: number | null = null;
       /** What a 503 asked for (ms), if it did. */
@@ -199,7 +207,7 @@ export class StreamHub<T> {
         }
         openedAt = Date.now();
         // Refetched once the stream is open, so whatever changes after the refetch's read arrives as an event.
-        if (reconnecting && !stopped()) resync();
+        if (resyncAtOpen && !stopped()) resync();
         await readSseStream(response.body, current.signal, (frame) => {
           if (frame.id !== undefined && frame.id !== '') connection.lastEventId = frame.id;
           // The frame's name is the whole message (its reason is for the server's logs): a malformed payload
@@ -221,7 +229,7 @@ export class StreamHub<T> {
         signal.removeEventListener('abort', release);
         connection.attempt = null;
       }
-      reconnecting = true;
+      resyncAtOpen = true;
       if (stopped()) return;
       // Closed because the page was hidden: it waits for the page to show again, not for a backoff.
       if (this.hidden) continue;

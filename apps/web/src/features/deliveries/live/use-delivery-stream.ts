@@ -26,6 +26,7 @@ export const deliveryHubFor = (queryClient: QueryClient, api: ApiClient): Stream
     hub = new StreamHub<Delivery>({
       connect: fetchStream(api, () => api.baseUrl('logistics'), streamDeliveries.path, 'delivery_list'),
       event: DELIVERY_CHANGE_EVENT,
+      resyncFirstOpen: true,
       parse: jsonParser(Delivery),
       onEvent: (change) => {
         const cached = queryClient.getQueriesData<DeliveryList>({ queryKey: deliveryListsKey });

@@ -38,6 +38,7 @@ export const jobHubsFor = (queryClient: QueryClient, api: ApiClient): JobHubs =>
       jobs: new StreamHub<Job>({
         connect: fetchStream(api, () => api.baseUrl('jobs'), streamJobs.path, 'job_list'),
         event: 'job_change',
+        resyncFirstOpen: true,
         parse: jsonParser(Job),
         onEvent: (change) => {
           const cached = queryClient.getQueriesData<JobList>({ queryKey: jobListsKey });
@@ -57,6 +58,7 @@ export const jobHubsFor = (queryClient: QueryClient, api: ApiClient): JobHubs =>
       actions: new StreamHub<ActionChange>({
         connect: fetchStream(api, () => api.baseUrl('action'), streamActions.path, 'job_list'),
         event: 'action_change',
+        resyncFirstOpen: true,
         parse: jsonParser(ActionChange),
         onEvent: (change) => {
           // A resolved action is no longer asked: the job has no open action.
