@@ -1,10 +1,11 @@
 /**
  * The fuzzers' proof that a refused request wrote nothing (`tableChecksums`, http.ts) sees every kind of committed
- * write, even one that leaves a row as it was, and nothing of a write rolled back.
+ * write, even one that leaves a row as it was, and nothing of a write rolled back. It takes them again only after a
+ * write (its write mark), so these tests also prove that the mark moves with each kind of write.
  */
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../testing/test-database.ts';
+import { createTestDatabase, testEngine, type TestDatabase } from '../testing/test-database.ts';
 import { changedTables, tableChecksums } from './http.ts';
 
 let testDatabase: TestDatabase;
@@ -47,5 +48,16 @@ describe('table checksums of the fuzzers', () => {
       }),
     ).rejects.toThrow('refused');
     expect(changedTables(before, await tableChecksums(testDatabase.database))).toEqual([]);
+  });
+
+  it('see a statement that wrote on its own, outside a transaction block, and are not taken again while nothing was written', async () => {
+    const db = testDatabase.database.db;
+    const first = await tableChecksums(testDatabase.database);
+    await db.execute(sql`SELECT count(*) FROM organizations`);
+    // Nothing written: the same checksums, not a new query over every table. (On PostgreSQL the write mark moves with
+    // the other databases of the server too, the other test files', so there they may be taken again.)
+    if (testEngine() === 'pglite') expect(await tableChecksums(testDatabase.database)).toBe(first);
+    await db.execute(sql`INSERT INTO organizations (id, name) VALUES ('checksum-f', 'F')`);
+    expect(changedTables(first, await tableChecksums(testDatabase.database), ['audit_entries'])).toEqual(['organizations']);
   });
 });
