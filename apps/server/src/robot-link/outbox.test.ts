@@ -391,12 +391,12 @@ describe('a crash between commit and send', () => {
 });
 
 describe.skipIf(testEngine() !== 'postgres' || !mosquittoUp)('two servers sharing one outbox (PostgreSQL, Mosquitto)', () => {
-  it('sends each command once, in the order decided, whichever server decided it', async () => {
-    // What is tested is the order across two servers, each command sent once by one of them. Their resends (of a
-    // command not acknowledged within COMMAND_RESEND_MS, and of every open command to a robot heard again after a
-    // silence, COMMAND_HEARD_AGAIN_MS; stop.test.ts and the tests above test both) are put out of reach: on a loaded
-    // machine the test process (both servers and the robot) stalls for seconds at times, and an acknowledgement late
-    // by a stall, or a stall that looks like a silence, is resent by design.
+  it('sends every command in the order decided, whichever server decided it', async () => {
+    // What is tested is the order across two servers: every command reaches the robot, first in the order decided.
+    // Their resends (of a command not acknowledged within COMMAND_RESEND_MS, and of every open command to a robot
+    // heard again after a silence, COMMAND_HEARD_AGAIN_MS; stop.test.ts and the tests above test both) are put out
+    // of reach: on a loaded machine the test process (both servers and the robot) stalls for seconds at times, and an
+    // acknowledgement late by a stall, or a stall that looks like a silence, is resent by design.
     const config = { commandResendMs: 30_000, commandHeardAgainMs: 30_000, mqttUrl: MOSQUITTO };
     const database = await createTestDatabase();
     const one = await startTestServer(config, database);
@@ -439,7 +439,14 @@ describe.skipIf(testEngine() !== 'postgres' || !mosquittoUp)('two servers sharin
         const body = CommandBody.parse(row.body);
         return 'actions' in body ? body.actions.map((action) => action.actionId) : [];
       });
-      expect(received).toEqual(recorded);
+      // Each arrives first in the order decided, and the robot's last message is the last command: it ends on the
+      // latest decision. A command may come more than once: one decided while the robot's acknowledgement of those
+      // before it was still on its way sends them again first, in order (the outbox sends a robot's open commands
+      // up to the due one; a VDA 5050 robot ignores an actionId it has). On a loaded machine that happened in CI
+      // (stop, stop, pause, pause, resume); with every acknowledgement 300 ms late, each command comes again with
+      // every later one.
+      expect([...new Set(received)]).toEqual(recorded);
+      expect(received.at(-1)).toBe(recorded.at(-1));
     } finally {
       clearInterval(reporting);
       for (const robot of robots.splice(0)) await robot.close();
