@@ -9,6 +9,8 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DeliveryStatus, VdaInstantAction, type ActionState, type OrderMessage } from '@uvd/contracts';
+import { eq } from 'drizzle-orm';
+import { robots } from '../../db/schema.ts';
 import { recordCustody } from '../../deliveries/lifecycle.ts';
 import { custodyOf, deliveryWorld, queueDelivery, readDelivery, waitForDelivery, type DeliveryRobot, type DeliveryWorld } from '../../testing/delivery-fixtures.ts';
 import { waitUntil } from '../../testing/execution-fixtures.ts';
@@ -119,6 +121,28 @@ describe('the delivery dispatcher, woken (no poll)', () => {
 
     // Charged: the state that makes it free wakes the dispatcher (the poll is an hour away).
     await robot.publishState({ batteryState: { batteryCharge: 90, charging: false } });
+    expect((await waitForDelivery(server, delivery.id, (found) => found.robotId === row.id, 'the delivery dispatched')).status).toBe(DeliveryStatus.inTransit);
+    await orderOf(robot, delivery.id, 'the order at the robot');
+  });
+
+  it('gives a Queued delivery to a robot whose row was locked as it turned free (a write of its state), once the lock is gone', async () => {
+    const world = await deliveryWorld(server, { robots: 1 });
+    const [row] = world.robots;
+    const [a, b] = world.roomIds;
+    if (!row || !a || !b) throw new Error('world incomplete');
+    const robot = await connect(server, world, row);
+    await robot.publishState({ operatingMode: 'MANUAL' });
+    await waitUntil(async () => (server.context.fleet.link(row.id)?.mode === 2 ? undefined : true), 5000, 'the robot out of Autonomous mode');
+    const delivery = await queueDelivery(server, world.orgId, { pickupRoomId: a, dropoffRoomId: b });
+    // The state that frees the robot wakes the dispatcher while another transaction holds the robot's row, as the
+    // gateway's write of a state does: the dispatcher passes over a robot it cannot lock (another process may be
+    // giving it a delivery), and on PostgreSQL it did so here and left the delivery to the poll, an hour away.
+    await server.context.db.transaction(async (tx) => {
+      await tx.select({ id: robots.id }).from(robots).where(eq(robots.id, row.id)).for('update');
+      await robot.publishState({ operatingMode: 'AUTOMATIC' });
+      await waitUntil(async () => (server.context.fleet.link(row.id)?.mode === 2 ? true : undefined), 5000, 'the robot Autonomous');
+      await settle();
+    });
     expect((await waitForDelivery(server, delivery.id, (found) => found.robotId === row.id, 'the delivery dispatched')).status).toBe(DeliveryStatus.inTransit);
     await orderOf(robot, delivery.id, 'the order at the robot');
   });

@@ -204,7 +204,12 @@ async function busyRobots(executor: Executor, fleet: Pick<Fleet, 'link'>, robotI
  * robots remain, so deliveries none of the free robots may take (each handed back by them) never hold back the
  * ones after them.
  */
-async function dispatchOrganization(ctx: Context, orgId: string, onError: (error: unknown, message: string) => void): Promise<string[]> {
+async function dispatchOrganization(
+  ctx: Context,
+  orgId: string,
+  onError: (error: unknown, message: string) => void,
+  onPassedOver: () => void,
+): Promise<string[]> {
   return ctx.db.transaction(async (tx) => {
     const nextBatch = (seen: readonly string[]) =>
       tx
@@ -261,7 +266,11 @@ async function dispatchOrganization(ctx: Context, orgId: string, onError: (error
         for (const { robot } of ranked) {
           // Another process may be giving this robot a delivery right now: leave it to that one.
           const [locked] = await tx.select({ id: robots.id }).from(robots).where(eq(robots.id, robot.id)).for('update', { skipLocked: true });
-          if (!locked) continue;
+          if (!locked) {
+            // Or a write of its state holds the row for a moment: look again soon, not at the next poll.
+            onPassedOver();
+            continue;
+          }
           // Under the lock, what another process committed since is seen (a delivery, a cancel recorded with the robot locked).
           if ((await busyRobots(tx, ctx.fleet, [robot.id])).size > 0) {
             free = free.filter((candidate) => candidate.id !== robot.id);
@@ -287,14 +296,25 @@ async function dispatchOrganization(ctx: Context, orgId: string, onError: (error
 
 const StatusPayload = z.object({ status: z.number() });
 
+/** A round that passed over a free robot whose row was locked looks at the queue again after this long. */
+const PASSED_OVER_RETRY_MS = 200;
+
 export function startDispatcher(ctx: Context, onError: (error: unknown, message: string) => void): DeliveryDispatcher {
+  let retry: NodeJS.Timeout | undefined;
+  const passedOver = () => {
+    retry ??= setTimeout(() => {
+      retry = undefined;
+      worker.wake();
+    }, PASSED_OVER_RETRY_MS);
+    retry.unref();
+  };
   const tick = async (): Promise<string[]> => {
     const orgs = await ctx.db.selectDistinct({ orgId: deliveries.orgId }).from(deliveries).where(eq(deliveries.status, DeliveryStatus.queued));
     const dispatched: string[] = [];
     for (const { orgId } of orgs) {
       // One organization's failure is logged and leaves the others' queues served.
       try {
-        dispatched.push(...(await dispatchOrganization(ctx, orgId, onError)));
+        dispatched.push(...(await dispatchOrganization(ctx, orgId, onError, passedOver)));
       } catch (error) {
         onError(error, `the delivery queue of organization ${orgId} could not be dispatched`);
       }
@@ -347,6 +367,7 @@ export function startDispatcher(ctx: Context, onError: (error: unknown, message:
     idle: () => worker.idle(),
     async close() {
       clearInterval(timer);
+      clearTimeout(retry);
       unsubscribe();
       unsubscribeConnection();
       unsubscribeState();
