@@ -103,16 +103,22 @@ describe('the delivery dispatcher, woken (no poll)', () => {
     await orderOf(robot, next.id, 'the next order at the robot');
   });
 
-  it('gives a Queued delivery to a robot as it turns Autonomous or charges past the minimum, not at the next poll', async () => {
+  /** A delivery Queued while the world's one robot is online but in Manual mode (not free). */
+  async function queuedForManualRobot() {
     const world = await deliveryWorld(server, { robots: 1 });
     const [row] = world.robots;
     const [a, b] = world.roomIds;
     if (!row || !a || !b) throw new Error('world incomplete');
     const robot = await connect(server, world, row);
-    // Online but not free: in Manual mode, then Autonomous with too little battery.
     await robot.publishState({ operatingMode: 'MANUAL' });
     await waitUntil(async () => (server.context.fleet.link(row.id)?.mode === 2 ? undefined : true), 5000, 'the robot out of Autonomous mode');
     const delivery = await queueDelivery(server, world.orgId, { pickupRoomId: a, dropoffRoomId: b });
+    return { row, robot, delivery };
+  }
+
+  it('gives a Queued delivery to a robot as it turns Autonomous or charges past the minimum, not at the next poll', async () => {
+    // Online but not free: in Manual mode, then Autonomous with too little battery.
+    const { row, robot, delivery } = await queuedForManualRobot();
     await settle();
     expect(await readDelivery(server, delivery.id)).toMatchObject({ status: DeliveryStatus.queued, robotId: null });
     await robot.publishState({ operatingMode: 'AUTOMATIC', batteryState: { batteryCharge: server.context.config.deliveryMinBattery - 5, charging: true } });
@@ -126,14 +132,7 @@ describe('the delivery dispatcher, woken (no poll)', () => {
   });
 
   it('gives a Queued delivery to a robot whose row was locked as it turned free (a write of its state), once the lock is gone', async () => {
-    const world = await deliveryWorld(server, { robots: 1 });
-    const [row] = world.robots;
-    const [a, b] = world.roomIds;
-    if (!row || !a || !b) throw new Error('world incomplete');
-    const robot = await connect(server, world, row);
-    await robot.publishState({ operatingMode: 'MANUAL' });
-    await waitUntil(async () => (server.context.fleet.link(row.id)?.mode === 2 ? undefined : true), 5000, 'the robot out of Autonomous mode');
-    const delivery = await queueDelivery(server, world.orgId, { pickupRoomId: a, dropoffRoomId: b });
+    const { row, robot, delivery } = await queuedForManualRobot();
     // The state that frees the robot wakes the dispatcher while another transaction holds the robot's row, as the
     // gateway's write of a state does: the dispatcher passes over a robot it cannot lock (another process may be
     // giving it a delivery), and on PostgreSQL it did so here and left the delivery to the poll, an hour away.
