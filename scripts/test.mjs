@@ -12,11 +12,11 @@ if (!process.env.DATABASE_URL) console.log('DATABASE_URL is not set: the API sui
 
 /**
  * The checks that read the code without running it. They start with the suite and run beside every step at the
- * lowest CPU priority (`nice -n 19`), so they take the CPU while the tests wait (the unit and API step keeps the two
- * cores 80-93 % busy, the rest waiting for I/O). Run first on their own, they took 108 s before any test started;
- * beside the tests they slow them by about a minute, which nets 27-44 s on this suite. One that fails stops the suite
- * as a failed step does. Without `nice` (Windows) they run at the usual priority. scripts/typecheck.mjs lists the
- * type-checked projects (server and packages, web, browser tests, mobile shell).
+ * lowest CPU priority (`nice -n 19`), so they take only the CPU the tests leave idle: the unit and API step keeps the
+ * two cores about 83 % busy and the browser step about 73 %, while the checks, run first on their own, took 108 s
+ * before any test started. One that fails stops the suite as a failed step does. Without `nice` (Windows) they run
+ * at the usual priority. scripts/typecheck.mjs lists the type-checked projects (server and packages, web, browser
+ * tests, mobile shell).
  */
 const checks = [
   ['lint', 'npx', ['eslint', '--max-warnings=0', '.']],
