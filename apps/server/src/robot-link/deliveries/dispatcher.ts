@@ -305,8 +305,7 @@ export function startDispatcher(ctx: Context, onError: (error: unknown, message:
     retry ??= setTimeout(() => {
       retry = undefined;
       worker.wake();
-    }, PASSED_OVER_RETRY_MS);
-    retry.unref();
+    }, PASSED_OVER_RETRY_MS).unref();
   };
   const tick = async (): Promise<string[]> => {
     const orgs = await ctx.db.selectDistinct({ orgId: deliveries.orgId }).from(deliveries).where(eq(deliveries.status, DeliveryStatus.queued));
