@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { and, asc, eq } from 'drizzle-orm';
 import { SimRobot, type SimRobotOptions } from '@uvd/robot-sim';
 import { type DeliveryPriority } from '@uvd/contracts';
-import { deliveries, deliveryCustody, deliveryItems, robots } from '../db/schema.ts';
+import { deliveries, deliveryCustody, deliveryItems, robotCommands, robots } from '../db/schema.ts';
 import { hashPin } from '../deliveries/handoff.ts';
 import { publishDeliveryChange, recordCustody, type CustodyRow, type DeliveryRow } from '../deliveries/lifecycle.ts';
 import { hashPassword } from '../identity/passwords.ts';
@@ -136,14 +136,46 @@ export async function waitForDelivery(
   what: string,
   timeoutMs = 15_000,
 ): Promise<DeliveryRow> {
-  return waitUntil(
-    async () => {
-      const row = await readDelivery(server, deliveryId);
-      return predicate(row) ? row : undefined;
-    },
-    timeoutMs,
-    what,
-  );
+  try {
+    return await waitUntil(
+      async () => {
+        const row = await readDelivery(server, deliveryId);
+        return predicate(row) ? row : undefined;
+      },
+      timeoutMs,
+      what,
+    );
+  } catch (error) {
+    throw new Error(`${error instanceof Error ? error.message : String(error)}\n${await deliveryReport(server, deliveryId)}`, { cause: error });
+  }
+}
+
+/**
+ * What a delivery test that timed out needs to tell why: the delivery's row, its chain of custody, its robot
+ * commands, and what the gateway knows of the organization's robots.
+ */
+async function deliveryReport(server: TestServer, deliveryId: string): Promise<string> {
+  const row = await readDelivery(server, deliveryId);
+  const custody = await custodyOf(server, deliveryId);
+  const commands = await server.context.db
+    .select({ robotId: robotCommands.robotId, kind: robotCommands.kind, state: robotCommands.state, attempts: robotCommands.attempts, givenUpReason: robotCommands.givenUpReason })
+    .from(robotCommands)
+    .where(eq(robotCommands.deliveryId, deliveryId));
+  const fleet = (await server.context.db.select({ id: robots.id, name: robots.name }).from(robots).where(eq(robots.orgId, row.orgId))).map((robot) => {
+    const link = server.context.fleet.link(robot.id);
+    return {
+      ...robot,
+      online: server.context.fleet.isOnline(robot.id),
+      link: link && { mode: link.mode, battery: link.battery, errors: link.errors, order: link.work?.order, lastOrderId: link.lastNode?.orderId },
+    };
+  });
+  const { status, robotId, dispatchAttempts, reason } = row;
+  return [
+    `delivery: ${JSON.stringify({ status, robotId, dispatchAttempts, reason })}`,
+    `custody: ${JSON.stringify(custody.map((step) => [step.step, step.robotId, step.detail]))}`,
+    `commands: ${JSON.stringify(commands)}`,
+    `robots: ${JSON.stringify(fleet)}`,
+  ].join('\n');
 }
 
 /** The deliveries the robot carries or holds now. */
