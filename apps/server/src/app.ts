@@ -58,8 +58,10 @@ import { startWebhooks } from './webhooks/worker.ts';
 
 export const API_PREFIX = '/api';
 export const IDP_PREFIX = '/idp';
-/** The audit chainer's poll, behind the NOTIFY that wakes it at once (a missed notification waits this long). */
+/** The audit chainer's poll of every organization, behind the NOTIFY that names one (a missed notification waits this long). */
 const AUDIT_CHAIN_POLL_MS = 5_000;
+/** How long after a commit its organization's new audit entries are chained, with those committed meanwhile. */
+const AUDIT_CHAIN_DELAY_MS = 100;
 
 /** Backends of behaviour §7, each mounted under /api; a deployment may split them behind a proxy. */
 const apiModules: readonly FastifyPluginAsync<AppContext>[] = [
@@ -183,6 +185,7 @@ export async function buildApp({ config, database, robotLink = true }: BuildOpti
   const execution = robotLink ? await startExecution(context) : undefined;
   const auditChainer = await startAuditChainer(database.db, database.notifier, {
     pollMs: AUDIT_CHAIN_POLL_MS,
+    delayMs: AUDIT_CHAIN_DELAY_MS,
     onError: (error) => {
       app.log.warn({ err: error }, 'audit chain: chaining failed (retried at the next poll)');
     },
