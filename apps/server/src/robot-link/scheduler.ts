@@ -20,6 +20,9 @@ import { holdJob, missJob, startJob } from './lifecycle.ts';
 /** Due jobs taken per poll; more wait for the next one. */
 const BATCH = 20;
 
+/** Scheduled jobs whose start_time has come. */
+const dueNow = () => and(eq(jobs.status, 'Scheduled'), lte(jobs.startTime, new Date()));
+
 export interface Scheduler {
   /** One poll: starts what is due and can start; returns the ids started. */
   tick(): Promise<string[]>;
@@ -37,11 +40,16 @@ export function startScheduler(
   let running: Promise<unknown> = Promise.resolve();
 
   const tick = async (): Promise<string[]> => {
+    // Most polls find nothing due: one plain read says so, where the transaction below is three statements (a
+    // test's scheduler polling every 50 ms ran a sixth of execution.test.ts's statements in empty polls). A job that
+    // comes due after this read is taken at the next poll, as one due after the locked read always was.
+    const [anyDue] = await ctx.db.select({ id: jobs.id }).from(jobs).where(dueNow()).limit(1);
+    if (!anyDue) return [];
     const started = await ctx.db.transaction(async (tx) => {
       const due = await tx
         .select()
         .from(jobs)
-        .where(and(eq(jobs.status, 'Scheduled'), lte(jobs.startTime, new Date())))
+        .where(dueNow())
         .orderBy(asc(jobs.startTime))
         .limit(BATCH)
         .for('update', { skipLocked: true });
