@@ -4,7 +4,7 @@
  * (it reuses the usernames `admin` and `operator` on purpose: the realm decides who signs in).
  */
 import type { Role, RobotKind } from '@uvd/contracts';
-import { generateClinic, generateHospital, type Hospital } from './hospital.ts';
+import { CLINIC_BUILDINGS, generateClinic, generateHospital, HOSPITAL_BUILDINGS, type Hospital } from './hospital.ts';
 
 export interface DemoUser {
   username: string;
@@ -63,8 +63,17 @@ export interface DemoOrganization {
   logistics?: { users: DemoUser[]; robots: DemoRobot[] };
 }
 
-const hospital = generateHospital();
-const [buildingA, buildingB] = hospital.buildings.map((building) => building.name);
+/**
+ * A site made on first use and kept: drawing the floor plans (room labels at their poles of inaccessibility) took most
+ * of a second of CPU at every server start, which needs them only to seed a new database.
+ */
+const once = (make: () => Hospital): (() => Hospital) => {
+  let made: Hospital | undefined;
+  return () => (made ??= make());
+};
+
+const hospital = once(generateHospital);
+const [buildingA, buildingB] = HOSPITAL_BUILDINGS;
 if (!buildingA || !buildingB) throw new Error('the demo hospital has two buildings');
 
 export const DEMO: DemoOrganization = {
@@ -72,7 +81,9 @@ export const DEMO: DemoOrganization = {
   name: 'Demo Hospital',
   uvcDoses: [10, 20, 30, 50, 100],
   defaultDose: 30,
-  site: hospital,
+  get site() {
+    return hospital();
+  },
   groups: [
     { name: 'Ward A', buildings: [buildingA] },
     { name: 'Ward B', buildings: [buildingB] },
@@ -114,15 +125,17 @@ export const DEMO: DemoOrganization = {
   },
 };
 
-const clinic = generateClinic();
-const clinicBuilding = clinic.buildings[0]?.name ?? 'Main building';
+const clinic = once(generateClinic);
+const clinicBuilding = CLINIC_BUILDINGS[0] ?? 'Main building';
 
 export const NORTHWIND: DemoOrganization = {
   id: 'northwind',
   name: 'Northwind Clinic',
   uvcDoses: [20, 40, 60],
   defaultDose: 40,
-  site: clinic,
+  get site() {
+    return clinic();
+  },
   groups: [{ name: 'Clinic', buildings: [clinicBuilding] }],
   users: [
     { username: 'admin', password: 'northwind-admin-1', roles: ['done-admin'], firstName: 'Grace', lastName: 'Holm', email: 'grace.holm@northwind-clinic.example', groups: [] },

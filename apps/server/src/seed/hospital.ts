@@ -254,6 +254,10 @@ const CLINIC: BuildingPlan[] = [
   },
 ];
 
+/** The buildings' names of `generateHospital` and `generateClinic`, known without generating the sites. */
+export const HOSPITAL_BUILDINGS = HOSPITAL.map((building) => building.name);
+export const CLINIC_BUILDINGS = CLINIC.map((building) => building.name);
+
 /** The demo hospital. Same seed, same hospital: room names and shapes are stable across runs. */
 export const generateHospital = (seed = 20_240_601): Hospital => generateSite(HOSPITAL, seed);
 
