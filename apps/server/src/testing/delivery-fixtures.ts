@@ -11,6 +11,7 @@ import { deliveries, deliveryCustody, deliveryItems, robotCommands, robots } fro
 import { hashPin } from '../deliveries/handoff.ts';
 import { publishDeliveryChange, recordCustody, type CustodyRow, type DeliveryRow } from '../deliveries/lifecycle.ts';
 import { hashPassword } from '../identity/passwords.ts';
+import { connectTestRobot, type TestRobot } from './fleet-fixtures.ts';
 import type { TestServer, TestUser } from './harness.ts';
 import { waitUntil } from './execution-fixtures.ts';
 import { createSite, type Site, type SiteOptions } from './site-fixtures.ts';
@@ -81,6 +82,26 @@ export async function playDeliveryRobot(
   await sim.start();
   await waitUntil(async () => (server.context.fleet.link(robot.id)?.mode === 2 ? true : undefined), 5000, 'the robot online in Autonomous mode');
   return sim;
+}
+
+/**
+ * The world's delivery robot `robot` as a raw MQTT client (the test decides what it reports and when it takes what
+ * it is sent): online, Automatic, charged, idle, seen Autonomous by the gateway. It joins `clients`, which the
+ * caller closes after its tests.
+ */
+export async function connectDeliveryRobot(server: TestServer, world: DeliveryWorld, clients: TestRobot[], robot: DeliveryRobot): Promise<TestRobot> {
+  const client = await connectTestRobot({
+    brokerUrl: server.context.fleet.brokerUrl,
+    manufacturer: robot.manufacturer,
+    serialNumber: robot.serialNumber,
+    username: `${robot.manufacturer}/${robot.serialNumber}`,
+    password: robot.password,
+  });
+  clients.push(client);
+  const floorId = world.site.floors[0]?.id ?? '';
+  await client.publishState({ agvPosition: { x: 0, y: -2, theta: 0, mapId: floorId, positionInitialized: true }, batteryState: { batteryCharge: 90, charging: false } });
+  await waitUntil(async () => (server.context.fleet.link(robot.id)?.mode === 2 ? true : undefined), 5000, 'the robot online in Autonomous mode');
+  return client;
 }
 
 export interface QueuedDeliveryOptions {

@@ -5,16 +5,16 @@
  * after a new order would cancel that one); a robot that turns Autonomous or charges past the minimum gets it as it
  * does; deliveries a free robot may not take (it handed them back) do not hold
  * back the ones queued after them; a delivery whose order never reached its robot goes back to the queue.
- * Robots are raw MQTT clients (connectTestRobot) so the test decides when a robot takes what it is sent.
+ * Robots are raw MQTT clients (connectDeliveryRobot) so the test decides when a robot takes what it is sent.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DeliveryStatus, VdaInstantAction, type ActionState, type OrderMessage } from '@uvd/contracts';
 import { eq } from 'drizzle-orm';
 import { robots } from '../../db/schema.ts';
 import { recordCustody } from '../../deliveries/lifecycle.ts';
-import { custodyOf, deliveryWorld, queueDelivery, readDelivery, waitForDelivery, type DeliveryRobot, type DeliveryWorld } from '../../testing/delivery-fixtures.ts';
+import { connectDeliveryRobot, custodyOf, deliveryWorld, queueDelivery, readDelivery, waitForDelivery } from '../../testing/delivery-fixtures.ts';
 import { waitUntil } from '../../testing/execution-fixtures.ts';
-import { connectTestRobot, type TestRobot } from '../../testing/fleet-fixtures.ts';
+import type { TestRobot } from '../../testing/fleet-fixtures.ts';
 import { startTestServer, type TestServer } from '../../testing/harness.ts';
 
 const HOUR_MS = 3_600_000;
@@ -23,22 +23,6 @@ const robotsToClose: TestRobot[] = [];
 afterEach(async () => {
   await Promise.all(robotsToClose.splice(0).map((robot) => robot.close()));
 });
-
-/** The world's robot as a raw client: online, Automatic, charged, idle, seen Autonomous by the gateway. */
-async function connect(server: TestServer, world: DeliveryWorld, robot: DeliveryRobot): Promise<TestRobot> {
-  const client = await connectTestRobot({
-    brokerUrl: server.context.fleet.brokerUrl,
-    manufacturer: robot.manufacturer,
-    serialNumber: robot.serialNumber,
-    username: `${robot.manufacturer}/${robot.serialNumber}`,
-    password: robot.password,
-  });
-  robotsToClose.push(client);
-  const floorId = world.site.floors[0]?.id ?? '';
-  await client.publishState({ agvPosition: { x: 0, y: -2, theta: 0, mapId: floorId, positionInitialized: true }, batteryState: { batteryCharge: 90, charging: false } });
-  await waitUntil(async () => (server.context.fleet.link(robot.id)?.mode === 2 ? true : undefined), 5000, 'the robot online in Autonomous mode');
-  return client;
-}
 
 const orderOf = async (robot: TestRobot, deliveryId: string, what: string): Promise<OrderMessage> =>
   waitUntil(async () => robot.orders.find((order) => order.orderId === deliveryId), 15_000, what);
@@ -68,7 +52,7 @@ describe('the delivery dispatcher, woken (no poll)', () => {
     const [row] = world.robots;
     const [a, b] = world.roomIds;
     if (!row || !a || !b) throw new Error('world incomplete');
-    const robot = await connect(server, world, row);
+    const robot = await connectDeliveryRobot(server, world, robotsToClose, row);
     const first = await queueDelivery(server, world.orgId, { pickupRoomId: a, dropoffRoomId: b });
     const order = await orderOf(robot, first.id, 'the first order at the robot');
     await takeOrder(robot, order);
@@ -109,7 +93,7 @@ describe('the delivery dispatcher, woken (no poll)', () => {
     const [row] = world.robots;
     const [a, b] = world.roomIds;
     if (!row || !a || !b) throw new Error('world incomplete');
-    const robot = await connect(server, world, row);
+    const robot = await connectDeliveryRobot(server, world, robotsToClose, row);
     await robot.publishState({ operatingMode: 'MANUAL' });
     await waitUntil(async () => (server.context.fleet.link(row.id)?.mode === 2 ? undefined : true), 5000, 'the robot out of Autonomous mode');
     const delivery = await queueDelivery(server, world.orgId, { pickupRoomId: a, dropoffRoomId: b });
@@ -158,7 +142,7 @@ describe('the delivery dispatcher, woken (no poll)', () => {
       await server.context.db.transaction(async (tx) => recordCustody(tx, delivery, 'requeued', { robot: { id: row.id, name: 'handed back' }, detail: 'path_blocked' }));
       handedBack.push(delivery);
     }
-    const robot = await connect(server, world, row);
+    const robot = await connectDeliveryRobot(server, world, robotsToClose, row);
     const takeable = await queueDelivery(server, world.orgId, { pickupRoomId: b, dropoffRoomId: a });
     await orderOf(robot, takeable.id, 'the takeable delivery at the robot');
     expect(await readDelivery(server, takeable.id)).toMatchObject({ status: DeliveryStatus.inTransit, robotId: row.id });
@@ -181,7 +165,7 @@ describe('a delivery whose order never reached its robot', () => {
     const [a, b] = world.roomIds;
     if (!deaf || !other || !a || !b) throw new Error('world incomplete');
     // Online and Autonomous, but it never takes what it is sent (its states never name the order).
-    await connect(server, world, deaf);
+    await connectDeliveryRobot(server, world, robotsToClose, deaf);
     const delivery = await queueDelivery(server, world.orgId, { pickupRoomId: a, dropoffRoomId: b });
     await waitForDelivery(server, delivery.id, (row) => row.robotId === deaf.id, 'dispatched to the robot that never takes it');
     await waitUntil(
@@ -191,7 +175,7 @@ describe('a delivery whose order never reached its robot', () => {
     );
 
     // The other robot comes online after: its connection message first, its mode with its first state.
-    const robot = await connect(server, world, other);
+    const robot = await connectDeliveryRobot(server, world, robotsToClose, other);
     const order = await orderOf(robot, delivery.id, 'the order at the other robot');
     await takeOrder(robot, order);
     expect(await readDelivery(server, delivery.id)).toMatchObject({ status: DeliveryStatus.inTransit, robotId: other.id, dispatchAttempts: 2 });

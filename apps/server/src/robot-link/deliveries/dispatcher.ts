@@ -202,13 +202,15 @@ async function busyRobots(executor: Executor, fleet: Pick<Fleet, 'link'>, robotI
 /**
  * One organization's queue: returns the deliveries dispatched. The queue is read in batches of `BATCH` while free
  * robots remain, so deliveries none of the free robots may take (each handed back by them) never hold back the
- * ones after them.
+ * ones after them. A free robot whose row another transaction holds is passed over for the rest of the round
+ * (`onPassedOver`, awaited, asks for another round soon): were it tried again for the next delivery, a lock let go
+ * in between would give it a routine delivery while a stat one waits.
  */
-async function dispatchOrganization(
+export async function dispatchOrganization(
   ctx: Context,
   orgId: string,
   onError: (error: unknown, message: string) => void,
-  onPassedOver: () => void,
+  onPassedOver: () => void | Promise<void>,
 ): Promise<string[]> {
   return ctx.db.transaction(async (tx) => {
     const nextBatch = (seen: readonly string[]) =>
@@ -267,8 +269,10 @@ async function dispatchOrganization(
           // Another process may be giving this robot a delivery right now: leave it to that one.
           const [locked] = await tx.select({ id: robots.id }).from(robots).where(eq(robots.id, robot.id)).for('update', { skipLocked: true });
           if (!locked) {
-            // Or a write of its state holds the row for a moment: look again soon, not at the next poll.
-            onPassedOver();
+            // Or a write of its state holds the row for a moment: look again soon, not at the next poll. Not in this
+            // round: the deliveries after this one come after it in the queue.
+            free = free.filter((candidate) => candidate.id !== robot.id);
+            await onPassedOver();
             continue;
           }
           // Under the lock, what another process committed since is seen (a delivery, a cancel recorded with the robot locked).
