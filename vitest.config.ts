@@ -29,7 +29,17 @@ const databaseTests = (): string[] =>
  * (each test builds its own app over its own database).
  */
 const nodeProject = (name: string, include: string[], databaseUrl: string): TestProjectInlineConfiguration => ({
-  test: { name, include, testTimeout: 30_000, hookTimeout: 60_000, isolate: false, env: { TEST_DATABASE_URL: databaseUrl } },
+  test: {
+    name,
+    include,
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    isolate: false,
+    env: { TEST_DATABASE_URL: databaseUrl },
+    // The server built (tsc -b, nothing to do when dist is as new as the sources): the tests that start it as a
+    // process of its own run the built JavaScript (apps/server/src/testing/built-server.ts).
+    globalSetup: ['apps/server/src/testing/global-build.ts'],
+  },
 });
 
 export default defineConfig({

@@ -1,11 +1,11 @@
 /**
  * The production start (README.md "Production"): `npm run build` compiles the server and the contracts to
  * JavaScript, `npm run serve` runs that output with plain node and `npm run serve:cluster` runs it in two processes
- * on one PostgreSQL and one MQTT broker. These tests build as `npm run build` does (tsc -b: a second build with
- * nothing changed takes a second or two; the web console is not built, a stand-in index.html is served instead) and
- * start the launchers with the flags of the npm scripts, as a deployment would.
+ * on one PostgreSQL and one MQTT broker. The suite's global setup builds the server as `npm run build` does
+ * (testing/built-server.ts; the web console is not built, a stand-in index.html is served instead), and these
+ * tests start the launchers with the flags of the npm scripts, as a deployment would.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
@@ -17,12 +17,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { organizations, users } from './db/schema.ts';
 import { hashPassword } from './identity/passwords.ts';
+import { DIST_NODE_FLAGS } from './testing/built-server.ts';
 import { brokerAnswers } from './testing/execution-fixtures.ts';
 import { createTestDatabase, testEngine, type TestDatabase } from './testing/test-database.ts';
 
 const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-/** The flags of `npm run serve` and `npm run serve:cluster` (package.json). */
-const NODE_FLAGS = ['--conditions=uvd-dist', '--enable-source-maps'];
 const STARTUP_TIMEOUT_MS = 90_000;
 const MOSQUITTO = 'mqtt://127.0.0.1:1883';
 
@@ -46,7 +45,7 @@ class Launched {
   constructor(script: string, env: Record<string, string>) {
     // Their defaults, whatever the surrounding environment says (NODE_ENV: vitest's `test` is not a deployment's).
     const { NODE_ENV: _nodeEnv, SEED_DEMO: _seedDemo, REQUEST_LOG_LEVEL: _requestLogLevel, ...inherited } = process.env;
-    const child = spawn(process.execPath, [...NODE_FLAGS, join(REPO_ROOT, 'scripts', script)], {
+    const child = spawn(process.execPath, [...DIST_NODE_FLAGS, join(REPO_ROOT, 'scripts', script)], {
       cwd: REPO_ROOT,
       env: { ...inherited, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -134,15 +133,6 @@ function passwordGrant(baseUrl: string, realm: string, username: string, passwor
 }
 
 const temporary: string[] = [];
-
-beforeAll(() => {
-  const started = Date.now();
-  // The build npm test's first step makes (without type-checking, the type-check step's work), so that its build
-  // counts as done here.
-  const build = spawnSync('npm', ['run', '--silent', 'build:server:emit'], { cwd: REPO_ROOT, encoding: 'utf8' });
-  if (build.status !== 0) throw new Error(`npm run build:server:emit failed:\n${build.stdout}\n${build.stderr}`);
-  console.log(`npm run build:server:emit: ${((Date.now() - started) / 1000).toFixed(1)} s`);
-}, 300_000);
 
 afterAll(() => {
   for (const dir of temporary) rmSync(dir, { recursive: true, force: true });

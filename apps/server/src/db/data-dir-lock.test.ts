@@ -8,8 +8,8 @@ import ts from 'typescript';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openMigratedDataFolder } from '../testing/data-folder.ts';
 import { lockDataDir, processStart } from './data-dir-lock.ts';
+import { builtServerArgs } from '../testing/built-server.ts';
 
-const serverEntry = fileURLToPath(new URL('../server.ts', import.meta.url));
 const lockSource = fileURLToPath(new URL('./data-dir-lock.ts', import.meta.url));
 
 /**
@@ -38,8 +38,8 @@ interface Run {
 }
 
 function startServer(dataDir: string): Run {
-  // `node --import tsx` (not the tsx binary, which forks) so the child's pid is the server's.
-  const child = spawn(process.execPath, ['--import', 'tsx', serverEntry], {
+  // Plain node (not a launcher such as the tsx binary, which forks) so the child's pid is the server's.
+  const child = spawn(process.execPath, builtServerArgs('server.ts'), {
     env: { ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', SEED_DEMO: 'false', LOG_LEVEL: 'info', DATABASE_URL: '' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

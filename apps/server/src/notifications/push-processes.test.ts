@@ -8,7 +8,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, type App } from '../app.ts';
@@ -21,6 +20,7 @@ import { startLocalPushService, testPushConfig, type LocalPushService, type Rece
 import { createSite } from '../testing/site-fixtures.ts';
 import { createTestDatabase, testEngine } from '../testing/test-database.ts';
 import { PUSH_CHANNEL } from './outbox.ts';
+import { builtServerArgs } from '../testing/built-server.ts';
 
 /** Each (device, push) pair that arrived more than once. */
 const duplicates = (received: readonly ReceivedPush[]) => {
@@ -94,7 +94,6 @@ describe.skipIf(testEngine() !== 'postgres')('two server processes on one Postgr
   });
 });
 
-const serverEntry = fileURLToPath(new URL('../server.ts', import.meta.url));
 
 interface Child {
   process: ChildProcess;
@@ -122,7 +121,7 @@ describe(`a server process killed mid-delivery (${testEngine()})`, () => {
   });
 
   const startServer = (): Child => {
-    const child = spawn(process.execPath, ['--import', 'tsx', serverEntry], {
+    const child = spawn(process.execPath, builtServerArgs('server.ts'), {
       env: {
         ...process.env,
         DATA_DIR: dataDir,

@@ -22,8 +22,8 @@ import { hashPassword } from '../identity/passwords.ts';
 import { brokerAnswers, waitUntil } from '../testing/execution-fixtures.ts';
 import { createSite } from '../testing/site-fixtures.ts';
 import { createTestDatabase, testEngine, type TestDatabase } from '../testing/test-database.ts';
+import { builtServerArgs } from '../testing/built-server.ts';
 
-const serverEntry = fileURLToPath(new URL('../server.ts', import.meta.url));
 /** The demo fleet's process (apps/robot-sim): it plays the organization's robots beside the server. */
 const demoEntry = fileURLToPath(new URL('../../../robot-sim/src/demo/cli.ts', import.meta.url));
 const MOSQUITTO = 'mqtt://127.0.0.1:1883';
@@ -59,7 +59,7 @@ function crashSuite(fleet: 'inProcess' | 'mosquitto') {
   const shareGroup = `uvd-gateway-crash-${randomBytes(4).toString('hex')}`;
 
   const startServer = (): ServerRun => {
-    const child = spawn(process.execPath, ['--import', 'tsx', serverEntry], {
+    const child = spawn(process.execPath, builtServerArgs('server.ts'), {
       env: {
         ...process.env,
         DATA_DIR: dataDir,

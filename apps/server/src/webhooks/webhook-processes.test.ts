@@ -7,7 +7,6 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -21,6 +20,7 @@ import { createTestDatabase, testEngine } from '../testing/test-database.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../testing/webhook-receiver.ts';
 import { recordDeliveries, WEBHOOK_CHANNEL } from './outbox.ts';
 import { newWebhookSecret } from './signing.ts';
+import { builtServerArgs } from '../testing/built-server.ts';
 
 describe.skipIf(testEngine() !== 'postgres')('two server processes on one PostgreSQL (needs TEST_DATABASE_URL)', () => {
   let receiver: WebhookReceiver;
@@ -70,7 +70,6 @@ describe.skipIf(testEngine() !== 'postgres')('two server processes on one Postgr
   });
 });
 
-const serverEntry = fileURLToPath(new URL('../server.ts', import.meta.url));
 
 interface Child {
   process: ChildProcess;
@@ -98,7 +97,7 @@ describe(`a server process killed mid-delivery (${testEngine()})`, () => {
   });
 
   const startServer = (): Child => {
-    const child = spawn(process.execPath, ['--import', 'tsx', serverEntry], {
+    const child = spawn(process.execPath, builtServerArgs('server.ts'), {
       env: {
         ...process.env,
         DATA_DIR: dataDir,

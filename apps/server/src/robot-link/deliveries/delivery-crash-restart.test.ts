@@ -7,7 +7,6 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
 import { eq } from 'drizzle-orm';
 import mqtt, { type MqttClient } from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,8 +18,8 @@ import { hashPin } from '../../deliveries/handoff.ts';
 import { brokerAnswers, waitUntil } from '../../testing/execution-fixtures.ts';
 import { createSite } from '../../testing/site-fixtures.ts';
 import { createTestDatabase, testEngine, type TestDatabase } from '../../testing/test-database.ts';
+import { builtServerArgs } from '../../testing/built-server.ts';
 
-const serverEntry = fileURLToPath(new URL('../../server.ts', import.meta.url));
 const MOSQUITTO = 'mqtt://127.0.0.1:1883';
 const runnable = testEngine() === 'postgres' && (await brokerAnswers());
 
@@ -35,7 +34,7 @@ describe.skipIf(!runnable)('a server killed with SIGKILL while a delivery is in 
   let deliveryId = '';
 
   const startServer = () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', serverEntry], {
+    const child = spawn(process.execPath, builtServerArgs('server.ts'), {
       env: {
         ...process.env,
         DATABASE_URL: scratch.url ?? '',
