@@ -1,6 +1,6 @@
 /**
- * The simulator's two commands as processes against a server process (`node --import tsx apps/server/src/server.ts`
- * over a fresh embedded database with the demo seed): `npm run demo` plays the seeded organizations' robots and
+ * The simulator's two commands as processes against a server process (the built server, as the server's process
+ * tests start it: apps/server/src/testing/built-server.ts, over a fresh embedded database with the demo seed): `npm run demo` plays the seeded organizations' robots and
  * stops cleanly on SIGTERM; `npm run sim -- --server` plays one organization's. Both reach the server through
  * MQTT and its public HTTP API only.
  */
@@ -22,10 +22,10 @@ import {
   type Job,
   type Robot,
 } from '@uvd/contracts';
+import { builtServerArgs } from '../../../server/src/testing/built-server.ts';
 import { ApiClient } from './api-client.ts';
 import { DEMO_NOTES, NOT_READY_NOTES } from './demo-activity.ts';
 
-const serverEntry = fileURLToPath(new URL('../../../server/src/server.ts', import.meta.url));
 const demoEntry = fileURLToPath(new URL('./cli.ts', import.meta.url));
 const simEntry = fileURLToPath(new URL('../cli.ts', import.meta.url));
 
@@ -40,8 +40,9 @@ interface Run {
 // The server's address and identity provider are its own, whatever the surrounding environment says.
 const { PUBLIC_URL: _publicUrl, IDP_ISSUER_BASE: _issuer, NODE_ENV: _nodeEnv, ...inherited } = process.env;
 
+/** `args` for node (the simulator's commands run from their sources through tsx's loader). */
 function run(args: string[], env: Record<string, string>): Run {
-  const child = spawn(process.execPath, ['--import', 'tsx', ...args], { env: { ...inherited, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, args, { env: { ...inherited, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const listeners = new Set<() => void>();
   const onData = (chunk: Buffer) => {
@@ -105,7 +106,7 @@ describe('the demo and the simulator as processes beside a server process', () =
   };
 
   beforeAll(async () => {
-    server = run([serverEntry], {
+    server = run(builtServerArgs('server.ts'), {
       DATA_DIR: dataDir,
       DATABASE_URL: '',
       MQTT_URL: '',
@@ -128,7 +129,7 @@ describe('the demo and the simulator as processes beside a server process', () =
   });
 
   it("npm run demo: every seeded organization's robots on a floor come online; SIGTERM stops it, and the robots go offline", async () => {
-    const demo = run([demoEntry], { DEMO_SERVER_URL: baseUrl, DEMO_BROKER_URL: '', DEMO_LOGINS: '', SIM_TIME_FACTOR: '10', DEMO_ACTIVITY: 'false' });
+    const demo = run(['--import', 'tsx', demoEntry], { DEMO_SERVER_URL: baseUrl, DEMO_BROKER_URL: '', DEMO_LOGINS: '', SIM_TIME_FACTOR: '10', DEMO_ACTIVITY: 'false' });
     try {
       const ready = await demo.waitFor(/\[demo\] ready: (\d+) simulated robots in (\d+) organizations/);
       expect(ready[2]).toBe('2');
@@ -158,7 +159,7 @@ describe('the demo and the simulator as processes beside a server process', () =
   it('npm run demo with the activity: idle seeded robots get jobs of rooms of their floor with an entry point; one room in four is set not ready, and ready again when the demo stops', async () => {
     const api = admin('demo', 'admin-demo-1');
     const startedAt = new Date().toISOString();
-    const demo = run([demoEntry], { DEMO_SERVER_URL: baseUrl, DEMO_BROKER_URL: '', DEMO_LOGINS: '', SIM_TIME_FACTOR: '10', DEMO_ACTIVITY: 'true' });
+    const demo = run(['--import', 'tsx', demoEntry], { DEMO_SERVER_URL: baseUrl, DEMO_BROKER_URL: '', DEMO_LOGINS: '', SIM_TIME_FACTOR: '10', DEMO_ACTIVITY: 'true' });
     try {
       await demo.waitFor(/\[demo\] ready:/);
       const robots = (await robotsOf(api)).filter((robot) => robot.floor_id !== null);
@@ -203,7 +204,7 @@ describe('the demo and the simulator as processes beside a server process', () =
   }, 180_000);
 
   it('npm run sim -- --server … --org northwind --admin admin: the organization\'s robots, passwords from the admin API', async () => {
-    const sim = run([simEntry, '--server', baseUrl, '--org', 'northwind', '--admin', 'admin', '--time-factor', '10'], { SIM_ADMIN_PASSWORD: 'northwind-admin-1' });
+    const sim = run(['--import', 'tsx', simEntry, '--server', baseUrl, '--org', 'northwind', '--admin', 'admin', '--time-factor', '10'], { SIM_ADMIN_PASSWORD: 'northwind-admin-1' });
     try {
       const connected = await sim.waitFor(/(\d+) simulated robots connected/);
       expect(sim.output()).not.toContain('Usage');
