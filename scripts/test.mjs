@@ -1,8 +1,9 @@
 #!/usr/bin/env node
-// `npm test`: type-check, lint and the server's build side by side; the unit and API suite on PGlite and, when
-// DATABASE_URL is set, again on PostgreSQL, in one pool of workers; then the browser tests (the built console in
+// `npm test`: the unit and API suite on PGlite and, when DATABASE_URL is set, again on PostgreSQL, in one pool of
+// workers, with lint and the type-check beside it in the background; then the browser tests (the built console in
 // Chromium). Stops after the first step that fails.
 import { spawn } from 'node:child_process';
+import { constants, setPriority } from 'node:os';
 import { findOrInstallChromium, INSTALL_CHROMIUM } from './chromium.mjs';
 
 // They need a Chromium or Chrome: the machine's, or Debian's installed here when apt-get may run (scripts/chromium.mjs).
@@ -12,24 +13,19 @@ if (!process.env.DATABASE_URL) console.log('DATABASE_URL is not set: the API sui
 
 /**
  * A step is one command, or several run side by side: the first writes to this terminal as it goes, the others'
- * output is kept and shown whole when each ends.
+ * output is kept and shown whole when each ends. A command marked `background` runs at the lowest CPU priority: it
+ * takes only the CPU the others leave idle.
  */
 const steps = [
-  // Side by side: each is one single-threaded process, so on two cores they take about the time of the longest
-  // (lint) instead of the sum. scripts/typecheck.mjs lists the projects (server and packages, web, browser tests,
-  // mobile shell). The server's build (`npm run build:server`, tsc -b) is the one production.test.ts starts: done
-  // here, the test's own build finds nothing to do, and no test worker spends half a minute in tsc. Both run
-  // `build:server:emit`, the same build without type-checking (--noCheck: 14 s of CPU instead of 34 on this
-  // machine), which the type-check beside it does; after a build with a check, a build with one would check again.
-  [
-    ['lint', 'npx', ['eslint', '--max-warnings=0', '.']],
-    ['type-check', 'npm', ['run', '--silent', 'typecheck']],
-    ['build of the server', 'npm', ['run', '--silent', 'build:server:emit']],
-  ],
-  // Three workers (vitest.config.ts) for every file of the unit and API suite on PGlite and, with DATABASE_URL, the
-  // server's files on the test database a second time on PostgreSQL (the `postgres` project). Beside the browser
-  // tests, the PostgreSQL pass made a machine half as fast as usual so busy (a load average of 13) that tests of
-  // time limits failed, on both sides; here it fills the time the PGlite files spend waiting.
+  // The unit and API suite: three workers (vitest.config.ts) for every file on PGlite and, with DATABASE_URL, the
+  // server's files on the test database a second time on PostgreSQL (the `postgres` project). Its global setup builds
+  // the server's JavaScript first (`build:server:emit`, without type-checking), which its process tests start. Its
+  // tests mostly wait (a robot's next state, a retry, a timer): beside them, lint and the type-check (each one
+  // single-threaded process; scripts/typecheck.mjs lists the projects) run in the background on the CPU the tests
+  // leave idle, instead of in a step of their own before them (two minutes of a two-core machine). At the lowest
+  // priority they cannot slow the tests down, so no test of a time limit sees a busier machine than the suite makes.
+  // Beside the browser tests, the PostgreSQL pass made a machine half as fast as usual so busy (a load average of 13)
+  // that tests of time limits failed, on both sides; here it fills the time the PGlite files spend waiting.
   [
     [
       process.env.DATABASE_URL ? 'unit and API tests on PGlite and PostgreSQL' : 'unit and API tests on PGlite',
@@ -37,16 +33,27 @@ const steps = [
       ['vitest', 'run'],
       { TEST_DATABASE_URL: process.env.DATABASE_URL ?? '' },
     ],
+    ['lint', process.execPath, ['node_modules/eslint/bin/eslint.js', '--max-warnings=0', '.'], {}, { background: true }],
+    ['type-check', process.execPath, ['scripts/typecheck.mjs'], {}, { background: true }],
   ],
   // Three workers, each with its Chromium and a server of its own (e2e/vitest.config.ts).
   [['browser tests', 'npx', ['vitest', 'run', '--config', 'e2e/vitest.config.ts'], chromium ? { CHROMIUM_PATH: chromium } : {}]],
 ];
 
-function run([name, command, args, env = {}], live) {
-  console.log(`\n=== ${name}: ${command} ${args.join(' ')}${live ? '' : ' (beside the step above; its output follows when it ends)'}`);
+function run([name, command, args, env = {}, { background = false } = {}], live) {
+  const beside = background ? ' (in the background, beside the step above; its output follows when it ends)' : ' (beside the step above; its output follows when it ends)';
+  console.log(`\n=== ${name}: ${command === process.execPath ? 'node' : command} ${args.join(' ')}${live ? '' : beside}`);
   const started = Date.now();
   return new Promise((resolve) => {
     const child = spawn(command, args, { stdio: live ? 'inherit' : ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+    // Lowest priority at once, before the command starts processes of its own (they inherit it).
+    if (background && child.pid !== undefined) {
+      try {
+        setPriority(child.pid, constants.priority.PRIORITY_LOW);
+      } catch {
+        // Not allowed here: it runs at the usual priority, and only takes longer.
+      }
+    }
     const output = [];
     child.stdout?.on('data', (chunk) => output.push(chunk));
     child.stderr?.on('data', (chunk) => output.push(chunk));

@@ -3,7 +3,7 @@
  * JavaScript in apps/server/dist under plain node, with the built contracts (--conditions=uvd-dist). A server
  * process starts on about two thirds of the CPU it takes through tsx's loader, which compiles every module first,
  * and the tests start dozens. The suite's global setup (`buildServer`, vitest.config.ts) builds it before any test
- * runs: `npm test`'s first step has built it already, so there tsc finds nothing to do.
+ * runs; tsc -b finds nothing to do when the output is as new as the sources.
  */
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
