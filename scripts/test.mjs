@@ -41,8 +41,8 @@ const steps = [
 ];
 
 function run([name, command, args, env = {}, { background = false } = {}], live) {
-  const beside = background ? ' (in the background, beside the step above; its output follows when it ends)' : ' (beside the step above; its output follows when it ends)';
-  console.log(`\n=== ${name}: ${command === process.execPath ? 'node' : command} ${args.join(' ')}${live ? '' : beside}`);
+  const beside = background ? 'in the background, beside the step above' : 'beside the step above';
+  console.log(`\n=== ${name}: ${command === process.execPath ? 'node' : command} ${args.join(' ')}${live ? '' : ` (${beside}; its output follows when it ends)`}`);
   const started = Date.now();
   return new Promise((resolve) => {
     const child = spawn(command, args, { stdio: live ? 'inherit' : ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
@@ -64,8 +64,7 @@ function run([name, command, args, env = {}, { background = false } = {}], live)
       const seconds = ((Date.now() - started) / 1000).toFixed(1);
       if (!live) process.stdout.write(`\n=== ${name}: output\n${Buffer.concat(output).toString()}`);
       console.log(status === 0 ? `=== ${name}: passed in ${seconds} s` : `=== ${name}: FAILED (exit ${String(status)}) after ${seconds} s`);
-      times.push(`${name}: ${status === 0 ? 'passed' : 'FAILED'} in ${seconds} s${live ? '' : ' (beside the step above)'}`);
-      resolve(status === 0);
+      resolve({ ok: status === 0, time: `${name}: ${status === 0 ? 'passed' : 'FAILED'} in ${seconds} s${live ? '' : ` (${beside})`}` });
     };
     child.on('error', (error) => {
       output.push(Buffer.from(`${String(error)}\n`));
@@ -77,15 +76,16 @@ function run([name, command, args, env = {}, { background = false } = {}], live)
   });
 }
 
-/** Each step's time, printed again at the end. */
+/** Each step's time, printed again at the end, in the order of the steps. */
 const times = [];
 const suiteStarted = Date.now();
 let passed = 0;
 let failed = 0;
 for (const step of steps) {
   const results = await Promise.all(step.map((command, index) => run(command, index === 0)));
-  passed += results.filter(Boolean).length;
-  failed += results.filter((ok) => !ok).length;
+  times.push(...results.map((result) => result.time));
+  passed += results.filter((result) => result.ok).length;
+  failed += results.filter((result) => !result.ok).length;
   if (failed > 0) break;
 }
 console.log(`\n${times.map((line) => `=== ${line}`).join('\n')}`);
