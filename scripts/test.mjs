@@ -23,9 +23,10 @@ const steps = [
   // tests mostly wait (a robot's next state, a retry, a timer): beside them, lint and the type-check (each one
   // single-threaded process; scripts/typecheck.mjs lists the projects) run in the background on the CPU the tests
   // leave idle, instead of in a step of their own before them (two minutes of a two-core machine). At the lowest
-  // priority they cannot slow the tests down, so no test of a time limit sees a busier machine than the suite makes.
-  // Beside the browser tests, the PostgreSQL pass made a machine half as fast as usual so busy (a load average of 13)
-  // that tests of time limits failed, on both sides; here it fills the time the PGlite files spend waiting.
+  // priority they get a sliver of a busy core, so the tests of time limits see about the machine the suite alone
+  // makes (the unit step took 501 s alone and 507-524 s beside them, here). The browser tests stay a step of their
+  // own: beside them, the PostgreSQL pass made a machine half as fast as usual so busy (a load average of 13) that
+  // tests of time limits failed, on both sides.
   [
     [
       process.env.DATABASE_URL ? 'unit and API tests on PGlite and PostgreSQL' : 'unit and API tests on PGlite',
