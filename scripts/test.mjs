@@ -36,9 +36,11 @@ const steps = [
     ],
     ['lint', process.execPath, ['node_modules/eslint/bin/eslint.js', '--max-warnings=0', '.'], {}, { background: true }],
     ['type-check', process.execPath, ['scripts/typecheck.mjs'], {}, { background: true }],
+    // The console the browser tests serve, built here on idle CPU rather than first thing in their own step.
+    ['console build for the browser tests', process.execPath, ['--import', 'tsx', 'e2e/support/build-web.ts'], {}, { background: true }],
   ],
-  // Three workers, each with its Chromium and a server of its own (e2e/vitest.config.ts).
-  [['browser tests', 'npx', ['vitest', 'run', '--config', 'e2e/vitest.config.ts'], chromium ? { CHROMIUM_PATH: chromium } : {}]],
+  // Three workers, each with its Chromium and a server of its own (e2e/vitest.config.ts), on the build above.
+  [['browser tests', 'npx', ['vitest', 'run', '--config', 'e2e/vitest.config.ts'], { E2E_SKIP_BUILD: 'true', ...(chromium ? { CHROMIUM_PATH: chromium } : {}) }]],
 ];
 
 function run([name, command, args, env = {}, { background = false } = {}], live) {

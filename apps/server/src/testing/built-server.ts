@@ -22,7 +22,10 @@ export const DIST_NODE_FLAGS = ['--conditions=uvd-dist', '--enable-source-maps']
  * migrated data folder 2.5-2.75 -> 1.75-1.8 s of CPU here, the files that start servers about 14 s of CPU less.
  * Same WebAssembly, same results; `npm run serve`, which lives for days, keeps V8's default.
  */
-export const builtServerArgs = (source: string): string[] => ['--liftoff-only', ...DIST_NODE_FLAGS, join(SERVER_ROOT, 'dist', source.replace(/\.ts$/, '.js'))];
+export const builtServerArgs = (source: string): string[] => ['--liftoff-only', ...DIST_NODE_FLAGS, builtModule(source)];
+
+/** The built JavaScript of `source`, a module of apps/server/src such as `server.ts`. */
+export const builtModule = (source: string): string => join(SERVER_ROOT, 'dist', source.replace(/\.ts$/, '.js'));
 
 /** `npm run build:server:emit` (tsc -b, without type-checking: the type-check step's work); throws if it fails. */
 export function buildServer(): void {
