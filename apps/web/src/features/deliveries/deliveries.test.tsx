@@ -503,6 +503,30 @@ describe('delivery detail', () => {
     expect(network.callsTo(getDelivery)).toHaveLength(2);
   });
 
+  it('shows a change that arrives while its first read is under way, though that read answers with the delivery as it was', async () => {
+    let release: (() => void) | undefined;
+    const network = signedIn().on(getDelivery, async () => {
+      // A slow first read: the server read the delivery In transit, and answers after the robot reached the pickup.
+      const snapshot = detailFixture(1, { status: 1 });
+      await new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      return { status: 200, body: snapshot };
+    });
+    await renderApp({ path: `/deliveries/${deliveryId(1)}`, network, config });
+    await waitFor(() => {
+      expect(deliveryStream()).toBeDefined();
+      expect(release).toBeDefined();
+    });
+    const { custody: _custody, route: _route, ...arrived } = detailFixture(1, { status: 3, waiting_for: 'loading' });
+    deliveryStream()?.stream.event('delivery_change', arrived);
+    network.on(getDelivery, { status: 200, body: detailFixture(1, { status: 3, waiting_for: 'loading' }) });
+    release?.();
+    await waitFor(() => {
+      expect(screen.getAllByTestId('delivery-status')[0]).toHaveTextContent('Waiting for loading');
+    });
+  });
+
   it('says so when the delivery is not found', async () => {
     await renderApp({ path: `/deliveries/${deliveryId(1)}`, network: signedIn().on(getDelivery, { status: 404, body: { error: 'not_found', message: 'no' } }), config });
     expect(await screen.findByRole('alert')).toHaveTextContent('This delivery does not exist, or you may not see it.');

@@ -581,6 +581,30 @@ describe('live updates and focus', () => {
     expect(await screen.findByText('Disinfecting')).toBeInTheDocument();
   });
 
+  it('/job/:id of a job off the page shows a change that arrives while its first read is under way, though that read answers with the job as it was', async () => {
+    Element.prototype.scrollIntoView = vi.fn();
+    let release: (() => void) | undefined;
+    const network = signedIn(listOf([jobFixture(1), jobFixture(2)], 25)).on(getJob, async () => {
+      // A slow first read: the server read the job before its robot started, and answers after it did.
+      const snapshot = jobFixture(30, { name: 'New evening round' });
+      await new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      return { status: 200, body: snapshot };
+    });
+    await openJobs(network, `/job/${jobId(30)}`);
+    const jobStreamOf = () => streams.find((entry) => entry.url.pathname === '/api/jobs/v2/jobs/stream');
+    await waitFor(() => {
+      expect(jobStreamOf()).toBeDefined();
+      expect(release).toBeDefined();
+    });
+    const running = jobFixture(30, { name: 'New evening round', status: 'Running', active_state: 'disinfecting' });
+    jobStreamOf()?.stream.event('job_change', running);
+    network.on(getJob, { status: 200, body: running });
+    release?.();
+    expect(await screen.findByText('Disinfecting')).toBeInTheDocument();
+  });
+
   it('/job/:id fetches nothing more when the job is on the page', async () => {
     Element.prototype.scrollIntoView = vi.fn();
     const network = signedIn(listOf([jobFixture(1), jobFixture(2)]));

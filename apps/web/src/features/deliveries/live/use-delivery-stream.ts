@@ -5,6 +5,7 @@ import { Delivery, streamDeliveries } from '@uvd/contracts';
 import type { DeliveryDetail, DeliveryList } from '@uvd/contracts';
 import type { ApiClient } from '../../../lib/api-client.ts';
 import { useApi } from '../../../lib/api-context.tsx';
+import { readAgain } from '../../../lib/live/read-again.ts';
 import { StreamHub, fetchStream, jsonParser } from '../../../lib/live/stream-hub.ts';
 import {
   applyDeliveryChange,
@@ -32,13 +33,11 @@ export const deliveryHubFor = (queryClient: QueryClient, api: ApiClient): Stream
         const cached = queryClient.getQueriesData<DeliveryList>({ queryKey: deliveryListsKey });
         const stale = cached.filter(([, list]) => deliveryChangeNeedsRefetch(list, change)).map(([queryKey]) => queryKey);
         queryClient.setQueriesData<DeliveryList>({ queryKey: deliveryListsKey }, (list) => applyDeliveryChange(list, change));
-        // The detail shows the new status at once; its custody record (a step per change) is read again.
+        // The detail shows the new status at once; its custody record (a step per change) is read again, and so is
+        // a detail whose first read is still under way (it may predate this change).
         const detail = deliveryKey(change.delivery_id);
-        if (queryClient.getQueryData<DeliveryDetail>(detail)) {
-          queryClient.setQueryData<DeliveryDetail>(detail, (current) => applyDeliveryChangeToDetail(current, change));
-          // A read still under way may predate this change: it is cancelled and read again, so the last change wins.
-          void queryClient.invalidateQueries({ queryKey: detail, exact: true });
-        }
+        queryClient.setQueryData<DeliveryDetail>(detail, (current) => applyDeliveryChangeToDetail(current, change));
+        void readAgain(queryClient, detail);
         // Pages that miss a new delivery or hold one whose status changed are read again, once per burst.
         for (const queryKey of stale) void queryClient.invalidateQueries({ queryKey, exact: true }, { cancelRefetch: false });
       },

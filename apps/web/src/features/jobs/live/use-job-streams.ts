@@ -5,6 +5,7 @@ import { ActionChange, Job, streamActions, streamJobs } from '@uvd/contracts';
 import type { Action, JobList, WaitingActionList } from '@uvd/contracts';
 import type { ApiClient } from '../../../lib/api-client.ts';
 import { useApi } from '../../../lib/api-context.tsx';
+import { readAgain } from '../../../lib/live/read-again.ts';
 import { StreamHub, fetchStream, jsonParser } from '../../../lib/live/stream-hub.ts';
 import {
   actionKey,
@@ -45,7 +46,11 @@ export const jobHubsFor = (queryClient: QueryClient, api: ApiClient): JobHubs =>
           if (endsListedJob(cached.map(([, list]) => list), change)) for (const listener of finished) listener(change);
           const stale = cached.filter(([, list]) => jobChangeNeedsRefetch(list, change)).map(([queryKey]) => queryKey);
           queryClient.setQueriesData<JobList>({ queryKey: jobListsKey }, (list) => applyJobChange(list, change));
-          queryClient.setQueryData<Job>(focusedJobKey(change.job_id), (job) => (job ? change : job));
+          // A job a link opened off the list's page: the change replaces it, or, while its first read is under way
+          // (which may predate the change), it is read again.
+          const focused = focusedJobKey(change.job_id);
+          queryClient.setQueryData<Job>(focused, (job) => (job ? change : job));
+          if (queryClient.getQueryData(focused) === undefined) void readAgain(queryClient, focused);
           // Pages that lost a job or miss a new one are read again; a burst of changes costs one read per page.
           for (const queryKey of stale) void queryClient.invalidateQueries({ queryKey, exact: true }, { cancelRefetch: false });
         },
