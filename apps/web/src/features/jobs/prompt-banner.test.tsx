@@ -155,6 +155,36 @@ describe('the waiting prompts banner on every screen', () => {
     expect(await screen.findByText(/Alpha 1 at Ward 1/)).toBeInTheDocument();
   });
 
+  it('shows a prompt that opens while the first read is under way, though that read answers with none', async () => {
+    let waiting: WaitingAction[] = [];
+    let release: (() => void) | undefined;
+    storeSession();
+    const network = fakeIdentity(new FakeNetwork())
+      .on(listWaitingActions, () => ({ status: 200, body: { payload: waiting } }))
+      .on(getRobots, { status: 200, body: { count: 0, payload: [] } })
+      .on(
+        listWaitingActions,
+        async () => {
+          // A slow first read: the server found no prompt, and answers after the robot asked.
+          const snapshot = waiting;
+          await new Promise<void>((resolve) => {
+            release = resolve;
+          });
+          return { status: 200, body: { payload: snapshot } };
+        },
+        { times: 1 },
+      );
+    await renderApp({ path: '/robots', network });
+    const { stream } = await actionStream();
+    await waitFor(() => {
+      expect(release).toBeDefined();
+    });
+    waiting = [prompt(1)];
+    stream.event('action_change', { action_id: actionId(1), job_id: JOB, robot_id: ROBOT, resolved: false, button: { text: 'wait_to_enter', disabled: false } });
+    release?.();
+    expect(await screen.findByText(/Alpha 1 at Ward 1/)).toBeInTheDocument();
+  });
+
   it('counts several prompts, shows the first three and links to the rest', async () => {
     const network = signedIn(() => [1, 2, 3, 4, 5].map((n) => prompt(n)));
     await renderApp({ path: '/robots', network });

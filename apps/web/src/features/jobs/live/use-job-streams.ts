@@ -78,8 +78,9 @@ export const jobHubsFor = (queryClient: QueryClient, api: ApiClient): JobHubs =>
           const waiting = queryClient.getQueryData<WaitingActionList>(waitingActionsKey);
           const next = applyActionChange(waiting, change);
           if (next) queryClient.setQueryData(waitingActionsKey, next);
-          // Also when the list has no data: a first read that failed (a 503 under load) is read again now.
-          else void queryClient.invalidateQueries({ queryKey: waitingActionsKey, exact: true });
+          // Also when the list has no data: a first read that failed (a 503 under load) is read again now, and one
+          // still under way (it may predate this prompt) is made again.
+          else void readAgain(queryClient, waitingActionsKey);
         },
         onResync: (jobIds) => {
           // The stream of every job (no ids): every job's action, and the waiting prompts, are read again.
