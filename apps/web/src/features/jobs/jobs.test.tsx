@@ -423,6 +423,33 @@ describe('operator prompt (behaviour §4)', () => {
     });
   });
 
+  it('shows the action of an expanded job that opens while its first read is under way, though that read answers with none', async () => {
+    let release: (() => void) | undefined;
+    const network = signedIn(listOf([jobFixture(1, { status: 'Running', active_state: 'disinfecting' })]))
+      .on(getAction, { status: 200, body: action() })
+      .on(
+      getAction,
+      async () => {
+        // A slow first read: the server found no open action, and answers after the robot asked.
+        await new Promise<void>((resolve) => {
+          release = resolve;
+        });
+        return { status: 204 };
+      },
+      { times: 1 },
+    );
+    await openJobs(network);
+    const details = await expand('Job 1');
+    const actionStreamOf = () => streams.find((entry) => entry.url.pathname === '/api/action/action/stream');
+    await waitFor(() => {
+      expect(actionStreamOf()).toBeDefined();
+      expect(release).toBeDefined();
+    });
+    actionStreamOf()?.stream.event('action_change', { ...action(), robot_id: ROBOT, resolved: false });
+    release?.();
+    expect(await within(details).findByText('Confirm the room is empty to enter')).toBeInTheDocument();
+  });
+
   it('sends skip as confirm false', async () => {
     const network = signedIn(listOf([jobFixture(1, { status: 'Running', active_state: 'paused' })]))
       .on(getAction, { status: 200, body: action() })

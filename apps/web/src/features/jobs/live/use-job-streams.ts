@@ -70,7 +70,10 @@ export const jobHubsFor = (queryClient: QueryClient, api: ApiClient): JobHubs =>
           const action: Action | null = change.resolved
             ? null
             : { action_id: change.action_id, job_id: change.job_id, button: change.button };
-          queryClient.setQueryData<Action | null>(actionKey(change.job_id), action);
+          const jobAction = actionKey(change.job_id);
+          queryClient.setQueryData<Action | null>(jobAction, action);
+          // A read under way may predate this change, and its answer would replace it: it is made again.
+          if (queryClient.getQueryState(jobAction)?.fetchStatus === 'fetching') void readAgain(queryClient, jobAction);
           queryClient.setQueriesData<JobList>({ queryKey: jobListsKey }, (list) =>
             list ? { ...list, payload: list.payload.map((job) => applyPromptToJob(job, change)) } : list,
           );
