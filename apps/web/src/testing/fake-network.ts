@@ -18,7 +18,26 @@ export interface RecordedRequest {
 
 /** `headers` are extra reply headers (Retry-After). */
 export type Reply = { status: number; body?: unknown; headers?: Record<string, string> } | { networkError: true } | { hang: true };
-type Handler = (request: RecordedRequest) => Reply | Promise<Reply>;
+export type Handler = (request: RecordedRequest) => Reply | Promise<Reply>;
+
+/**
+ * A slow network: the reply is taken when the request arrives (the server's state then) and sent only on `release()`.
+ * `asked()` tells whether the request has come.
+ */
+export function heldReply(reply: () => Reply): { handler: Handler; release: () => void; asked: () => boolean } {
+  let release: (() => void) | undefined;
+  return {
+    handler: async () => {
+      const snapshot = reply();
+      await new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      return snapshot;
+    },
+    release: () => release?.(),
+    asked: () => release !== undefined,
+  };
+}
 
 interface Route {
   method: string;

@@ -15,7 +15,7 @@ import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { FakeEventStream } from '../../testing/fake-event-stream.ts';
-import { FakeNetwork } from '../../testing/fake-network.ts';
+import { FakeNetwork, heldReply } from '../../testing/fake-network.ts';
 import type { RecordedRequest } from '../../testing/fake-network.ts';
 import { fakeIdentity, storeSession, testConfig } from '../../testing/fixtures.ts';
 import { custodyStep, deliveryFixture, deliveryId, detailFixture, SITE } from '../../testing/delivery-fixtures.ts';
@@ -504,24 +504,18 @@ describe('delivery detail', () => {
   });
 
   it('shows a change that arrives while its first read is under way, though that read answers with the delivery as it was', async () => {
-    let release: (() => void) | undefined;
-    const network = signedIn().on(getDelivery, async () => {
-      // A slow first read: the server read the delivery In transit, and answers after the robot reached the pickup.
-      const snapshot = detailFixture(1, { status: 1 });
-      await new Promise<void>((resolve) => {
-        release = resolve;
-      });
-      return { status: 200, body: snapshot };
-    });
+    // A slow first read: the server read the delivery In transit, and answers after the robot reached the pickup.
+    const firstRead = heldReply(() => ({ status: 200, body: detailFixture(1, { status: 1 }) }));
+    const network = signedIn().on(getDelivery, firstRead.handler);
     await renderApp({ path: `/deliveries/${deliveryId(1)}`, network, config });
     await waitFor(() => {
       expect(deliveryStream()).toBeDefined();
-      expect(release).toBeDefined();
+      expect(firstRead.asked()).toBe(true);
     });
     const { custody: _custody, route: _route, ...arrived } = detailFixture(1, { status: 3, waiting_for: 'loading' });
     deliveryStream()?.stream.event('delivery_change', arrived);
     network.on(getDelivery, { status: 200, body: detailFixture(1, { status: 3, waiting_for: 'loading' }) });
-    release?.();
+    firstRead.release();
     await waitFor(() => {
       expect(screen.getAllByTestId('delivery-status')[0]).toHaveTextContent('Waiting for loading');
     });

@@ -4,7 +4,7 @@ import type { JobList } from '@uvd/contracts';
 import { act, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { FakeNetwork } from '../../testing/fake-network.ts';
+import { FakeNetwork, heldReply } from '../../testing/fake-network.ts';
 import type { RecordedRequest } from '../../testing/fake-network.ts';
 import { fakeIdentity, storeSession } from '../../testing/fixtures.ts';
 import { renderApp } from '../../testing/render-app.tsx';
@@ -424,29 +424,20 @@ describe('operator prompt (behaviour §4)', () => {
   });
 
   it('shows the action of an expanded job that opens while its first read is under way, though that read answers with none', async () => {
-    let release: (() => void) | undefined;
+    // A slow first read: the server found no open action, and answers after the robot asked.
+    const firstRead = heldReply(() => ({ status: 204 }));
     const network = signedIn(listOf([jobFixture(1, { status: 'Running', active_state: 'disinfecting' })]))
       .on(getAction, { status: 200, body: action() })
-      .on(
-      getAction,
-      async () => {
-        // A slow first read: the server found no open action, and answers after the robot asked.
-        await new Promise<void>((resolve) => {
-          release = resolve;
-        });
-        return { status: 204 };
-      },
-      { times: 1 },
-    );
+      .on(getAction, firstRead.handler, { times: 1 });
     await openJobs(network);
     const details = await expand('Job 1');
     const actionStreamOf = () => streams.find((entry) => entry.url.pathname === '/api/action/action/stream');
     await waitFor(() => {
       expect(actionStreamOf()).toBeDefined();
-      expect(release).toBeDefined();
+      expect(firstRead.asked()).toBe(true);
     });
     actionStreamOf()?.stream.event('action_change', { ...action(), robot_id: ROBOT, resolved: false });
-    release?.();
+    firstRead.release();
     expect(await within(details).findByText('Confirm the room is empty to enter')).toBeInTheDocument();
   });
 
@@ -610,25 +601,19 @@ describe('live updates and focus', () => {
 
   it('/job/:id of a job off the page shows a change that arrives while its first read is under way, though that read answers with the job as it was', async () => {
     Element.prototype.scrollIntoView = vi.fn();
-    let release: (() => void) | undefined;
-    const network = signedIn(listOf([jobFixture(1), jobFixture(2)], 25)).on(getJob, async () => {
-      // A slow first read: the server read the job before its robot started, and answers after it did.
-      const snapshot = jobFixture(30, { name: 'New evening round' });
-      await new Promise<void>((resolve) => {
-        release = resolve;
-      });
-      return { status: 200, body: snapshot };
-    });
+    // A slow first read: the server read the job before its robot started, and answers after it did.
+    const firstRead = heldReply(() => ({ status: 200, body: jobFixture(30, { name: 'New evening round' }) }));
+    const network = signedIn(listOf([jobFixture(1), jobFixture(2)], 25)).on(getJob, firstRead.handler);
     await openJobs(network, `/job/${jobId(30)}`);
     const jobStreamOf = () => streams.find((entry) => entry.url.pathname === '/api/jobs/v2/jobs/stream');
     await waitFor(() => {
       expect(jobStreamOf()).toBeDefined();
-      expect(release).toBeDefined();
+      expect(firstRead.asked()).toBe(true);
     });
     const running = jobFixture(30, { name: 'New evening round', status: 'Running', active_state: 'disinfecting' });
     jobStreamOf()?.stream.event('job_change', running);
     network.on(getJob, { status: 200, body: running });
-    release?.();
+    firstRead.release();
     expect(await screen.findByText('Disinfecting')).toBeInTheDocument();
   });
 

@@ -4,7 +4,7 @@ import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { FakeEventStream } from '../../testing/fake-event-stream.ts';
-import { FakeNetwork } from '../../testing/fake-network.ts';
+import { FakeNetwork, heldReply } from '../../testing/fake-network.ts';
 import { fakeIdentity, storeSession } from '../../testing/fixtures.ts';
 import { renderApp } from '../../testing/render-app.tsx';
 
@@ -157,31 +157,21 @@ describe('the waiting prompts banner on every screen', () => {
 
   it('shows a prompt that opens while the first read is under way, though that read answers with none', async () => {
     let waiting: WaitingAction[] = [];
-    let release: (() => void) | undefined;
+    // A slow first read: the server found no prompt, and answers after the robot asked.
+    const firstRead = heldReply(() => ({ status: 200, body: { payload: waiting } }));
     storeSession();
     const network = fakeIdentity(new FakeNetwork())
       .on(listWaitingActions, () => ({ status: 200, body: { payload: waiting } }))
       .on(getRobots, { status: 200, body: { count: 0, payload: [] } })
-      .on(
-        listWaitingActions,
-        async () => {
-          // A slow first read: the server found no prompt, and answers after the robot asked.
-          const snapshot = waiting;
-          await new Promise<void>((resolve) => {
-            release = resolve;
-          });
-          return { status: 200, body: { payload: snapshot } };
-        },
-        { times: 1 },
-      );
+      .on(listWaitingActions, firstRead.handler, { times: 1 });
     await renderApp({ path: '/robots', network });
     const { stream } = await actionStream();
     await waitFor(() => {
-      expect(release).toBeDefined();
+      expect(firstRead.asked()).toBe(true);
     });
     waiting = [prompt(1)];
     stream.event('action_change', { action_id: actionId(1), job_id: JOB, robot_id: ROBOT, resolved: false, button: { text: 'wait_to_enter', disabled: false } });
-    release?.();
+    firstRead.release();
     expect(await screen.findByText(/Alpha 1 at Ward 1/)).toBeInTheDocument();
   });
 

@@ -13,3 +13,11 @@ export async function readAgain(queryClient: QueryClient, queryKey: QueryKey): P
   if (state.data === undefined && state.fetchStatus === 'fetching') await queryClient.cancelQueries({ queryKey, exact: true });
   await queryClient.invalidateQueries({ queryKey, exact: true });
 }
+
+/**
+ * For a query the live change itself brought up to date (or that holds nothing to update): only a read under way,
+ * which may predate the change and whose answer would replace it, is made again.
+ */
+export async function readAgainIfUnderWay(queryClient: QueryClient, queryKey: QueryKey): Promise<void> {
+  if (queryClient.getQueryState(queryKey)?.fetchStatus === 'fetching') await readAgain(queryClient, queryKey);
+}

@@ -5,7 +5,7 @@ import { ActionChange, Job, streamActions, streamJobs } from '@uvd/contracts';
 import type { Action, JobList, WaitingActionList } from '@uvd/contracts';
 import type { ApiClient } from '../../../lib/api-client.ts';
 import { useApi } from '../../../lib/api-context.tsx';
-import { readAgain } from '../../../lib/live/read-again.ts';
+import { readAgain, readAgainIfUnderWay } from '../../../lib/live/read-again.ts';
 import { StreamHub, fetchStream, jsonParser } from '../../../lib/live/stream-hub.ts';
 import {
   actionKey,
@@ -46,11 +46,10 @@ export const jobHubsFor = (queryClient: QueryClient, api: ApiClient): JobHubs =>
           if (endsListedJob(cached.map(([, list]) => list), change)) for (const listener of finished) listener(change);
           const stale = cached.filter(([, list]) => jobChangeNeedsRefetch(list, change)).map(([queryKey]) => queryKey);
           queryClient.setQueriesData<JobList>({ queryKey: jobListsKey }, (list) => applyJobChange(list, change));
-          // A job a link opened off the list's page: the change replaces it, or, while its first read is under way
-          // (which may predate the change), it is read again.
+          // A job a link opened off the list's page: the change replaces it, and a read of it under way is made again.
           const focused = focusedJobKey(change.job_id);
           queryClient.setQueryData<Job>(focused, (job) => (job ? change : job));
-          if (queryClient.getQueryData(focused) === undefined) void readAgain(queryClient, focused);
+          void readAgainIfUnderWay(queryClient, focused);
           // Pages that lost a job or miss a new one are read again; a burst of changes costs one read per page.
           for (const queryKey of stale) void queryClient.invalidateQueries({ queryKey, exact: true }, { cancelRefetch: false });
         },
@@ -72,8 +71,7 @@ export const jobHubsFor = (queryClient: QueryClient, api: ApiClient): JobHubs =>
             : { action_id: change.action_id, job_id: change.job_id, button: change.button };
           const jobAction = actionKey(change.job_id);
           queryClient.setQueryData<Action | null>(jobAction, action);
-          // A read under way may predate this change, and its answer would replace it: it is made again.
-          if (queryClient.getQueryState(jobAction)?.fetchStatus === 'fetching') void readAgain(queryClient, jobAction);
+          void readAgainIfUnderWay(queryClient, jobAction);
           queryClient.setQueriesData<JobList>({ queryKey: jobListsKey }, (list) =>
             list ? { ...list, payload: list.payload.map((job) => applyPromptToJob(job, change)) } : list,
           );
