@@ -44,10 +44,14 @@ const nodeProject = (name: string, include: string[], databaseUrl: string): Test
 
 export default defineConfig({
   test: {
-    // Most of a test's time is waiting (a robot's next state, a retry, a timer): with two workers on two cores, a
-    // third of the machine stayed idle; three keep it busy. More made the machine so busy (a load average of 13)
-    // that tests of time limits failed. PGlite instances are memory-heavy WebAssembly (a few hundred MB each).
-    maxWorkers: Number(process.env.TEST_WORKERS ?? 3),
+    // Most of a test's time is waiting (a robot's next state, a retry, a timer). On a two-core machine where
+    // this suite alone took 448 s and 587 s of CPU with three workers, a third of the machine was idle: four took
+    // 392-397 s (77 % busy, every test passing in three runs). Five took 365 s but the files on PostgreSQL ran out of
+    // its connections (`max_connections` 100: each test server's pool holds up to ten). On an earlier machine half as
+    // fast, more than three made it so busy (a load average of 13) that tests of time limits failed: TEST_WORKERS=3
+    // on such a machine. PGlite instances are
+    // memory-heavy WebAssembly (a few hundred MB each).
+    maxWorkers: Number(process.env.TEST_WORKERS ?? 4),
     projects: [
       nodeProject('node', NODE_TESTS, ''),
       ...(postgresUrl ? [nodeProject('postgres', databaseTests(), postgresUrl)] : []),

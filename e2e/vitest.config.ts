@@ -22,15 +22,15 @@ class LongestFirst extends BaseSequencer {
 }
 
 // The browser tests: one built SPA, and one real server per worker for the whole run (support/global-setup.ts). A
-// browser test mostly waits (for the robot, the stream, the page): three workers, each with its Chromium and its
-// server, kept two cores about 85 % busy where two left a quarter idle (e2e/README.md). E2E_WORKERS=1 starts one
-// server, e.g. for one file.
+// browser test mostly waits (for the robot, the stream, the page): with three workers, each with its Chromium and
+// its server, two cores were 77 % busy (263 s, 406 s of CPU); four took 234 s (e2e/README.md). E2E_WORKERS=1 starts
+// one server, e.g. for one file.
 export default defineConfig({
   root: fileURLToPath(new URL('..', import.meta.url)),
   test: {
     include: ['e2e/tests/**/*.test.ts'],
     globalSetup: ['e2e/support/global-setup.ts'],
-    maxWorkers: Number(process.env.E2E_WORKERS ?? 3),
+    maxWorkers: Number(process.env.E2E_WORKERS ?? 4),
     sequence: { sequencer: LongestFirst },
     testTimeout: 60_000,
     // Global setup builds the SPA (tens of seconds) before any test file starts.
