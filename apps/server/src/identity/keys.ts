@@ -3,7 +3,7 @@
  * magnitude faster than RS256, which the login and refresh throughput targets need. Keys live in the
  * database so every server process on one database signs and verifies with the same set.
  */
-import { desc } from 'drizzle-orm';
+import { desc, sql } from 'drizzle-orm';
 import { exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
 import { createHash, randomUUID } from 'node:crypto';
 import type { Db } from '../db/client.ts';
@@ -24,15 +24,25 @@ export interface KeyStore {
   refreshSecret: Uint8Array;
 }
 
+/** pg_advisory_xact_lock's key while the first signing key is made; nothing else takes it. */
+const KEY_CREATION_LOCK = 726_351_002;
+
 export async function loadKeyStore(db: Db): Promise<KeyStore> {
   let rows = await db.select().from(signingKeys).orderBy(desc(signingKeys.createdAt));
   if (rows.length === 0) {
-    const { privateKey, publicKey } = await generateKeyPair(SIGNING_ALG, { extractable: true });
-    const kid = randomUUID();
-    const privateJwk = { ...(await exportJWK(privateKey)), kid, alg: SIGNING_ALG };
-    const publicJwk = { ...(await exportJWK(publicKey)), kid, alg: SIGNING_ALG, use: 'sig' };
-    await db.insert(signingKeys).values({ kid, privateJwk, publicJwk }).onConflictDoNothing();
-    rows = await db.select().from(signingKeys).orderBy(desc(signingKeys.createdAt));
+    // Processes starting together on a new database would each make a key, and one that read before the other's
+    // was written would never know it, refusing every token the other signs: the first makes it under a lock, the
+    // others wait and read it.
+    rows = await db.transaction(async (tx) => {
+      await tx.execute(sql`SELECT pg_advisory_xact_lock(${KEY_CREATION_LOCK})`);
+      const made = await tx.select().from(signingKeys).orderBy(desc(signingKeys.createdAt));
+      if (made.length > 0) return made;
+      const { privateKey, publicKey } = await generateKeyPair(SIGNING_ALG, { extractable: true });
+      const kid = randomUUID();
+      const privateJwk = { ...(await exportJWK(privateKey)), kid, alg: SIGNING_ALG };
+      const publicJwk = { ...(await exportJWK(publicKey)), kid, alg: SIGNING_ALG, use: 'sig' };
+      return tx.insert(signingKeys).values({ kid, privateJwk, publicJwk }).returning();
+    });
   }
   const newest = rows[0];
   if (!newest) throw new Error('No signing key could be created.');
