@@ -88,10 +88,17 @@ export interface OpenOptions {
    * that already holds a database.
    */
   pgliteImage?: Blob | undefined;
+  /**
+   * PostgreSQL only: how long a connection of the pool (up to ten) stays open unused; node-postgres's 10 s by
+   * default. Test databases close theirs after a second (testing/test-database.ts).
+   */
+  poolIdleTimeoutMs?: number | undefined;
 }
 
 export async function openDatabase(options: OpenOptions): Promise<Database> {
-  if (options.databaseUrl) return openPostgres(options.databaseUrl, { ...DEFAULT_LISTEN_TIMING, ...options.listenTiming });
+  if (options.databaseUrl) {
+    return openPostgres(options.databaseUrl, { ...DEFAULT_LISTEN_TIMING, ...options.listenTiming }, options.poolIdleTimeoutMs);
+  }
   return openPglite(options.dataDir, options.pgliteImage);
 }
 
@@ -193,8 +200,8 @@ async function openPglite(dataDir: string | undefined, image: Blob | undefined):
   };
 }
 
-async function openPostgres(databaseUrl: string, timing: ListenTiming): Promise<Database> {
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 });
+async function openPostgres(databaseUrl: string, timing: ListenTiming, idleTimeoutMs: number | undefined): Promise<Database> {
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 10, ...(idleTimeoutMs === undefined ? {} : { idleTimeoutMillis: idleTimeoutMs }) });
   // An idle connection ended by the server (a restart, a failover, DROP DATABASE … WITH (FORCE)) is dropped
   // from the pool and replaced on next use; without a listener it would crash the process.
   pool.on('error', (error) => {

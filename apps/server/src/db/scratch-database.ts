@@ -20,8 +20,15 @@ export interface ScratchDatabase {
   drop: (options?: { keep?: boolean }) => Promise<void>;
 }
 
-/** `serverUrl` names any database of the PostgreSQL server to create the new one on; undefined means PGlite. */
-export async function createScratchDatabase(serverUrl: string | undefined, prefix = 'uvd_scratch'): Promise<ScratchDatabase> {
+/**
+ * `serverUrl` names any database of the PostgreSQL server to create the new one on; undefined means PGlite.
+ * `poolIdleTimeoutMs`: on PostgreSQL, how long an unused connection of its pool stays open (`OpenOptions`).
+ */
+export async function createScratchDatabase(
+  serverUrl: string | undefined,
+  prefix = 'uvd_scratch',
+  { poolIdleTimeoutMs }: { poolIdleTimeoutMs?: number } = {},
+): Promise<ScratchDatabase> {
   if (!serverUrl) {
     const database = await openDatabase({ pgliteImage: await pgliteImage() });
     return { database, url: undefined, where: 'PGlite in memory', drop: () => database.close() };
@@ -31,7 +38,7 @@ export async function createScratchDatabase(serverUrl: string | undefined, prefi
   await onServer(serverUrl, (client) => client.query(`CREATE DATABASE ${name} TEMPLATE ${template}`));
   const url = databaseOn(serverUrl, name);
   // Its migrations are the template's: opening it finds none to apply.
-  const database = await openDatabase({ databaseUrl: url.toString() });
+  const database = await openDatabase({ databaseUrl: url.toString(), poolIdleTimeoutMs });
   return {
     database,
     url: url.toString(),
