@@ -10,6 +10,7 @@
 import { createHash } from 'node:crypto';
 import { and, asc, eq, gt, isNotNull, isNull, sql } from 'drizzle-orm';
 import type { AuditEntry, AuditVerification } from '@uvd/contracts';
+import { ADVISORY_LOCKS } from '../db/advisory-locks.ts';
 import type { Db, Executor, Notifier } from '../db/client.ts';
 import { auditEntries } from '../db/schema.ts';
 import { wakeable, type Wakeable } from '../lib/wakeable.ts';
@@ -64,8 +65,6 @@ export function entryHash(orgId: string, entry: Omit<AuditEntry, 'hash' | 'prev_
 }
 
 const BATCH = 500;
-/** pg_try_advisory_xact_lock(class, hashtext(org)): the chainers' lock of one organization; nothing else takes it. */
-const CHAIN_LOCK_CLASS = 726_351_024;
 
 const rowsOf = (result: unknown): Record<string, unknown>[] =>
   typeof result === 'object' && result !== null && 'rows' in result && Array.isArray(result.rows) ? (result.rows as Record<string, unknown>[]) : [];
@@ -76,7 +75,7 @@ const rowsOf = (result: unknown): Record<string, unknown>[] =>
  */
 async function chainBatch(db: Db, orgId: string): Promise<number | undefined> {
   return db.transaction(async (tx) => {
-    const [lock] = rowsOf(await tx.execute(sql`SELECT pg_try_advisory_xact_lock(${CHAIN_LOCK_CLASS}, hashtext(${orgId})) AS locked`));
+    const [lock] = rowsOf(await tx.execute(sql`SELECT pg_try_advisory_xact_lock(${ADVISORY_LOCKS.auditChainClass}, hashtext(${orgId})) AS locked`));
     if (lock?.locked !== true) return undefined;
     const [head] = await tx
       .select({ seq: auditEntries.seq, hash: auditEntries.hash })

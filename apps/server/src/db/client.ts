@@ -14,6 +14,7 @@ import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
 import pg from 'pg';
 import { auditSetting, mayWrite, SET_AUDIT_SQL } from '../audit/context.ts';
+import { ADVISORY_LOCKS } from './advisory-locks.ts';
 import * as schema from './schema.ts';
 
 export type Schema = typeof schema;
@@ -71,8 +72,6 @@ export interface Database {
 
 export const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../drizzle', import.meta.url));
 
-/** Serialises migrations when several server processes start on one PostgreSQL at once. */
-const MIGRATION_LOCK_KEY = 726_351_001;
 
 export interface OpenOptions {
   /** PostgreSQL connection string; without it PGlite is used. */
@@ -201,7 +200,7 @@ async function openPglite(dataDir: string | undefined, image: Blob | undefined):
 }
 
 async function openPostgres(databaseUrl: string, timing: ListenTiming, idleTimeoutMs: number | undefined): Promise<Database> {
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: 10, ...(idleTimeoutMs === undefined ? {} : { idleTimeoutMillis: idleTimeoutMs }) });
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 10, idleTimeoutMillis: idleTimeoutMs });
   // An idle connection ended by the server (a restart, a failover, DROP DATABASE … WITH (FORCE)) is dropped
   // from the pool and replaced on next use; without a listener it would crash the process.
   pool.on('error', (error) => {
@@ -210,10 +209,10 @@ async function openPostgres(databaseUrl: string, timing: ListenTiming, idleTimeo
   const db = drizzlePg({ client: auditingPool(pool), schema });
   const lockClient = await pool.connect();
   try {
-    await lockClient.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+    await lockClient.query('SELECT pg_advisory_lock($1)', [ADVISORY_LOCKS.migrations]);
     await migratePg(db, { migrationsFolder: MIGRATIONS_FOLDER });
   } finally {
-    await lockClient.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => undefined);
+    await lockClient.query('SELECT pg_advisory_unlock($1)', [ADVISORY_LOCKS.migrations]).catch(() => undefined);
     lockClient.release();
   }
   const listeners = new Set<() => Promise<void>>();

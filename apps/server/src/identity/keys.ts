@@ -6,6 +6,7 @@
 import { desc, sql } from 'drizzle-orm';
 import { exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
 import { createHash, randomUUID } from 'node:crypto';
+import { ADVISORY_LOCKS } from '../db/advisory-locks.ts';
 import type { Db } from '../db/client.ts';
 import { signingKeys } from '../db/schema.ts';
 
@@ -24,9 +25,6 @@ export interface KeyStore {
   refreshSecret: Uint8Array;
 }
 
-/** pg_advisory_xact_lock's key while the first signing key is made; nothing else takes it. */
-const KEY_CREATION_LOCK = 726_351_002;
-
 export async function loadKeyStore(db: Db): Promise<KeyStore> {
   let rows = await db.select().from(signingKeys).orderBy(desc(signingKeys.createdAt));
   if (rows.length === 0) {
@@ -34,7 +32,7 @@ export async function loadKeyStore(db: Db): Promise<KeyStore> {
     // was written would never know it, refusing every token the other signs: the first makes it under a lock, the
     // others wait and read it.
     rows = await db.transaction(async (tx) => {
-      await tx.execute(sql`SELECT pg_advisory_xact_lock(${KEY_CREATION_LOCK})`);
+      await tx.execute(sql`SELECT pg_advisory_xact_lock(${ADVISORY_LOCKS.firstSigningKey})`);
       const made = await tx.select().from(signingKeys).orderBy(desc(signingKeys.createdAt));
       if (made.length > 0) return made;
       const { privateKey, publicKey } = await generateKeyPair(SIGNING_ALG, { extractable: true });

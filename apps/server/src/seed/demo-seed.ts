@@ -9,6 +9,7 @@
  * serial number, by username) is left as it is.
  */
 import { and, count, eq, inArray, sql } from 'drizzle-orm';
+import { ADVISORY_LOCKS } from '../db/advisory-locks.ts';
 import type { Database, Executor } from '../db/client.ts';
 import { buildings, contacts, floors, groups, jobRooms, jobs, lampIntervals, logs, organizations, robotGroups, robots, roomGroups, userGroups, users } from '../db/schema.ts';
 import { hashPassword } from '../identity/passwords.ts';
@@ -17,8 +18,6 @@ import { DEFAULT_LAMP } from '../dose/lamp.ts';
 import { generateHistory, type HistoryRobot } from './history.ts';
 import type { HospitalFloor } from './hospital.ts';
 import { siteKey, writeSite } from './site-writer.ts';
-
-const SEED_LOCK_KEY = 726_351_002;
 
 export interface SeedSummary {
   organization: string;
@@ -100,7 +99,7 @@ export async function seedDemoIfEmpty(database: Pick<Database, 'db'>, options: S
     ...logisticsOf(options.variant),
   ]);
   const seeded = await db.transaction(async (tx) => {
-    await tx.execute(sql`SELECT pg_advisory_xact_lock(${SEED_LOCK_KEY})`);
+    await tx.execute(sql`SELECT pg_advisory_xact_lock(${ADVISORY_LOCKS.demoSeed})`);
     if ((await organizationCount(tx)) > 0) return null;
     const summaries: SeedSummary[] = [];
     for (const organization of DEMO_ORGANIZATIONS) summaries.push(await seedOrganization(tx, organization, hashes, now));
@@ -130,7 +129,7 @@ async function addLogistics(database: Pick<Database, 'db'>, variant: SeedOptions
   if (wanted.length === 0) return null;
   const hashes = await hashUsers(wanted);
   const summaries = await db.transaction(async (tx) => {
-    await tx.execute(sql`SELECT pg_advisory_xact_lock(${SEED_LOCK_KEY})`);
+    await tx.execute(sql`SELECT pg_advisory_xact_lock(${ADVISORY_LOCKS.demoSeed})`);
     // Looked at again under the lock: a server process starting beside this one may have added it meanwhile.
     const written: SeedSummary[] = [];
     for (const part of await missingLogistics(tx, variant)) {
