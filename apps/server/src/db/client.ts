@@ -40,10 +40,10 @@ export interface Notifier {
 }
 
 /**
- * The application_name of a LISTEN connection, so operators (and tests) can find it in pg_stat_activity.
- * Longer names are cut by PostgreSQL at 63 bytes; channel names here are short.
+ * The application_name of a server process's LISTEN connection (one for all its channels), so operators (and tests)
+ * can find it in pg_stat_activity.
  */
-export const listenApplicationName = (channel: string): string => `uvd-listen:${channel}`;
+export const LISTEN_APPLICATION_NAME = 'uvd-listen';
 
 /** How a LISTEN connection is watched and replaced. */
 export interface ListenTiming {
@@ -215,25 +215,18 @@ async function openPostgres(databaseUrl: string, timing: ListenTiming, idleTimeo
     await lockClient.query('SELECT pg_advisory_unlock($1)', [ADVISORY_LOCKS.migrations]).catch(() => undefined);
     lockClient.release();
   }
-  const listeners = new Set<() => Promise<void>>();
+  const listener = postgresListener(databaseUrl, timing);
   return {
     kind: 'postgres',
     db: db as unknown as Db,
     notifier: {
-      listen: async (channel, onPayload, hooks = {}) => {
-        const stop = await listenPostgres(databaseUrl, channel, onPayload, hooks, timing);
-        listeners.add(stop);
-        return async () => {
-          listeners.delete(stop);
-          await stop();
-        };
-      },
+      listen: listener.listen,
       notify: async (channel, payload) => {
         await pool.query('SELECT pg_notify($1, $2)', [channel, payload]);
       },
     },
     close: async () => {
-      await Promise.all([...listeners].map((stop) => stop()));
+      await listener.close();
       await pool.end();
     },
   };
@@ -302,39 +295,62 @@ function auditingPool(pool: pg.Pool): pg.Pool {
   });
 }
 
+interface Subscription {
+  channel: string;
+  onPayload: (payload: string) => void;
+  hooks: ListenHooks;
+}
+
 /**
- * A LISTEN connection that outlives its backend. Without this, a process whose LISTEN connection is terminated
- * (pg_terminate_backend, a restart, a failover) hears nothing more while its API keeps working. A loss shows as
- * an error or end event, or, for a peer gone without a word, as a periodic check that fails; the connection is
- * then replaced with backoff and the listener told, so it can read back what it missed.
+ * One LISTEN connection for every channel a process listens on, that outlives its backend. A server listens on seven
+ * channels (live events, robot commands, revocations, the audit chain, mail, push, webhooks); a connection for each
+ * held seven of PostgreSQL's connections per process beside its pool, and the test suite's servers up to 34 of a
+ * default 100 at once. Without the watching, a process whose LISTEN connection is terminated (pg_terminate_backend,
+ * a restart, a failover) hears nothing more while its API keeps working. A loss shows as an error or end event, or,
+ * for a peer gone without a word, as a periodic check that fails; the connection is then replaced with backoff, it
+ * listens on every channel again, and each listener is told, so it can read back what it missed. LISTEN, UNLISTEN
+ * and a reconnection take turns, so a channel is never left out of a new connection.
  */
-async function listenPostgres(
-  databaseUrl: string,
-  channel: string,
-  onPayload: (payload: string) => void,
-  hooks: ListenHooks,
-  timing: ListenTiming,
-): Promise<() => Promise<void>> {
+function postgresListener(databaseUrl: string, timing: ListenTiming) {
+  const subscriptions = new Set<Subscription>();
   let current: pg.Client | undefined;
-  let stopped = false;
+  let closed = false;
   let attempt = 0;
   let retry: NodeJS.Timeout | undefined;
+  let check: NodeJS.Timeout | undefined;
   let checking = false;
+  let turn: Promise<unknown> = Promise.resolve();
+  const inTurn = <T>(work: () => Promise<T>): Promise<T> => {
+    const result = turn.then(work);
+    turn = result.catch(() => undefined);
+    return result;
+  };
+
+  const channels = () => new Set([...subscriptions].map((subscription) => subscription.channel));
+  const quoted = (channel: string) => `"${channel.replaceAll('"', '')}"`;
 
   const lose = (client: pg.Client, reason: string) => {
-    if (client !== current || stopped) return;
+    if (client !== current || closed) return;
     current = undefined;
-    console.warn(`PostgreSQL LISTEN connection on ${channel} lost (${reason}); reconnecting`);
+    console.warn(`PostgreSQL LISTEN connection (${[...channels()].join(', ')}) lost (${reason}); reconnecting`);
     client.end().catch(() => undefined);
     scheduleReconnect();
   };
 
+  const deliver = (channel: string, payload: string) => {
+    for (const subscription of [...subscriptions]) {
+      if (subscription.channel !== channel) continue;
+      try {
+        subscription.onPayload(payload);
+      } catch (error) {
+        // One listener's fault does not keep the notification from the others.
+        console.error(`PostgreSQL LISTEN: a listener on ${channel} failed (${String(error)})`);
+      }
+    }
+  };
+
   const connect = async (): Promise<pg.Client> => {
-    const client = new pg.Client({
-      connectionString: databaseUrl,
-      application_name: listenApplicationName(channel),
-      keepAlive: true,
-    });
+    const client = new pg.Client({ connectionString: databaseUrl, application_name: LISTEN_APPLICATION_NAME, keepAlive: true });
     client.on('error', (error) => {
       lose(client, error.message);
     });
@@ -342,11 +358,11 @@ async function listenPostgres(
       lose(client, 'connection ended');
     });
     client.on('notification', (message) => {
-      if (message.channel === channel && message.payload !== undefined) onPayload(message.payload);
+      if (message.payload !== undefined) deliver(message.channel, message.payload);
     });
     try {
       await client.connect();
-      await client.query(`LISTEN "${channel.replaceAll('"', '')}"`);
+      for (const channel of channels()) await client.query(`LISTEN ${quoted(channel)}`);
     } catch (error) {
       client.end().catch(() => undefined);
       throw error;
@@ -354,63 +370,104 @@ async function listenPostgres(
     return client;
   };
 
+  const watch = () => {
+    check ??= setInterval(() => {
+      const client = current;
+      if (!client || checking) return;
+      checking = true;
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<never>((_resolve, reject) => {
+        timer = setTimeout(() => {
+          reject(new Error(`no answer within ${timing.checkTimeoutMs} ms`));
+        }, timing.checkTimeoutMs);
+      });
+      Promise.race([client.query('SELECT 1'), timeout])
+        .catch((error: unknown) => {
+          lose(client, error instanceof Error ? error.message : String(error));
+        })
+        .finally(() => {
+          clearTimeout(timer);
+          checking = false;
+        });
+    }, timing.checkIntervalMs);
+    check.unref();
+  };
+
   const scheduleReconnect = () => {
     const delay = Math.min(timing.maxBackoffMs, timing.minBackoffMs * 2 ** attempt) * (0.5 + Math.random() / 2);
     attempt++;
     retry = setTimeout(() => {
-      retry = undefined;
-      connect()
-        .then(async (client) => {
-          if (stopped) {
-            await client.end();
-            return;
-          }
-          current = client;
-          attempt = 0;
-          hooks.onRestored?.();
-        })
-        .catch((error: unknown) => {
-          if (stopped) return;
-          console.warn(`PostgreSQL LISTEN connection on ${channel}: reconnecting failed (${String(error)})`);
+      void inTurn(async () => {
+        retry = undefined;
+        if (closed || subscriptions.size === 0) return;
+        try {
+          current = await connect();
+        } catch (error) {
+          console.warn(`PostgreSQL LISTEN connection: reconnecting failed (${String(error)})`);
           scheduleReconnect();
-        });
+          return;
+        }
+        attempt = 0;
+        for (const subscription of [...subscriptions]) subscription.hooks.onRestored?.();
+      });
     }, delay);
   };
 
-  const check = setInterval(() => {
-    const client = current;
-    if (!client || checking) return;
-    checking = true;
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_resolve, reject) => {
-      timer = setTimeout(() => {
-        reject(new Error(`no answer within ${timing.checkTimeoutMs} ms`));
-      }, timing.checkTimeoutMs);
-    });
-    Promise.race([client.query('SELECT 1'), timeout])
-      .catch((error: unknown) => {
-        lose(client, error instanceof Error ? error.message : String(error));
-      })
-      .finally(() => {
-        clearTimeout(timer);
-        checking = false;
-      });
-  }, timing.checkIntervalMs);
-  check.unref();
-
-  try {
-    current = await connect();
-  } catch (error) {
-    clearInterval(check);
-    throw error;
-  }
-
-  return async () => {
-    stopped = true;
-    clearInterval(check);
+  /** Ends the connection (when no one listens any more, or on close); a later listen opens a new one. */
+  const disconnect = async () => {
     clearTimeout(retry);
+    retry = undefined;
+    clearInterval(check);
+    check = undefined;
     const client = current;
     current = undefined;
     await client?.end().catch(() => undefined);
   };
+
+  const unlisten = (subscription: Subscription) =>
+    inTurn(async () => {
+      if (!subscriptions.delete(subscription)) return;
+      if (subscriptions.size === 0) {
+        await disconnect();
+        return;
+      }
+      if (current && !channels().has(subscription.channel)) await current.query(`UNLISTEN ${quoted(subscription.channel)}`).catch(() => undefined);
+    });
+
+  const listen: Notifier['listen'] = (channel, onPayload, hooks = {}) =>
+    inTurn(async () => {
+      if (closed) throw new Error('the database is closed');
+      const subscription: Subscription = { channel, onPayload, hooks };
+      const heard = channels().has(channel);
+      subscriptions.add(subscription);
+      if (current) {
+        // A LISTEN that fails has lost the connection: the new one listens on this channel too, and says so.
+        const client = current;
+        if (!heard) {
+          await client.query(`LISTEN ${quoted(channel)}`).catch((error: unknown) => {
+            lose(client, String(error));
+          });
+        }
+      } else if (retry === undefined) {
+        // The first listener: it fails, as its own connection would, when PostgreSQL cannot be reached.
+        try {
+          current = await connect();
+        } catch (error) {
+          subscriptions.delete(subscription);
+          throw error;
+        }
+        watch();
+      }
+      // Otherwise a reconnection is under way: it listens on this channel too, and says when it is restored.
+      return () => unlisten(subscription);
+    });
+
+  const close = () =>
+    inTurn(async () => {
+      closed = true;
+      subscriptions.clear();
+      await disconnect();
+    });
+
+  return { listen, close };
 }

@@ -3,11 +3,10 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { RESYNC_EVENT, ResyncPayload } from '@uvd/contracts';
-import { listenApplicationName } from '../db/client.ts';
+import { LISTEN_APPLICATION_NAME } from '../db/client.ts';
 import { startTestServer, type TestServer } from '../testing/harness.ts';
 import { openSse, type SseClient } from '../testing/live-fixtures.ts';
 import { testEngine } from '../testing/test-database.ts';
-import { LIVE_CHANNEL } from './bus.ts';
 
 const STREAM = '/api/jobs/v2/jobs/stream';
 const JobChange = z.object({ name: z.string() });
@@ -29,11 +28,11 @@ describe.skipIf(testEngine() !== 'postgres')('a server process that loses its LI
     await server.close();
   });
 
-  /** The backends listening for live events on this test's database, as an operator finds them. */
+  /** The backends listening on this test's database (the server's one LISTEN connection), as an operator finds them. */
   const listeners = async () => {
     const result = await operator.query<{ pid: number }>(
       'SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = $1',
-      [listenApplicationName(LIVE_CHANNEL)],
+      [LISTEN_APPLICATION_NAME],
     );
     return result.rows.map((row) => row.pid);
   };
