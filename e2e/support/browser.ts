@@ -120,6 +120,34 @@ export async function settle(page: Page): Promise<void> {
     .catch(() => undefined);
 }
 
+/**
+ * Waits until the page has stopped scrolling: its scroll position the same over ten animation frames and a quarter of
+ * a second. Bootstrap makes the page's scrolling smooth, so a focus that brings an element into view scrolls the page
+ * for a while after it (at 375×812, focusing the floor plan scrolled the page 0 -> 211 px over the 7-226 ms after).
+ */
+export async function scrollAtRest(page: Page): Promise<void> {
+  await page.evaluate(
+    () =>
+      new Promise<void>((resolve) => {
+        let last = window.scrollY;
+        let still = 0;
+        let since = performance.now();
+        const frame = () => {
+          if (window.scrollY === last) {
+            still += 1;
+          } else {
+            still = 0;
+            since = performance.now();
+          }
+          last = window.scrollY;
+          if (still >= 10 && performance.now() - since >= 250) resolve();
+          else requestAnimationFrame(frame);
+        };
+        requestAnimationFrame(frame);
+      }),
+  );
+}
+
 /** The visible text of the first match, trimmed; for `expect.poll(() => textOf(locator)).toBe(…)`. */
 export async function textOf(locator: Locator): Promise<string> {
   return (await locator.first().innerText()).trim();
