@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `npm test`: the unit and API suite on PGlite and, when DATABASE_URL is set, again on PostgreSQL, in one pool of
 // workers, with lint and the type-check beside it in the background; then the browser tests (the built console in
-// Chromium). Stops after the first step that fails.
+// Chromium), beside lint or the type-check if either is still running. Starts no step after one that fails.
 import { spawn } from 'node:child_process';
 import { constants, setPriority } from 'node:os';
 import { findOrInstallChromium, INSTALL_CHROMIUM } from './chromium.mjs';
@@ -14,7 +14,8 @@ if (!process.env.DATABASE_URL) console.log('DATABASE_URL is not set: the API sui
 /**
  * A step is one command, or several run side by side: the first writes to this terminal as it goes, the others'
  * output is kept and shown whole when each ends. A command marked `background` runs at the lowest CPU priority: it
- * takes only the CPU the others leave idle.
+ * takes only the CPU the others leave idle. One marked `untilEnd` holds up no later step: the next step starts as
+ * soon as the rest of its own has ended, and the suite waits for it at the end.
  */
 const steps = [
   // The unit and API suite: four workers (vitest.config.ts) for every file on PGlite and, with DATABASE_URL, the
@@ -26,7 +27,9 @@ const steps = [
   // priority they get a sliver of a busy core, so the tests of time limits see about the machine the suite alone
   // makes (the unit step took 392 s alone and 403 s beside them, here). The browser tests stay a step of their
   // own: run beside the unit step (three workers each), the two took 660 s with the machine 93 % busy and a test of
-  // a time limit failing, where one after the other (four workers each) they took 638 s and passed.
+  // a time limit failing, where one after the other (four workers each) they took 638 s and passed. They need the
+  // console build, not lint or the type-check: on a machine a quarter slower, lint ended 23 s after the unit tests,
+  // and the browser tests waited for it.
   [
     [
       process.env.DATABASE_URL ? 'unit and API tests on PGlite and PostgreSQL' : 'unit and API tests on PGlite',
@@ -34,17 +37,17 @@ const steps = [
       ['vitest', 'run'],
       { TEST_DATABASE_URL: process.env.DATABASE_URL ?? '' },
     ],
-    ['lint', process.execPath, ['node_modules/eslint/bin/eslint.js', '--max-warnings=0', '.'], {}, { background: true }],
-    ['type-check', process.execPath, ['scripts/typecheck.mjs'], {}, { background: true }],
+    ['lint', process.execPath, ['node_modules/eslint/bin/eslint.js', '--max-warnings=0', '.'], {}, { background: true, untilEnd: true }],
+    ['type-check', process.execPath, ['scripts/typecheck.mjs'], {}, { background: true, untilEnd: true }],
     // The console the browser tests serve, built here on idle CPU rather than first thing in their own step.
     ['console build for the browser tests', process.execPath, ['--import', 'tsx', 'e2e/support/build-web.ts'], {}, { background: true }],
   ],
-  // Three workers, each with its Chromium and a server of its own (e2e/vitest.config.ts), on the build above.
+  // Four workers, each with its Chromium and a server of its own (e2e/vitest.config.ts), on the build above.
   [['browser tests', 'npx', ['vitest', 'run', '--config', 'e2e/vitest.config.ts'], { E2E_SKIP_BUILD: 'true', ...(chromium ? { CHROMIUM_PATH: chromium } : {}) }]],
 ];
 
-function run([name, command, args, env = {}, { background = false } = {}], live) {
-  const beside = background ? 'in the background, beside the step above' : 'beside the step above';
+function run([name, command, args, env = {}, { background = false, untilEnd = false } = {}], live) {
+  const beside = `${background ? 'in the background, ' : ''}beside the step above${untilEnd ? ' and those after it' : ''}`;
   console.log(`\n=== ${name}: ${command === process.execPath ? 'node' : command} ${args.join(' ')}${live ? '' : ` (${beside}; its output follows when it ends)`}`);
   const started = Date.now();
   return new Promise((resolve) => {
@@ -79,18 +82,26 @@ function run([name, command, args, env = {}, { background = false } = {}], live)
   });
 }
 
-/** Each step's time, printed again at the end, in the order of the steps. */
+/** Each command's time, printed again at the end: the steps' in their order, then those that ran until the end. */
 const times = [];
 const suiteStarted = Date.now();
 let passed = 0;
 let failed = 0;
-for (const step of steps) {
-  const results = await Promise.all(step.map((command, index) => run(command, index === 0)));
+const count = (results) => {
   times.push(...results.map((result) => result.time));
   passed += results.filter((result) => result.ok).length;
   failed += results.filter((result) => !result.ok).length;
+};
+/** The commands marked `untilEnd`, still running. */
+const pending = [];
+for (const step of steps) {
+  const started = step.map((command, index) => ({ command, result: run(command, index === 0) }));
+  const untilEnd = started.filter(({ command }) => command[4]?.untilEnd);
+  pending.push(...untilEnd.map(({ result }) => result));
+  count(await Promise.all(started.filter((entry) => !untilEnd.includes(entry)).map(({ result }) => result)));
   if (failed > 0) break;
 }
+count(await Promise.all(pending));
 console.log(`\n${times.map((line) => `=== ${line}`).join('\n')}`);
 console.log(`\nsteps: ${passed} passed, ${failed} failed, in ${((Date.now() - suiteStarted) / 1000).toFixed(1)} s`);
 process.exit(failed === 0 ? 0 : 1);
