@@ -322,6 +322,10 @@ describe('delivery detail', () => {
     await userEvent.click(screen.getByRole('button', { name: 'Cancel delivery' }));
     const dialog = await screen.findByRole('dialog', { name: 'Cancel this delivery?' });
     await userEvent.click(within(dialog).getByRole('button', { name: 'Cancel' }));
+    // The dialog fades out before it goes, its own "Cancel delivery" with it.
+    await waitFor(() => {
+      expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
+    });
     expect(network.callsTo(cancelDelivery)).toHaveLength(0);
     await userEvent.click(screen.getByRole('button', { name: 'Cancel delivery' }));
     await userEvent.click(within(await screen.findByRole('dialog')).getByRole('button', { name: 'Cancel delivery' }));
