@@ -309,12 +309,14 @@ interface Subscription {
  * a restart, a failover) hears nothing more while its API keeps working. A loss shows as an error or end event, or,
  * for a peer gone without a word, as a periodic check that fails; the connection is then replaced with backoff, it
  * listens on every channel again, and each listener is told, so it can read back what it missed. LISTEN, UNLISTEN
- * and a reconnection take turns, so a channel is never left out of a new connection.
+ * and a reconnection take turns, so a channel is never left out of a new connection; closing does not wait its turn.
  */
 function postgresListener(databaseUrl: string, timing: ListenTiming) {
   const subscriptions = new Set<Subscription>();
   let current: pg.Client | undefined;
   let closed = false;
+  /** Read after an await: `close` may have run meanwhile (TypeScript narrows a plain read to what it was before). */
+  const isClosed = () => closed;
   let attempt = 0;
   let retry: NodeJS.Timeout | undefined;
   let check: NodeJS.Timeout | undefined;
@@ -400,13 +402,20 @@ function postgresListener(databaseUrl: string, timing: ListenTiming) {
       void inTurn(async () => {
         retry = undefined;
         if (closed || subscriptions.size === 0) return;
+        let client: pg.Client;
         try {
-          current = await connect();
+          client = await connect();
         } catch (error) {
           console.warn(`PostgreSQL LISTEN connection: reconnecting failed (${String(error)})`);
-          scheduleReconnect();
+          if (!isClosed()) scheduleReconnect();
           return;
         }
+        // Closed while it connected: close does not wait for a connection that may take minutes to fail.
+        if (isClosed()) {
+          await client.end().catch(() => undefined);
+          return;
+        }
+        current = client;
         attempt = 0;
         for (const subscription of [...subscriptions]) subscription.hooks.onRestored?.();
       });
@@ -450,24 +459,30 @@ function postgresListener(databaseUrl: string, timing: ListenTiming) {
         }
       } else if (retry === undefined) {
         // The first listener: it fails, as its own connection would, when PostgreSQL cannot be reached.
+        let client: pg.Client;
         try {
-          current = await connect();
+          client = await connect();
         } catch (error) {
           subscriptions.delete(subscription);
           throw error;
         }
+        if (isClosed()) {
+          await client.end().catch(() => undefined);
+          throw new Error('the database is closed');
+        }
+        current = client;
         watch();
       }
       // Otherwise a reconnection is under way: it listens on this channel too, and says when it is restored.
       return () => unlisten(subscription);
     });
 
-  const close = () =>
-    inTurn(async () => {
-      closed = true;
-      subscriptions.clear();
-      await disconnect();
-    });
+  /** At once, not in turn: a reconnection under way to a server that does not answer may take minutes to fail. */
+  const close = async () => {
+    closed = true;
+    subscriptions.clear();
+    await disconnect();
+  };
 
   return { listen, close };
 }

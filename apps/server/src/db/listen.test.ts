@@ -4,6 +4,7 @@
  */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { startLinkProxy } from '../testing/link-proxy.ts';
 import { createTestDatabase, testEngine, type TestDatabase } from '../testing/test-database.ts';
 import { LISTEN_APPLICATION_NAME, openDatabase, type Database } from './client.ts';
 
@@ -81,5 +82,30 @@ describe.skipIf(testEngine() !== 'postgres')('LISTEN on PostgreSQL (needs TEST_D
     await database.notifier.notify('uvd_test_c', 'again');
     await vi.waitFor(() => { expect(heard).toContain('uvd_test_c:again'); });
     await unlistenAgain();
+  });
+  it('closes at once while it reconnects to a server that does not answer', async () => {
+    // PostgreSQL behind a proxy whose link can go dead: no byte passes, no connection ends (a lost network path).
+    const url = new URL(scratch.url ?? '');
+    const proxy = await startLinkProxy({ host: url.hostname, port: Number(url.port || 5432) });
+    try {
+      url.host = `127.0.0.1:${String(proxy.port)}`;
+      const behind = await openDatabase({
+        databaseUrl: url.toString(),
+        listenTiming: { checkIntervalMs: 100, checkTimeoutMs: 200, minBackoffMs: 10, maxBackoffMs: 20 },
+        poolIdleTimeoutMs: 20,
+      });
+      await behind.notifier.listen('uvd_test_dead', () => undefined);
+      // The pool's connections close unused, so only the LISTEN connection crosses the link when it goes dead.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const acceptedBefore = proxy.acceptedConnections;
+      proxy.stall();
+      // The check finds the connection dead and a new one is under way, which the dead link holds unanswered.
+      await vi.waitFor(() => { expect(proxy.acceptedConnections).toBeGreaterThan(acceptedBefore); }, { timeout: 10_000 });
+      const closing = behind.close().then(() => 'closed');
+      const waited = new Promise((resolve) => setTimeout(resolve, 10_000, 'still waiting for the connection'));
+      expect(await Promise.race([closing, waited])).toBe('closed');
+    } finally {
+      await proxy.close();
+    }
   });
 });
