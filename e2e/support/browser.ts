@@ -47,7 +47,8 @@ export function baseUrl(): string {
 
 /**
  * Points this test file's sessions and API calls at a server it started itself (e.g. the logistics variant), or
- * back at the run's shared server with undefined. Each test file has its own copy of this module.
+ * back at the run's shared server with undefined. The files of a worker share this module (`isolate: false`): a file
+ * that points elsewhere points back when it ends.
  */
 export function useServer(url: string | undefined): void {
   ownServer = url;

@@ -88,8 +88,9 @@ beforeAll(async () => {
 }, 240_000);
 
 afterAll(async () => {
-  await browser.close();
+  // First: the worker's next file uses the run's server even if this file's start failed half-way.
   useServer(undefined);
+  await browser.close();
   await server.stop();
   await push.close();
 });
