@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // `npm test`: the unit and API suite on PGlite and, when DATABASE_URL is set, again on PostgreSQL, in one pool of
 // workers, with lint and the type-check beside it in the background; then the browser tests (the built console in
-// Chromium), beside lint or the type-check if either is still running. Starts no step after one that fails.
+// Chromium), beside lint or the type-check if either is still running. A step starts only when every command it
+// waits for has passed; lint and the type-check are waited for, and their results counted, at the end.
 import { spawn } from 'node:child_process';
 import { constants, setPriority } from 'node:os';
 import { findOrInstallChromium, INSTALL_CHROMIUM } from './chromium.mjs';
@@ -95,10 +96,11 @@ const count = (results) => {
 /** The commands marked `untilEnd`, still running. */
 const pending = [];
 for (const step of steps) {
-  const started = step.map((command, index) => ({ command, result: run(command, index === 0) }));
-  const untilEnd = started.filter(({ command }) => command[4]?.untilEnd);
-  pending.push(...untilEnd.map(({ result }) => result));
-  count(await Promise.all(started.filter((entry) => !untilEnd.includes(entry)).map(({ result }) => result)));
+  const waitedFor = [];
+  step.forEach((command, index) => {
+    (command[4]?.untilEnd ? pending : waitedFor).push(run(command, index === 0));
+  });
+  count(await Promise.all(waitedFor));
   if (failed > 0) break;
 }
 count(await Promise.all(pending));

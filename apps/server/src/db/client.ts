@@ -365,6 +365,8 @@ function postgresListener(databaseUrl: string, timing: ListenTiming) {
     try {
       await client.connect();
       for (const channel of channels()) await client.query(`LISTEN ${quoted(channel)}`);
+      // Closed meanwhile: close does not wait for a connection, which may take minutes to fail.
+      if (isClosed()) throw new Error('the database is closed');
     } catch (error) {
       client.end().catch(() => undefined);
       throw error;
@@ -402,20 +404,14 @@ function postgresListener(databaseUrl: string, timing: ListenTiming) {
       void inTurn(async () => {
         retry = undefined;
         if (closed || subscriptions.size === 0) return;
-        let client: pg.Client;
         try {
-          client = await connect();
+          current = await connect();
         } catch (error) {
+          if (isClosed()) return;
           console.warn(`PostgreSQL LISTEN connection: reconnecting failed (${String(error)})`);
-          if (!isClosed()) scheduleReconnect();
+          scheduleReconnect();
           return;
         }
-        // Closed while it connected: close does not wait for a connection that may take minutes to fail.
-        if (isClosed()) {
-          await client.end().catch(() => undefined);
-          return;
-        }
-        current = client;
         attempt = 0;
         for (const subscription of [...subscriptions]) subscription.hooks.onRestored?.();
       });
@@ -459,18 +455,12 @@ function postgresListener(databaseUrl: string, timing: ListenTiming) {
         }
       } else if (retry === undefined) {
         // The first listener: it fails, as its own connection would, when PostgreSQL cannot be reached.
-        let client: pg.Client;
         try {
-          client = await connect();
+          current = await connect();
         } catch (error) {
           subscriptions.delete(subscription);
           throw error;
         }
-        if (isClosed()) {
-          await client.end().catch(() => undefined);
-          throw new Error('the database is closed');
-        }
-        current = client;
         watch();
       }
       // Otherwise a reconnection is under way: it listens on this channel too, and says when it is restored.
