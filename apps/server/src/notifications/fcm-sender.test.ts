@@ -4,7 +4,7 @@
  * the stand-in through firebase-admin's public `httpAgent` option; the token exchange ignores that option (see
  * fcm-sender.ts) and goes through `https.globalAgent`, which the suite swaps for the same loopback agent.
  */
-import { generateKeyPairSync, randomBytes, randomUUID, sign, type KeyObject } from 'node:crypto';
+import { generateKeyPairSync, randomBytes, randomUUID, sign, X509Certificate, type KeyObject } from 'node:crypto';
 import https from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import net from 'node:net';
@@ -48,11 +48,16 @@ const objectId = (dotted: string): Buffer => {
 const utcTime = (date: Date) => der(0x17, Buffer.from(`${date.toISOString().slice(2, 19).replace(/[-:T]/g, '')}Z`));
 const commonName = (name: string) => sequence(der(0x31, sequence(objectId('2.5.4.3'), der(0x0c, Buffer.from(name)))));
 
-function selfSignedCertificate(hosts: string[]): { key: string; cert: string } {
+/**
+ * `random` is the serial's 16 random bytes. DER writes an INTEGER in as few bytes as it can, and a positive one with
+ * its top bit clear: the first byte is kept between 0x40 and 0x7f, so that it is neither a zero OpenSSL refuses as
+ * padding nor a sign bit.
+ */
+function selfSignedCertificate(hosts: string[], random = randomBytes(16)): { key: string; cert: string } {
   const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
   const ecdsaWithSha256 = sequence(objectId('1.2.840.10045.4.3.2'));
-  const serial = randomBytes(16);
-  serial[0] = (serial[0] ?? 0) & 0x7f;
+  const serial = Buffer.from(random);
+  serial[0] = ((serial[0] ?? 0) & 0x3f) | 0x40;
   const name = commonName('FCM stand-in');
   const now = Date.now();
   const subjectAltName = sequence(objectId('2.5.29.17'), der(0x04, sequence(...hosts.map((host) => der(0x82, Buffer.from(host))))));
@@ -464,5 +469,21 @@ describe("FCM sender against a local stand-in of FCM HTTP v1 and Google's OAuth 
     expect(() => createFcmSender({ serviceAccount: 'not json' })).toThrow(FcmConfigError);
     const { private_key: _, ...withoutKey } = z.record(z.string(), z.unknown()).parse(JSON.parse(main.json));
     expect(() => createFcmSender({ serviceAccount: JSON.stringify(withoutKey) })).toThrow(/private_key/);
+  });
+});
+
+describe("the stand-in's certificate", () => {
+  it('is one TLS accepts whatever its random serial: a leading zero byte once failed one run in 256', () => {
+    const serials = [[0x00, 0x10], [0x00, 0x90], [0x80, 0x10], [0xff, 0xff], [0x12, 0x00]].map(([first = 0, second = 0]) => {
+      const random = Buffer.alloc(16, 0x33);
+      random[0] = first;
+      random[1] = second;
+      return random;
+    });
+    for (const random of serials) {
+      const certificate = selfSignedCertificate([FCM_HOST], random);
+      expect(() => tls.createSecureContext(certificate)).not.toThrow();
+      expect(new X509Certificate(certificate.cert).subjectAltName).toBe(`DNS:${FCM_HOST}`);
+    }
   });
 });
