@@ -22,11 +22,11 @@ const steps = [
   // The unit and API suite: four workers (vitest.config.ts) for every file on PGlite and, with DATABASE_URL, the
   // server's files on the test database a second time on PostgreSQL (the `postgres` project). Its global setup builds
   // the server's JavaScript first (`build:server:emit`, without type-checking), which its process tests start. Its
-  // tests mostly wait (a robot's next state, a retry, a timer): beside them, lint and the type-check (each one
-  // single-threaded process; scripts/typecheck.mjs lists the projects) run in the background on the CPU the tests
-  // leave idle, instead of in a step of their own before them (two minutes of a two-core machine). At the lowest
-  // priority they get a sliver of a busy core, so the tests of time limits see about the machine the suite alone
-  // makes (the unit step took 392 s alone and 403 s beside them, here). The browser tests stay a step of their
+  // tests mostly wait (a robot's next state, a retry, a timer): beside them, lint and the type-check
+  // (scripts/typecheck.mjs lists the projects) run in the background on the CPU the tests leave idle, instead of in a
+  // step of their own before them (two minutes of a two-core machine). At the lowest priority they get a sliver of a
+  // busy core, so the tests of time limits see about the machine the suite alone makes (the unit step took 392 s
+  // alone and 403 s beside them, here). The browser tests stay a step of their
   // own: run beside the unit step (three workers each), the two took 660 s with the machine 93 % busy and a test of
   // a time limit failing, where one after the other (four workers each) they took 638 s and passed. They need the
   // console build, not lint or the type-check: on a machine a quarter slower, lint ended 23 s after the unit tests,
