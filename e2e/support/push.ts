@@ -73,16 +73,24 @@ export async function clickNotificationButton(worker: Worker, tag: string, actio
   expect(clicked, `a notification tagged ${tag}`).toBe(true);
 }
 
+/** What `watchShownNotifications` gives: the count of notifications the worker has finished showing, and a wait. */
+export interface ShownNotificationsWatch {
+  /** How many notifications the worker has finished showing since the watch began. */
+  count(): Promise<number>;
+  /** The worker's notifications, read once it has finished showing `count` (default 1) since the watch began. */
+  onceShown(count?: number): Promise<z.infer<typeof ShownNotification>[]>;
+}
+
 /**
  * Counts, in the worker, each notification it has finished showing (a `showNotification` whose promise resolved:
- * Chromium resolves it once the notification is on display), and returns a wait for the list once `count` have been.
+ * Chromium resolves it once the notification is on display).
  *
  * Reading the list while the worker shows one races in Chromium: `getNotifications` deletes from its store every
  * notification stored before the call began that the display does not list yet. A poll landing between the two
  * loses the notification for good: it stays on screen, but no later `getNotifications` returns it (a CI run read []
  * for 10 s after the worker had fetched the notification's icons). So the list is read only once the show is over.
  */
-export async function watchShownNotifications(worker: Worker): Promise<(count?: number) => Promise<z.infer<typeof ShownNotification>[]>> {
+export async function watchShownNotifications(worker: Worker): Promise<ShownNotificationsWatch> {
   await worker.evaluate(`(() => {
     if (self.uvdShownCount !== undefined) return;
     self.uvdShownCount = 0;
@@ -90,8 +98,14 @@ export async function watchShownNotifications(worker: Worker): Promise<(count?: 
     const show = registration.showNotification.bind(registration);
     registration.showNotification = (...args) => show(...args).then((result) => { self.uvdShownCount += 1; return result; });
   })()`);
-  return async (count = 1) => {
-    await expect.poll(async () => z.number().parse(await worker.evaluate('self.uvdShownCount')), { message: `${count} notification(s) shown` }).toBeGreaterThanOrEqual(count);
-    return shownNotifications(worker);
+  const total = async () => z.number().parse(await worker.evaluate('self.uvdShownCount'));
+  const before = await total();
+  const count = async () => (await total()) - before;
+  return {
+    count,
+    async onceShown(wanted = 1) {
+      await expect.poll(count, { message: `${wanted} notification(s) shown` }).toBeGreaterThanOrEqual(wanted);
+      return shownNotifications(worker);
+    },
   };
 }

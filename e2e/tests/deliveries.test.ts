@@ -41,7 +41,7 @@ import {
 } from '../support/browser.ts';
 import { DEMO, signedInSession, t, tFill } from '../support/console.ts';
 import { nearestRooms, readyRobot, type JourneyRobot, type JourneyRoom } from '../support/fleet.ts';
-import { activeWorker, pushDelivery, shownNotifications } from '../support/push.ts';
+import { activeWorker, pushDelivery, shownNotifications, watchShownNotifications } from '../support/push.ts';
 import { startConsoleServer, type ConsoleServer } from '../support/server.ts';
 
 /** The seed's logistics people (apps/server/src/seed/README.md): a ward nurse of Ward A sends, the lab receives. */
@@ -189,10 +189,11 @@ describe.each(VIEWPORTS)('a delivery from request to a proven hand-off at $width
     sessions.push(taker);
     const worker = await activeWorker(taker);
     const delivered = await pushDelivery(taker);
+    const watch = await watchShownNotifications(worker);
     await delivered.deliver(message);
-    await expect
-      .poll(async () => (await shownNotifications(worker)).map((shown) => shown.body).join(' | ') || (await taker.page.locator('.Toastify').innerText()))
-      .toContain(pinText);
+    // A system notification's list is read only once the worker has shown one (watchShownNotifications says why).
+    const notified = async () => ((await watch.count()) > 0 ? (await shownNotifications(worker)).map((shown) => shown.body).join(' | ') : '');
+    await expect.poll(async () => (await notified()) || (await taker.page.locator('.Toastify').innerText())).toContain(pinText);
     await taker.goto(message.url);
     await expect.poll(() => statusOf(taker.page), { timeout: FLOW_TIMEOUT_MS }).toBe(t('en', 'deliveries.waitingFor.recipient'));
     await expectAccessible(taker, 'delivery-handoff');

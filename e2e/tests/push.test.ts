@@ -205,10 +205,10 @@ describe('Web Push', () => {
       // The tab leaves the console for another file of the same origin: no console window takes the push.
       await opened.page.goto('/icons/icon-512.png');
       const push = promptPush(job, action);
-      const onceShown = await watchShownNotifications(worker);
+      const watch = await watchShownNotifications(worker);
       await deliver(push);
 
-      expect(await onceShown()).toEqual([
+      expect(await watch.onceShown()).toEqual([
         {
           title: push.title,
           body: push.body,
