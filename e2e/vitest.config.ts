@@ -21,10 +21,10 @@ class LongestFirst extends BaseSequencer {
   }
 }
 
-// The browser tests: one built SPA, and one real server per worker for the whole run (support/global-setup.ts). A
-// browser test mostly waits (for the robot, the stream, the page): with three workers, each with its Chromium and
-// its server, two cores were 77 % busy (263 s, 406 s of CPU); four took 234 s, and on a slower machine kept them 96 %
-// busy, where six took longer (e2e/README.md). E2E_WORKERS=1 starts one server, e.g. for one file.
+// The browser tests: one built SPA, and one real server per worker for the whole run (support/global-setup.ts). One
+// browser test alone mostly waits (for the robot, the stream, the page): with three workers, each with its Chromium
+// and its server, two cores were 77 % busy (263 s, 406 s of CPU). Four took 234 s; on a slower machine they kept both
+// cores 96 % busy, and six took longer (e2e/README.md). E2E_WORKERS=1 starts one server, e.g. for one file.
 export default defineConfig({
   root: fileURLToPath(new URL('..', import.meta.url)),
   test: {
