@@ -25,9 +25,11 @@ const server = await openDatabase({ pgliteImage: image });
 const plainClient = new PGlite({ loadDataDir: image });
 await plainClient.waitReady;
 const plain = drizzle({ client: plainClient });
+const BASELINE = 'drizzle over a plain PGlite (baseline)';
+const SERVER = 'the server client (openDatabase)';
 const targets: [string, Db][] = [
-  ['drizzle over a plain PGlite (baseline)', plain as unknown as Db],
-  ['the server client (openDatabase)', server.db],
+  [BASELINE, plain as unknown as Db],
+  [SERVER, server.db],
 ];
 
 // One organization and user in each, to read back.
@@ -61,9 +63,11 @@ for (let round = 0; round < rounds; round += 1) {
 }
 
 console.log(`${String(queries)} queries of each kind per round, ${String(rounds)} rounds; CPU per query:`);
+const perQuery = (query: string, target: string) => (totals.get(`${query}\t${target}`) ?? 0) / (queries * rounds);
 for (const [query] of work) {
-  const [baseline, ours] = targets.map(([target]) => (totals.get(`${query}\t${target}`) ?? 0) / (queries * rounds));
-  console.log(`  ${query}: ${(ours ?? 0).toFixed(3)} ms (baseline ${(baseline ?? 0).toFixed(3)} ms, ${(((ours ?? 0) / (baseline ?? 1)) * 100).toFixed(0)} %)`);
+  const baseline = perQuery(query, BASELINE);
+  const ours = perQuery(query, SERVER);
+  console.log(`  ${query}: ${ours.toFixed(3)} ms (baseline ${baseline.toFixed(3)} ms, ${((ours / baseline) * 100).toFixed(0)} %)`);
 }
 await server.close();
 await plainClient.close();

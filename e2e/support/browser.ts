@@ -14,8 +14,9 @@ import { ARTIFACTS_DIR, chromiumPath, SCREENSHOTS_DIR } from './paths.ts';
  * `--js-flags=--max-opt=1`: V8 runs the console's JavaScript in its interpreter and its baseline compiler
  * (Sparkplug) only, never optimizing it (Maglev, TurboFan). A test's page lives seconds, and the step is bound by CPU:
  * optimizing cost more than it saved. screens.test.ts and frame.test.ts on two workers took 82 s of CPU with it and
- * 91-99 s without (84.5-87 interpreter only, 94-95 with Maglev); the admin, safety, proof and audit files 115 s against 134. Same JavaScript, same results; the benches of the
- * console's speed (bench/web-browser.ts) keep V8's default, as a person's browser has it.
+ * 91-99 s without (84.5-87 interpreter only, 94-95 with Maglev); the admin, safety, proof and audit files 115 s
+ * against 134. Same JavaScript, same results; the benches of the console's speed (bench/web-browser.ts) keep V8's
+ * default, as a person's browser has it.
  */
 const CHROMIUM_ARGS = [
   '--no-sandbox',

@@ -145,10 +145,12 @@ const TEXT_TYPES = [
 ];
 const asText = (value: string): string => value;
 const TEXT_TYPE_PARSERS: ParserOptions = Object.fromEntries(TEXT_TYPES.map((type) => [type, asText]));
+/** The same types as the parsers' keys: a parsers object's keys are strings. */
+const TEXT_TYPE_KEYS = new Set(Object.keys(TEXT_TYPE_PARSERS));
 
 function withoutTextParsers(options: QueryOptions | undefined): QueryOptions | undefined {
   if (!options?.parsers) return options;
-  for (const type of Object.keys(options.parsers)) if (!TEXT_TYPES.includes(Number(type))) return options;
+  for (const type of Object.keys(options.parsers)) if (!TEXT_TYPE_KEYS.has(type)) return options;
   const { parsers: _parsers, ...rest } = options;
   return rest;
 }
