@@ -98,7 +98,7 @@ export async function sendRoute(baseUrl: string, request: RouteRequest, timeoutM
   const headBytes = Buffer.byteLength(url.href) + Object.entries(headers).reduce((sum, [name, value]) => sum + Buffer.byteLength(`${name}: ${value}\r\n`), 0);
   const abort = new AbortController();
   const timer = setTimeout(() => {
-    abort.abort(new Error(`no reply within ${timeoutMs} ms`));
+    abort.abort(new Error(`${request.entry.contract.method} ${url.pathname}: no reply within ${timeoutMs} ms`));
   }, timeoutMs);
   try {
     const oversize = headBytes > NODE_MAX_HEADER_BYTES;

@@ -209,7 +209,7 @@ describe('tenancy and role matrix', () => {
         const request = requestFor(entry, caller.user);
         const roles = entry.contract.roles;
         const before = await tableChecksums(server.testDatabase.database);
-        const reply = await sendRoute(server.url, request, 5_000);
+        const reply = await sendRoute(server.url, request);
         const context = `${caller.name}: ${reply.status} ${asText(reply.body).slice(0, 300)}`;
         expect(replyProblem(entry, reply), context).toBeUndefined();
         expect(mentions(reply.body, caller.hidden), context).toEqual([]);
@@ -230,7 +230,7 @@ describe('tenancy and role matrix', () => {
     if (roles) {
       it(`${route}: only ${roles.join(', ')} (a teleoperator of the group gets 403)`, async () => {
         const request = requestFor(entry, operatorA);
-        const reply = await sendRoute(server.url, request, 5_000);
+        const reply = await sendRoute(server.url, request);
         expect(reply.status, JSON.stringify(reply.body)).toBe(403);
         const roleOf: readonly Role[] = operatorA.roles;
         expect(roleOf.some((role) => roles.includes(role))).toBe(false);
@@ -240,7 +240,7 @@ describe('tenancy and role matrix', () => {
 
   it('the routes of the first organization answer its own admin (the ids above are real)', async () => {
     for (const entry of api.filter((candidate) => candidate.contract.method === 'GET' && !isStreamRoute(candidate.contract))) {
-      const reply = await sendRoute(server.url, requestFor(entry, adminA), 5_000);
+      const reply = await sendRoute(server.url, requestFor(entry, adminA));
       expect(reply.status, `${routeUrl(entry)}: ${asText(reply.body).slice(0, 200)}`).toBeLessThan(300);
     }
   });
