@@ -1,9 +1,10 @@
 import { once } from 'node:events';
 import { createServer, connect, type AddressInfo, type Server, type Socket } from 'node:net';
 import { PGlite } from '@electric-sql/pglite';
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/pglite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { openDatabase, type Database } from './client.ts';
 import { pgliteImage } from './scratch-database.ts';
 
@@ -77,5 +78,97 @@ describe.skipIf(onPostgresPass)('embedded database (PGlite): the values drizzle 
       await plainClient.close();
       await database.close();
     }
+  });
+});
+
+describe.skipIf(onPostgresPass)('embedded database (PGlite): statements kept prepared', () => {
+  let database: Database;
+  let plainClient: PGlite;
+  let plain: ReturnType<typeof drizzle>;
+
+  beforeAll(async () => {
+    const image = await pgliteImage();
+    database = await openDatabase({ pgliteImage: image });
+    plainClient = new PGlite({ loadDataDir: image });
+    plain = drizzle({ client: plainClient });
+  });
+  afterAll(async () => {
+    await plainClient.close();
+    await database.close();
+  });
+
+  const rowsOf = async (db: { execute: (query: SQL) => PromiseLike<unknown> }, query: SQL): Promise<unknown[]> =>
+    z.object({ rows: z.array(z.unknown()) }).parse(await db.execute(query)).rows;
+
+  it('writes and reads values of every kind as drizzle over a plain PGlite does, the same texts again and in a transaction', async () => {
+    const create = sql`CREATE TABLE kinds (id int PRIMARY KEY, j jsonb, tags text[], at timestamptz, flag boolean, amount numeric, who uuid, note text)`;
+    const insert = (id: number, values: { j: unknown; tags: string[] | null; at: string | null; flag: boolean | null; amount: string | null; who: string | null; note: string | null }) =>
+      sql`INSERT INTO kinds VALUES (${id}, ${sql.param(values.j)}, ${sql.param(values.tags)}, ${values.at}, ${values.flag}, ${values.amount}, ${values.who}, ${values.note})`;
+    const rows = [
+      { j: { room: 'A 101', dose: [1.5, 2] }, tags: ['ward', 'é ß'], at: '2026-11-30T10:00:00.000Z', flag: true, amount: '12.50', who: '0b8e4c5e-0a4f-4d7e-9d5b-5a2f0f3c7a10', note: 'first' },
+      { j: null, tags: null, at: null, flag: null, amount: null, who: null, note: null },
+      { j: [1, 'two'], tags: [], at: '2026-01-01T00:00:00.000Z', flag: false, amount: '-0.001', who: '5b1d8a8e-7c3e-4a9b-8f0e-2d6c4b3a1e22', note: "it's" },
+    ];
+    const select = sql`SELECT * FROM kinds WHERE id >= ${0} ORDER BY id`;
+    const readBoth = async () => [await rowsOf(plain, select), await rowsOf(database.db, select)];
+
+    for (const db of [plain, database.db]) {
+      await db.execute(create);
+      // The same insert text three times (its statement kept after the first), then in a transaction.
+      for (const [index, values] of rows.entries()) await db.execute(insert(index, values));
+      await db.transaction(async (tx) => {
+        for (const [index, values] of rows.entries()) await tx.execute(insert(index + 10, values));
+      });
+    }
+    const [expected, ours] = await readBoth();
+    expect(expected).toHaveLength(6);
+    expect(expected?.[0]).toMatchObject({ j: { room: 'A 101', dose: [1.5, 2] }, tags: ['ward', 'é ß'], flag: true, note: 'first' });
+    expect(ours).toEqual(expected);
+    // Read again through the kept statement.
+    expect(await rowsOf(database.db, select)).toEqual(expected);
+  });
+
+  it('reads a table in its new shape once it changed, also when the change ran where the client could not see it', async () => {
+    await database.db.execute(sql`CREATE TABLE shapes (a int)`);
+    await database.db.execute(sql`INSERT INTO shapes VALUES (${1})`);
+    const all = sql`SELECT * FROM shapes WHERE a = ${1}`;
+    expect(await rowsOf(database.db, all)).toEqual([{ a: 1 }]);
+    await database.db.execute(sql`ALTER TABLE shapes ADD COLUMN b int DEFAULT 2`);
+    expect(await rowsOf(database.db, all)).toEqual([{ a: 1, b: 2 }]);
+
+    // A function that changes the table, called by a query the client keeps like any other: PostgreSQL refuses the
+    // kept statement (its rows changed shape), and the client prepares it again.
+    await database.db.execute(sql`CREATE FUNCTION widen_shapes() RETURNS int LANGUAGE plpgsql AS $$
+      BEGIN ALTER TABLE shapes ADD COLUMN c int DEFAULT 3; RETURN 1; END $$`);
+    expect(await rowsOf(database.db, all)).toEqual([{ a: 1, b: 2 }]);
+    await database.db.execute(sql`SELECT widen_shapes() AS done WHERE ${true}`);
+    expect(await rowsOf(database.db, all)).toEqual([{ a: 1, b: 2, c: 3 }]);
+  });
+
+  it('answers the next query after a failed one: a unique violation, a syntax error, one in a transaction that rolls back', async () => {
+    await database.db.execute(sql`CREATE TABLE once_only (id int PRIMARY KEY)`);
+    const insert = (id: number) => sql`INSERT INTO once_only VALUES (${id})`;
+    await database.db.execute(insert(1));
+    await expect(database.db.execute(insert(1))).rejects.toMatchObject({ cause: { code: '23505' } });
+    await expect(database.db.execute(sql`SELEC ${1}`)).rejects.toMatchObject({ cause: { code: '42601' } });
+    await expect(
+      database.db.transaction(async (tx) => {
+        await tx.execute(insert(2));
+        await tx.execute(insert(1));
+      }),
+    ).rejects.toMatchObject({ cause: { code: '23505' } });
+    await database.db.execute(insert(3));
+    expect(await rowsOf(database.db, sql`SELECT id FROM once_only WHERE id > ${0} ORDER BY id`)).toEqual([{ id: 1 }, { id: 3 }]);
+  });
+
+  it('keeps a bounded number of statements: more distinct queries than that each answer their own, the first ones again too', async () => {
+    const distinct = 400;
+    const numbered = (n: number) => sql.raw(`SELECT ${String(n)} AS n${String(n)} WHERE 1 = $1`.replace('$1', '1'));
+    for (let n = 0; n < distinct; n += 1) expect(await rowsOf(database.db, numbered(n))).toEqual([{ [`n${String(n)}`]: n }]);
+    for (let n = 0; n < 10; n += 1) expect(await rowsOf(database.db, numbered(n))).toEqual([{ [`n${String(n)}`]: n }]);
+    const [held] = await rowsOf(database.db, sql`SELECT count(*)::int AS count FROM pg_prepared_statements WHERE ${true}`);
+    const { count } = z.object({ count: z.number() }).parse(held);
+    expect(count).toBeGreaterThan(10);
+    expect(count).toBeLessThanOrEqual(300);
   });
 });
