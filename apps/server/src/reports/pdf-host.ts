@@ -4,52 +4,14 @@
  * (PGlite lives on this thread): this side reads a page of rows, hands it to the worker, and reads the next one
  * only when the worker has drawn it and the client has taken the bytes (backpressure end to end).
  *
- * Run from the sources, the worker is TypeScript: Node loads it through tsx's loader, registered in the worker
- * itself (the server runs under `node --import tsx`, but vitest, which transforms its own modules, and other hosts
- * pass no such flag). Built (`npm run build`), this module is dist/reports/pdf-host.js and the worker its
- * JavaScript sibling, started with the server's own flags (`--conditions=uvd-dist`) and no tsx.
+ * The worker starts from the sources or built, as the server does (lib/typescript-worker.ts).
  */
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, extname, join } from 'node:path';
 import { Readable } from 'node:stream';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { Worker, type WorkerOptions } from 'node:worker_threads';
-import { z } from 'zod';
+import type { Worker } from 'node:worker_threads';
+import { startWorker } from '../lib/typescript-worker.ts';
 import type { PdfStart } from './pdf.ts';
 import type { FromWorker, ToWorker } from './pdf-worker.ts';
 import type { ReportRoom } from './rows.ts';
-
-/** `.ts` when this module runs from the sources, `.js` when built. */
-const OWN_EXTENSION = extname(fileURLToPath(import.meta.url));
-const WORKER_ENTRY = new URL(`./pdf-worker${OWN_EXTENSION}`, import.meta.url);
-
-/**
- * tsx's ESM API (`tsx/esm/api`, its `import` condition), found through the package's exports map: CommonJS
- * resolution would give its CommonJS build, whose register() does not load in a worker.
- */
-function tsxApi(): string {
-  const require = createRequire(import.meta.url);
-  const manifestPath = require.resolve('tsx/package.json');
-  const manifest: unknown = JSON.parse(readFileSync(manifestPath, 'utf8'));
-  const entry = z.object({ exports: z.object({ './esm/api': z.object({ import: z.object({ default: z.string() }) }) }) }).parse(manifest);
-  return pathToFileURL(join(dirname(manifestPath), entry.exports['./esm/api'].import.default)).href;
-}
-// Looked up only for the sources: a built server runs where tsx (a development dependency) may not be installed.
-const TSX_API = OWN_EXTENSION === '.ts' ? tsxApi() : undefined;
-
-// An eval'd CommonJS script: registers tsx, then imports the TypeScript entry.
-const BOOTSTRAP = `
-const { workerData } = require('node:worker_threads');
-import(workerData.tsx).then((api) => api.register()).then(() => import(workerData.entry));
-`;
-
-/** How the worker starts: through tsx from the sources, directly when built. */
-function workerStart(): [string | URL, WorkerOptions] {
-  if (TSX_API === undefined) return [WORKER_ENTRY, {}];
-  // Its own flags only: an inherited `--import tsx` would register the loader a second time.
-  return [BOOTSTRAP, { eval: true, workerData: { tsx: TSX_API, entry: WORKER_ENTRY.href }, execArgv: [] }];
-}
 
 /** At most `size` reports drawn at once; the others wait their turn (each worker holds a font and a page). */
 export class WorkerSlots {
@@ -108,9 +70,7 @@ function inbox(worker: Worker): () => Promise<FromWorker> {
 
 async function* drawInWorker(slots: WorkerSlots, start: PdfStart, pages: AsyncIterable<ReportRoom[]> | undefined): AsyncGenerator<Uint8Array> {
   const release = await slots.acquire();
-  const [entry, launch] = workerStart();
-  const worker = new Worker(entry, {
-    ...launch,
+  const worker = startWorker(import.meta.url, './pdf-worker', {
     // A report that outgrows this fails alone instead of taking the server's memory.
     resourceLimits: { maxOldGenerationSizeMb: 512 },
     stdout: false,
