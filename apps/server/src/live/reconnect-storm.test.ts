@@ -2,20 +2,23 @@
  * A server restart drops every console's streams at once, and they all come back within seconds (issue #26: 300
  * consoles got 503 from the load shedder). Real server, real HTTP, load shedding as deployed (the harness switches
  * the event loop checks off; this test switches them back on), 300 stream clients reconnecting on the console's own
- * schedule (contracts' reconnectDelayMs, Retry-After honoured as the console does), a restart on the same database.
+ * schedule (contracts' reconnectDelayMs, Retry-After honoured as the console does) on a thread of their own
+ * (testing/stream-clients.ts), a restart on the same database.
  */
+import { once } from 'node:events';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listJobs, parseSseFrames, reconnectDelayMs, refusedDelayMs, retryAfterMs, streamJobs, type ReconnectBackoff } from '@uvd/contracts';
+import { listJobs, streamJobs, type ReconnectBackoff } from '@uvd/contracts';
 import { loadConfig } from '../config.ts';
+import { startWorker } from '../lib/typescript-worker.ts';
 import { startTestServer, type TestServer } from '../testing/harness.ts';
+import type { FromStreamClients, ToStreamClients } from '../testing/stream-clients.ts';
 import { createTestDatabase, type TestDatabase } from '../testing/test-database.ts';
 
 const CLIENTS = 300;
 const RECONNECTED_WITHIN_MS = 10_000;
 /** The console's schedule (lib/live/stream-hub.ts: its defaults). */
 const BACKOFF: ReconnectBackoff = { initialMs: 1000, maxMs: 30_000 };
-const PATH = `/api${streamJobs.path}`;
 
 /** The load shedding a deployment gets when it sets nothing: in-flight limit and event loop checks on. */
 const overrides = { loadShedding: loadConfig({}).loadShedding };
@@ -39,88 +42,44 @@ interface Received {
   at: number;
 }
 
-/**
- * One console's jobs stream: reconnects as the console's StreamHub does, sending its Last-Event-ID, and once a
- * reconnect opens, refetches the jobs list as the console does (onResync): what the replay may not cover.
- */
-function streamClient(base: () => string, token: string) {
-  const stop = new AbortController();
-  const received: Received[] = [];
-  let connections = 0;
-  let lastEventId: string | undefined;
-
-  const sleep = (ms: number) =>
-    new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      stop.signal.addEventListener('abort', () => {
-        clearTimeout(timer);
-        resolve();
-      }, { once: true });
+/** The jobs streams of `count` consoles on their own thread, and what each has opened and received so far. */
+function streamClients(base: string, token: string, count: number) {
+  const worker = startWorker(import.meta.url, '../testing/stream-clients');
+  const post = (message: ToStreamClients) => {
+    worker.postMessage(message);
+  };
+  const connections = Array.from({ length: count }, () => 0);
+  const received = Array.from({ length: count }, (): Received[] => []);
+  let moved: (() => void) | undefined;
+  const stopped = new Promise<void>((resolve, reject) => {
+    worker.on('message', (message: FromStreamClients) => {
+      if (message.type === 'opened') connections[message.client] = message.connection;
+      else if (message.type === 'event') received[message.client]?.push(message);
+      else if (message.type === 'moved') moved?.();
+      else resolve();
     });
-
-  /** The list, as the console's query refetches it; its answer (200, or 503 under load) is not this test's. */
-  const refetch = async () => {
-    try {
-      const response = await fetch(`${base()}/api${listJobs.path}`, { headers: { authorization: `Bearer ${token}` }, signal: stop.signal });
-      await response.body?.cancel();
-    } catch {
-      // stopped
-    }
-  };
-
-  const read = async (body: ReadableStream<Uint8Array>, connection: number) => {
-    let rest = '';
-    const reader = body.pipeThrough(new TextDecoderStream()).getReader();
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) return;
-      const parsed = parseSseFrames(rest + value);
-      rest = parsed.rest;
-      for (const frame of parsed.frames) {
-        if (frame.id !== undefined && frame.id !== '') lastEventId = frame.id;
-        if (frame.event === 'job_change' && frame.id !== undefined) received.push({ id: frame.id, connection, at: Date.now() });
-      }
-    }
-  };
-
-  // A function, so the check after each await reads the live flag.
-  const stopped = () => stop.signal.aborted;
-  const running = (async () => {
-    let attempt = 0;
-    while (!stopped()) {
-      let retryAfter: number | null = null;
-      let openedAt: number | null = null;
-      try {
-        const headers: Record<string, string> = { accept: 'text/event-stream', authorization: `Bearer ${token}` };
-        if (lastEventId !== undefined) headers['last-event-id'] = lastEventId;
-        const response = await fetch(`${base()}${PATH}`, { headers, signal: stop.signal });
-        if (response.status === 503) retryAfter = retryAfterMs(response.headers.get('retry-after'));
-        if (response.status !== 200 || !response.body) {
-          await response.body?.cancel();
-        } else {
-          openedAt = Date.now();
-          connections += 1;
-          if (connections > 1) void refetch();
-          await read(response.body, connections);
-        }
-      } catch {
-        // Refused (the server is down), cut, or stopped: retried below like a stream that ended.
-      }
-      if (stopped()) return;
-      if (openedAt !== null && Date.now() - openedAt >= BACKOFF.maxMs) attempt = 0;
-      await sleep(retryAfter === null ? reconnectDelayMs(attempt, BACKOFF) : refusedDelayMs(retryAfter, attempt, BACKOFF));
-      attempt += 1;
-    }
-  })();
-
+    worker.once('error', reject);
+  });
+  post({ type: 'start', base, streamPath: `/api${streamJobs.path}`, listPath: `/api${listJobs.path}`, token, clients: count, backoff: BACKOFF });
   return {
-    /** Connections opened so far. */
-    connections: () => connections,
-    /** The first event with this id, if it came. */
-    got: (id: string) => received.find((event) => event.id === id),
+    clients: received.map((events, client) => ({
+      /** Connections opened so far. */
+      connections: () => connections[client] ?? 0,
+      /** The first event with this id, if it came. */
+      got: (id: string) => events.find((event) => event.id === id),
+    })),
+    /** Where new connections go from now on; resolves once the clients know. */
+    moveTo: (next: string) =>
+      new Promise<void>((resolve) => {
+        moved = resolve;
+        post({ type: 'base', base: next });
+      }),
     close: async () => {
-      stop.abort();
-      await running;
+      post({ type: 'stop' });
+      await stopped;
+      const exited = once(worker, 'exit');
+      await worker.terminate();
+      await exited;
     },
   };
 }
@@ -137,8 +96,8 @@ describe('a reconnect storm after a server restart', () => {
     const { token } = await server.createUser(orgId, ['done-admin']);
     const publish = (on: TestServer) =>
       on.context.bus.publish({ orgId, stream: 'jobs', key: randomUUID(), type: 'job_change', payload: { job_id: randomUUID(), robot_id: randomUUID(), name: 'Ward 3 evening' } });
-    let current = server;
-    const clients = Array.from({ length: CLIENTS }, () => streamClient(() => current.url, token));
+    const consoles = streamClients(server.url, token, CLIENTS);
+    const { clients } = consoles;
     try {
       // Every client open and holding an event id: what it resumes from after the restart.
       await waitUntil(() => clients.every((client) => client.connections() > 0), 60_000);
@@ -151,14 +110,14 @@ describe('a reconnect storm after a server restart', () => {
       // first window (a connection that lasted maxMs is a recovery).
       await new Promise((resolve) => setTimeout(resolve, BACKOFF.maxMs));
 
-      // The restart, as behind a load balancer: a new server on the same database, the balancer (`current`)
+      // The restart, as behind a load balancer: a new server on the same database, the balancer (`moveTo`)
       // sends new connections to it, and the old one stops, ending every stream at once. The storm meets a
       // server in its first seconds. (Stopping first and starting after adds the harness's start, 0.5-2.5 s of
       // PGlite on this machine, to the measure, and clients whose attempts were refused meanwhile draw from
       // windows 2-8 times as long: the schedule's time, not the server's.)
       const next = await startTestServer(overrides, database);
+      await consoles.moveTo(next.url);
       const cutAt = Date.now();
-      current = next;
       await server.close();
       server = next;
       const after = String((await publish(server)).id);
@@ -172,7 +131,7 @@ describe('a reconnect storm after a server restart', () => {
       const slowest = Math.max(...back.map((event) => (event ? event.at - cutAt : Number.POSITIVE_INFINITY)));
       expect(slowest).toBeLessThanOrEqual(RECONNECTED_WITHIN_MS);
     } finally {
-      await Promise.all(clients.map((client) => client.close()));
+      await consoles.close();
     }
   }, 120_000);
 });
