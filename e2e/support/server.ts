@@ -14,7 +14,12 @@ import { createInterface } from 'node:readline';
 import { builtModule, buildServer, DIST_NODE_FLAGS } from '../../apps/server/src/testing/built-server.ts';
 import { ARTIFACTS_DIR, REPO_ROOT, WEB_DIST } from './paths.ts';
 
-const STARTUP_TIMEOUT_MS = 90_000;
+/**
+ * How long a server, or its demo fleet, may take to start. A server takes seconds alone; a file's own server (the
+ * logistics one) starts while the run's four servers start their fleets and four browsers open, and on a machine half
+ * as fast as usual one had not logged a line after 90 s.
+ */
+const STARTUP_TIMEOUT_MS = 150_000;
 
 /**
  * The token that reads the mail the server's local catcher caught (GET /api/dev/mail): with no SMTP_URL the server

@@ -22,9 +22,15 @@ const ROOMS_PER_JOB = 2;
 const JOB_RUN_TIMEOUT_MS = 90_000;
 const TEST_TIMEOUT_MS = 180_000;
 
+/**
+ * How long a report may take to reach the browser: the month's PDF of a whole run's jobs, drawn while three other
+ * files' browsers, servers and fleets share two cores, took over the page's 15 s on a machine half as fast as usual.
+ */
+const DOWNLOAD_TIMEOUT_MS = 60_000;
+
 /** Clicks a download button and saves what the browser was handed in REPORTS_DIR under `name`. */
 async function download(page: Page, button: Locator, name: string): Promise<{ file: string; suggested: string; bytes: Buffer }> {
-  const [handed] = await Promise.all([page.waitForEvent('download'), button.click()]);
+  const [handed] = await Promise.all([page.waitForEvent('download', { timeout: DOWNLOAD_TIMEOUT_MS }), button.click()]);
   const saved: Download = handed;
   const file = path.join(REPORTS_DIR, name);
   await saved.saveAs(file);
