@@ -195,15 +195,6 @@ const textOf = (value: unknown): string => {
   return JSON.stringify(value);
 };
 
-const joined = (parts: Uint8Array[]): Uint8Array => {
-  const all = new Uint8Array(parts.reduce((length, part) => length + part.length, 0));
-  let offset = 0;
-  for (const part of parts) {
-    all.set(part, offset);
-    offset += part.length;
-  }
-  return all;
-};
 
 class TakingTurnsPGlite extends PGlite {
   /** When the current slice of queries began; undefined once the event loop has turned since. */
@@ -307,7 +298,7 @@ class TakingTurnsPGlite extends PGlite {
     const run = (message: Uint8Array) => this.execProtocolStream(message, { ...options, syncToFs: false });
     let kept = this.#kept.get(query);
     const fresh = kept === undefined;
-    let synced = false;
+    let syncSent = false;
     try {
       if (kept === undefined) {
         const name = `uvd_${String((this.#statementsNamed += 1))}`;
@@ -316,7 +307,7 @@ class TakingTurnsPGlite extends PGlite {
           if (leastRecent !== undefined) this.#forget(leastRecent);
         }
         const closing = this.#toClose.splice(0).map((closed) => serialize.close({ type: 'S', name: closed }));
-        const described = await run(joined([...closing, serialize.parse({ name, text: query }), serialize.describe({ type: 'S', name })]));
+        const described = await run(Buffer.concat([...closing, serialize.parse({ name, text: query }), serialize.describe({ type: 'S', name })]));
         kept = { name, paramTypes: parse.parseDescribeStatementResults(described) };
         this.#kept.set(query, kept);
       } else {
@@ -331,8 +322,8 @@ class TakingTurnsPGlite extends PGlite {
         const serializer = options?.serializers?.[type] ?? this.serializers[type];
         return serializer ? serializer(value) : textOf(value);
       });
-      synced = true;
-      const replies = await run(joined([serialize.bind({ statement: kept.name, values }), serialize.describe({ type: 'P' }), serialize.execute({}), serialize.sync()]));
+      syncSent = true;
+      const replies = await run(Buffer.concat([serialize.bind({ statement: kept.name, values }), serialize.describe({ type: 'P' }), serialize.execute({}), serialize.sync()]));
       if (alone) await this.syncToFs();
       const [result] = parse.parseResults(replies, this.parsers, options);
       if (result === undefined) throw new Error('PGlite answered a query without a result');
@@ -344,7 +335,7 @@ class TakingTurnsPGlite extends PGlite {
       this.#forget(query);
       throw new StaleStatement(error);
     } finally {
-      if (!synced) await run(serialize.sync());
+      if (!syncSent) await run(serialize.sync());
     }
   }
 

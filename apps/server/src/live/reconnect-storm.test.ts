@@ -35,12 +35,8 @@ afterAll(async () => {
   await database.drop();
 });
 
-interface Received {
-  id: string;
-  /** Which connection of the client it came on (1: the first). */
-  connection: number;
-  at: number;
-}
+/** An event a client received: its id, which connection of the client it came on (1: the first), and when. */
+type Received = Extract<FromStreamClients, { type: 'event' }>;
 
 /** The jobs streams of `count` consoles on their own thread, and what each has opened and received so far. */
 function streamClients(base: string, token: string, count: number) {

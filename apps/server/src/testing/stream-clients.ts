@@ -9,6 +9,7 @@
  * balancer), and `stop`; the clients answer `opened` for each connection, `event` for each event with an id, `moved`
  * and `stopped`.
  */
+import { setTimeout as wait } from 'node:timers/promises';
 import { parentPort } from 'node:worker_threads';
 import { parseSseFrames, reconnectDelayMs, refusedDelayMs, retryAfterMs, type ReconnectBackoff } from '@uvd/contracts';
 
@@ -39,18 +40,8 @@ let base = '';
 const stop = new AbortController();
 const stopped = () => stop.signal.aborted;
 
-const sleep = (ms: number) =>
-  new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    stop.signal.addEventListener(
-      'abort',
-      () => {
-        clearTimeout(timer);
-        resolve();
-      },
-      { once: true },
-    );
-  });
+/** Waits `ms`, or less if the clients stop meanwhile. */
+const sleep = (ms: number) => wait(ms, undefined, { signal: stop.signal }).catch(() => undefined);
 
 /** One console's stream, until stopped. */
 async function streamClient(client: number, start: StreamClientsStart): Promise<void> {
