@@ -5,13 +5,16 @@
  * see only what they may.
  */
 import { and, eq, sql } from 'drizzle-orm';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError, AuditEntry, AuditList, AuditVerification, Contact } from '@uvd/contracts';
 import type { SimRobot } from '@uvd/robot-sim';
+import { ADVISORY_LOCKS } from '../db/advisory-locks.ts';
 import { auditEntries } from '../db/schema.ts';
 import { createJobFor, executionWorld, playWorldRobot, waitUntil } from '../testing/execution-fixtures.ts';
 import { runServerCli } from '../testing/cli.ts';
 import { startTestServer, type TestServer } from '../testing/harness.ts';
+import { testEngine } from '../testing/test-database.ts';
 import { canonicalJson, chainPending, entryHash } from './chain.ts';
 import { verifyOrganizations } from './verify.ts';
 
@@ -268,6 +271,37 @@ describe('reading', () => {
       expect(JSON.stringify(ApiError.parse(response.body))).toContain(field);
     }
     expect((await exportLines(admin.token, { from_date: '2026-02-01', to_date: '2026-01-01' })).status).toBe(400);
+  });
+});
+
+// PostgreSQL only: PGlite is one session, so no other process can be chaining while a request reads.
+describe.skipIf(testEngine() !== 'postgres')('reading while another process chains the organization (PostgreSQL)', () => {
+  it('waits for that chain: every entry searched, exported or verified has its place (an entry without one was shown, and the verifier checked fewer)', async () => {
+    const org = await server.createOrg('audit');
+    const admin = await server.createUser(org, ['done-admin']);
+    await server.request('POST', '/api/contact/admin/profile/contacts', { token: admin.token, body: { ...contactInput, name: 'Chained' } });
+    await chainPending(server.context.db, org);
+    await server.request('POST', '/api/contact/admin/profile/contacts', { token: admin.token, body: { ...contactInput, name: 'Pending' } });
+
+    // Another server process holds the organization's chain, as its chainer does for a round.
+    const holder = new pg.Client({ connectionString: server.testDatabase.url ?? '' });
+    await holder.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [ADVISORY_LOCKS.auditChainClass, org]);
+      const reads = Promise.all([search(admin.token, { entity: 'contact' }), exportLines(admin.token), verify(admin.token)]);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await holder.query('COMMIT');
+      const [found, exported, verification] = await reads;
+      expect(found.payload.map((entry) => [entry.after?.name, entry.seq !== null, entry.hash !== null])).toEqual([
+        ['Pending', true, true],
+        ['Chained', true, true],
+      ]);
+      expect(exported.entries.every((entry) => entry.seq !== null && entry.hash !== null)).toBe(true);
+      expect(verification).toMatchObject({ ok: true, checked: exported.entries.length });
+    } finally {
+      await holder.end();
+    }
   });
 });
 

@@ -70,13 +70,23 @@ const rowsOf = (result: unknown): Record<string, unknown>[] =>
   typeof result === 'object' && result !== null && 'rows' in result && Array.isArray(result.rows) ? (result.rows as Record<string, unknown>[]) : [];
 
 /**
- * Chains up to one batch of an organization's unchained entries. Returns how many it chained, or undefined when
- * another process holds the organization's chain (it will do the work).
+ * How a caller meets another process chaining the same organization: the chainer `skip`s it (that process does the
+ * work); a reader `wait`s for its commit, so that what it then reads carries every place and hash.
  */
-async function chainBatch(db: Db, orgId: string): Promise<number | undefined> {
+export type ChainContention = 'skip' | 'wait';
+
+/**
+ * Chains up to one batch of an organization's unchained entries. Returns how many it chained, or undefined when
+ * another process holds the organization's chain and `contention` is `skip`.
+ */
+async function chainBatch(db: Db, orgId: string, contention: ChainContention): Promise<number | undefined> {
   return db.transaction(async (tx) => {
-    const [lock] = rowsOf(await tx.execute(sql`SELECT pg_try_advisory_xact_lock(${ADVISORY_LOCKS.auditChainClass}, hashtext(${orgId})) AS locked`));
-    if (lock?.locked !== true) return undefined;
+    const key = sql`${ADVISORY_LOCKS.auditChainClass}, hashtext(${orgId})`;
+    if (contention === 'wait') await tx.execute(sql`SELECT pg_advisory_xact_lock(${key})`);
+    else {
+      const [lock] = rowsOf(await tx.execute(sql`SELECT pg_try_advisory_xact_lock(${key}) AS locked`));
+      if (lock?.locked !== true) return undefined;
+    }
     const [head] = await tx
       .select({ seq: auditEntries.seq, hash: auditEntries.hash })
       .from(auditEntries)
@@ -107,8 +117,12 @@ async function chainBatch(db: Db, orgId: string): Promise<number | undefined> {
   });
 }
 
-/** Chains every unchained entry of `orgId` (or of every organization) that this process may chain now. */
-export async function chainPending(db: Db, orgId?: string): Promise<number> {
+/**
+ * Chains every unchained entry of `orgId` (or of every organization). A reader (`wait`, the default) returns once
+ * everything recorded before the call is chained, by this process or another; the chainer (`skip`) leaves an
+ * organization another process is chaining to it.
+ */
+export async function chainPending(db: Db, orgId?: string, contention: ChainContention = 'wait'): Promise<number> {
   const orgs =
     orgId !== undefined
       ? [orgId]
@@ -116,7 +130,7 @@ export async function chainPending(db: Db, orgId?: string): Promise<number> {
   let chained = 0;
   for (const org of orgs) {
     for (;;) {
-      const count = await chainBatch(db, org);
+      const count = await chainBatch(db, org, contention);
       if (count === undefined || count === 0) break;
       chained += count;
       if (count < BATCH) break;
@@ -191,8 +205,8 @@ export async function startAuditChainer(
       const orgs = everyOrganization ? undefined : [...notified];
       everyOrganization = false;
       notified.clear();
-      if (orgs === undefined) await chainPending(db);
-      else for (const org of orgs) await chainPending(db, org);
+      if (orgs === undefined) await chainPending(db, undefined, 'skip');
+      else for (const org of orgs) await chainPending(db, org, 'skip');
     } while (self.again() && !self.closed);
   }, options.onError);
   const wakeForAll = () => {
