@@ -81,6 +81,39 @@ describe('replay after Last-Event-ID', () => {
     expect(JobChange.parse(JSON.parse(frame.data)).name).toBe('live');
   });
 
+  it('sends resync (horizon) when the events after the Last-Event-ID are pruned while the stream opens, between its reads', async () => {
+    const orgId = await server.createOrg();
+    const admin = await server.createUser(orgId, ['done-admin']);
+    const jobId = randomUUID();
+    const seen = await publishJob(orgId, jobId, 'seen');
+    const pruned = await publishJob(orgId, jobId, 'missed, then pruned');
+    await server.context.db
+      .update(events)
+      .set({ createdAt: new Date(Date.now() - 2 * 60 * 60 * 1000) })
+      .where(inArray(events.id, [seen.id, pruned.id]));
+
+    // The pruning round lands just before the stream reads its replay: the real bus, at that one moment.
+    const bus = server.context.bus;
+    const replay = bus.replay.bind(bus);
+    let prunedThen = 0;
+    bus.replay = async (...args) => {
+      bus.replay = replay;
+      prunedThen = await bus.prune(new Date(Date.now() - 60 * 60 * 1000));
+      return replay(...args);
+    };
+    try {
+      const client = await stream({ token: admin.token, query: { job_list: jobId }, headers: { 'last-event-id': String(seen.id) } });
+      const live = await publishJob(orgId, jobId, 'live');
+      const first = await client.nextEvent(10_000);
+      expect(prunedThen).toBeGreaterThanOrEqual(2);
+      expect(first.event).toBe(RESYNC_EVENT);
+      expect(ResyncPayload.parse(JSON.parse(first.data))).toEqual({ reason: 'horizon' });
+      expect((await client.nextEvent(10_000)).id).toBe(String(live.id));
+    } finally {
+      bus.replay = replay;
+    }
+  });
+
   it('replays exactly, without resync, from a Last-Event-ID at the horizon', async () => {
     const orgId = await server.createOrg();
     const admin = await server.createUser(orgId, ['done-admin']);

@@ -434,13 +434,21 @@ function openStream<R extends RouteContract>(args: OpenArgs<R>): Connection {
   }
 
   async function catchUp(lastEventId: number): Promise<void> {
-    // Events after the Last-Event-ID may have been pruned: the client refetches instead of trusting a partial
-    // replay, and resumes from now.
-    if (lastEventId < (await bus.horizon())) await writeReplayed(resyncFrame('horizon'));
+    let horizonChecked = false;
     for (;;) {
       // A short page ends the replay only if live events were held since before it was read.
       const holding = phase === 'catching-up';
       const page = await bus.replay(principal.orgId, options.stream, cursor ?? lastEventId, settings.replayPageSize, keys);
+      // Events after the Last-Event-ID may have been pruned: the client refetches instead of trusting a partial
+      // replay, and resumes from now. The horizon is read after the first page, so that a prune landing between
+      // the two reads is seen too (read before it, such a prune left a partial replay looking whole).
+      if (!horizonChecked) {
+        horizonChecked = true;
+        if (lastEventId < (await bus.horizon())) {
+          await writeReplayed(resyncFrame('horizon'));
+          continue;
+        }
+      }
       for (const event of page) {
         if (finished) return;
         cursor = event.id;
