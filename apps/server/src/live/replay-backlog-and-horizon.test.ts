@@ -32,6 +32,20 @@ async function stream(options: Parameters<typeof openSse>[2]): Promise<SseClient
 const publishJob = (orgId: string, jobId: string, name: string) =>
   server.context.bus.publish({ orgId, stream: 'jobs', key: jobId, type: 'job_change', payload: { job_id: jobId, robot_id: jobId, name } });
 
+/** An admin's job with an event the client saw and one it missed, both recorded two hours ago (past the horizon). */
+async function seenThenMissedTwoHoursAgo() {
+  const orgId = await server.createOrg();
+  const admin = await server.createUser(orgId, ['done-admin']);
+  const jobId = randomUUID();
+  const seen = await publishJob(orgId, jobId, 'seen');
+  const pruned = await publishJob(orgId, jobId, 'missed, then pruned');
+  await server.context.db
+    .update(events)
+    .set({ createdAt: new Date(Date.now() - 2 * 60 * 60 * 1000) })
+    .where(inArray(events.id, [seen.id, pruned.id]));
+  return { orgId, admin, jobId, seen, pruned };
+}
+
 describe('replay after Last-Event-ID', () => {
   it('streams a backlog of 2 MB (twice the unread-bytes limit) in full, in order, then goes on live', async () => {
     const orgId = await server.createOrg();
@@ -56,15 +70,7 @@ describe('replay after Last-Event-ID', () => {
   });
 
   it('sends resync (horizon), not a partial replay, when events after the Last-Event-ID were pruned, then live events', async () => {
-    const orgId = await server.createOrg();
-    const admin = await server.createUser(orgId, ['done-admin']);
-    const jobId = randomUUID();
-    const seen = await publishJob(orgId, jobId, 'seen');
-    const pruned = await publishJob(orgId, jobId, 'missed, then pruned');
-    await server.context.db
-      .update(events)
-      .set({ createdAt: new Date(Date.now() - 2 * 60 * 60 * 1000) })
-      .where(inArray(events.id, [seen.id, pruned.id]));
+    const { orgId, admin, jobId, seen, pruned } = await seenThenMissedTwoHoursAgo();
     expect(await server.context.bus.prune(new Date(Date.now() - 60 * 60 * 1000))).toBeGreaterThanOrEqual(2);
     expect(await server.context.db.select().from(events).where(eq(events.id, pruned.id))).toEqual([]);
 
@@ -82,15 +88,7 @@ describe('replay after Last-Event-ID', () => {
   });
 
   it('sends resync (horizon) when the events after the Last-Event-ID are pruned while the stream opens, between its reads', async () => {
-    const orgId = await server.createOrg();
-    const admin = await server.createUser(orgId, ['done-admin']);
-    const jobId = randomUUID();
-    const seen = await publishJob(orgId, jobId, 'seen');
-    const pruned = await publishJob(orgId, jobId, 'missed, then pruned');
-    await server.context.db
-      .update(events)
-      .set({ createdAt: new Date(Date.now() - 2 * 60 * 60 * 1000) })
-      .where(inArray(events.id, [seen.id, pruned.id]));
+    const { orgId, admin, jobId, seen } = await seenThenMissedTwoHoursAgo();
 
     // The pruning round lands just before the stream reads its replay: the real bus, at that one moment.
     const bus = server.context.bus;
