@@ -10,6 +10,9 @@ export const ADVISORY_LOCKS = {
   demoSeed: 726_351_002,
   /** pg_advisory_xact_lock: the identity provider's first signing key, made once. */
   firstSigningKey: 726_351_003,
-  /** pg_try_advisory_xact_lock(class, hashtext(org)): the audit chainer of one organization (two-key form). */
+  /**
+   * (class, hashtext(org)): one organization's audit chain, extended by one process at a time (two-key form): the
+   * chainer tries it (pg_try_advisory_xact_lock), a reader of the trail waits for it (pg_advisory_xact_lock).
+   */
   auditChainClass: 726_351_024,
 } as const;
