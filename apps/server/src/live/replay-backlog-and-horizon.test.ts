@@ -32,6 +32,10 @@ async function stream(options: Parameters<typeof openSse>[2]): Promise<SseClient
 const publishJob = (orgId: string, jobId: string, name: string) =>
   server.context.bus.publish({ orgId, stream: 'jobs', key: jobId, type: 'job_change', payload: { job_id: jobId, robot_id: jobId, name } });
 
+const HOUR_MS = 60 * 60 * 1000;
+/** The pruning round with a retention of an hour. */
+const pruneOlderThanAnHour = () => server.context.bus.prune(new Date(Date.now() - HOUR_MS));
+
 /** An admin's job with an event the client saw and one it missed, both recorded two hours ago (past the horizon). */
 async function seenThenMissedTwoHoursAgo() {
   const orgId = await server.createOrg();
@@ -41,7 +45,7 @@ async function seenThenMissedTwoHoursAgo() {
   const pruned = await publishJob(orgId, jobId, 'missed, then pruned');
   await server.context.db
     .update(events)
-    .set({ createdAt: new Date(Date.now() - 2 * 60 * 60 * 1000) })
+    .set({ createdAt: new Date(Date.now() - 2 * HOUR_MS) })
     .where(inArray(events.id, [seen.id, pruned.id]));
   return { orgId, admin, jobId, seen, pruned };
 }
@@ -71,7 +75,7 @@ describe('replay after Last-Event-ID', () => {
 
   it('sends resync (horizon), not a partial replay, when events after the Last-Event-ID were pruned, then live events', async () => {
     const { orgId, admin, jobId, seen, pruned } = await seenThenMissedTwoHoursAgo();
-    expect(await server.context.bus.prune(new Date(Date.now() - 60 * 60 * 1000))).toBeGreaterThanOrEqual(2);
+    expect(await pruneOlderThanAnHour()).toBeGreaterThanOrEqual(2);
     expect(await server.context.db.select().from(events).where(eq(events.id, pruned.id))).toEqual([]);
 
     const client = await stream({ token: admin.token, query: { job_list: jobId }, headers: { 'last-event-id': String(seen.id) } });
@@ -96,7 +100,7 @@ describe('replay after Last-Event-ID', () => {
     let prunedThen = 0;
     bus.replay = async (...args) => {
       bus.replay = replay;
-      prunedThen = await bus.prune(new Date(Date.now() - 60 * 60 * 1000));
+      prunedThen = await pruneOlderThanAnHour();
       return replay(...args);
     };
     try {
@@ -125,9 +129,9 @@ describe('replay after Last-Event-ID', () => {
     const seen = await publishJob(orgId, jobId, 'seen');
     await server.context.db
       .update(events)
-      .set({ createdAt: new Date(Date.now() - 2 * 60 * 60 * 1000) })
+      .set({ createdAt: new Date(Date.now() - 2 * HOUR_MS) })
       .where(eq(events.id, seen.id));
-    await server.context.bus.prune(new Date(Date.now() - 60 * 60 * 1000));
+    await pruneOlderThanAnHour();
     const missed = await publishJob(orgId, jobId, 'missed');
 
     const client = await stream({ token: admin.token, query: { job_list: jobId }, headers: { 'last-event-id': String(seen.id) } });
