@@ -20,6 +20,7 @@ const CSV = 'text/csv; charset=utf-8; header=present';
 /** Reports of disinfection per job and per period (reports/README.md). */
 export const reportsRoutes: FastifyPluginAsync<AppContext> = async (app, ctx) => {
   const slots = new WorkerSlots(ctx.config.reports.pdfWorkers);
+  app.addHook('onClose', () => slots.close());
 
   const callerFormat = async (principal: Principal): Promise<Formatter> => {
     const settings = await repository.settingsOf(ctx.db, principal);
