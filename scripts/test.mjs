@@ -38,7 +38,10 @@ const steps = [
       ['vitest', 'run'],
       { TEST_DATABASE_URL: process.env.DATABASE_URL ?? '' },
     ],
-    ['lint', process.execPath, ['node_modules/eslint/bin/eslint.js', '--max-warnings=0', '.'], {}, { background: true, untilEnd: true }],
+    // A young generation of 2 × 32 MB instead of 2 × 16: the type-aware rules' TypeScript programs make short-lived
+    // objects by the million, and lint spent a quarter of its CPU collecting them. Lint alone, this machine: 160-172 ->
+    // 143-159 core-s in three pairs of runs.
+    ['lint', process.execPath, ['--max-semi-space-size=32', 'node_modules/eslint/bin/eslint.js', '--max-warnings=0', '.'], {}, { background: true, untilEnd: true }],
     ['type-check', process.execPath, ['scripts/typecheck.mjs'], {}, { background: true, untilEnd: true }],
     // The console the browser tests serve, built here on idle CPU rather than first thing in their own step.
     ['console build for the browser tests', process.execPath, ['--import', 'tsx', 'e2e/support/build-web.ts'], {}, { background: true }],

@@ -21,7 +21,7 @@ describe.skipIf(onPostgresPass)('embedded database (PGlite) under a queue of que
   let gateway: Socket;
 
   beforeAll(async () => {
-    database = await openDatabase({});
+    database = await openDatabase({ pgliteImage: await pgliteImage() });
     // A loopback TCP pair stands for a robot's MQTT connection to the server.
     server = createServer();
     server.listen(0, '127.0.0.1');

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError, OAuthError, TokenResponse } from '@uvd/contracts';
 import { buildApp, type App } from '../app.ts';
 import { openDatabase, type Database } from '../db/client.ts';
+import { pgliteImage } from '../db/scratch-database.ts';
 import { groups, organizations, users } from '../db/schema.ts';
 import { startRouteTestServer, type TestServer, type TestUser } from '../testing/harness.ts';
 import { openSse, type SseClient } from '../testing/live-fixtures.ts';
@@ -154,8 +155,9 @@ describe('with an external identity provider (IDP_ISSUER_BASE), whose users need
 
   beforeAll(async () => {
     admin = await server.createUser(await server.createOrg(), ['done-admin']);
-    // This test server's own provider plays the Keycloak; the second app trusts it and has its own database.
-    externalDatabase = await openDatabase({});
+    // This test server's own provider plays the Keycloak; the second app trusts it and has its own database (in memory,
+    // from the migrated image the test databases start from).
+    externalDatabase = await openDatabase({ pgliteImage: await pgliteImage() });
     external = await buildApp({ config: { ...server.context.config, idpIssuerBase: `${server.url}/idp` }, database: externalDatabase });
     await external.app.listen({ port: 0, host: '127.0.0.1' });
     externalUrl = `http://127.0.0.1:${String((external.app.server.address() as AddressInfo).port)}`;
