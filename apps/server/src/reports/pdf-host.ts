@@ -67,7 +67,8 @@ export class WorkerSlots {
         if (released) return;
         released = true;
         this.freeSlot();
-        if (reusable && !this.closed && this.idle.length < this.size) this.keep(leased);
+        // Never more than `size` kept: a worker starts only when none is idle, so leased and idle ones are `size` at most.
+        if (reusable && !this.closed) this.keep(leased);
         else await leased.terminate();
       },
     };
