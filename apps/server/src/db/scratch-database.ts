@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { MIGRATIONS_FOLDER, migratedPgliteImage, openDatabase, type Database } from './client.ts';
+import { IMAGE_DROPS, MIGRATIONS_FOLDER, migratedPgliteImage, openDatabase, type Database } from './client.ts';
 
 export interface ScratchDatabase {
   database: Database;
@@ -108,8 +108,8 @@ async function makeTemplate(serverUrl: string): Promise<string> {
  * A new in-memory PGlite makes its cluster with initdb in WebAssembly: about 2.5 s of CPU, most of what a test
  * file's database costs, and the suite makes about seventy. The first scratch database of a set of migrations on
  * this machine writes an empty migrated one to the temp folder instead, named by a hash of the migrations and of
- * PGlite's version; every later one, in any process, starts from that file (about 0.6 s). Written under a name of
- * its own and renamed, so a reader never sees half of it; images of earlier migrations are removed then.
+ * PGlite's version; every later one, in any process, starts from that file (about half a second). Written under a
+ * name of its own and renamed, so a reader never sees half of it; images of earlier migrations are removed then.
  */
 let image: Promise<Blob> | undefined;
 export const pgliteImage = (): Promise<Blob> => (image ??= loadOrMakeImage());
@@ -135,6 +135,8 @@ async function imageKey(): Promise<string> {
   const pgliteEntry = createRequire(import.meta.url).resolve('@electric-sql/pglite');
   const pglitePackage = path.join(pgliteEntry.slice(0, pgliteEntry.lastIndexOf(`${path.sep}dist${path.sep}`)), 'package.json');
   hash.update(await readFile(pglitePackage));
+  // An image made before the templates were left out is not taken for one without them.
+  hash.update(`without ${IMAGE_DROPS.join(', ')}`);
   for (const name of (await readdir(MIGRATIONS_FOLDER, { recursive: true })).sort()) {
     const content = await readFile(path.join(MIGRATIONS_FOLDER, name)).catch(() => null);
     if (content) hash.update(name).update(content);
