@@ -83,8 +83,8 @@ function startUnrelated(): ChildProcess {
  * A small process that takes the lock the way the server and the CLIs do. It says `ready` once loaded, waits for
  * the instant (epoch ms) it reads on stdin, spinning so that both contenders start within microseconds, then
  * either says `locked` and holds the lock until stdin ends, or prints the refusal and exits 1 as server.ts does.
- * It sleeps until 20 ms before that instant and spins only the rest: spinning all of the 100 ms the instant lies
- * ahead cost the race tests' 80 contenders about 8 s of CPU.
+ * It sleeps until 20 ms before that instant and spins only the rest: with the 80 contenders spinning all of the
+ * 100 ms the instant lies ahead, the two race tests took 25.0 s of CPU, and 19.3 s this way.
  */
 const CONTENDER = `
 const [modulePath, dataDir, scheme] = process.argv.slice(1);

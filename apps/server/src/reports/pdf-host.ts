@@ -67,7 +67,7 @@ export class WorkerSlots {
         if (released) return;
         released = true;
         this.freeSlot();
-        // Never more than `size` kept: a worker starts only when none is idle, so leased and idle ones are `size` at most.
+        // Never more than `size` kept: a worker starts only when none is idle, so leased and idle are `size` at most.
         if (reusable && !this.closed) this.keep(leased);
         else await leased.terminate();
       },
