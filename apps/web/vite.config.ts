@@ -89,6 +89,9 @@ const languageManifests = (): Plugin => ({
  * precaching of the build and Web Push. The app registers it itself (lib/push/register-service-worker.ts), after
  * the page's load event, with no registration script in index.html.
  */
+/** A chunk of what the lazy screens share (the `shared` group below) as `shared`; any other by its own name. */
+const sharedOr = (name: string): string => (name.startsWith('shared~') ? 'shared' : name);
+
 const pwa = () =>
   VitePWA({
     strategies: 'injectManifest',
@@ -174,6 +177,10 @@ export default defineConfig(({ command }) => ({
             { name: 'shared', minShareCount: 2, entriesAware: true, entriesAwareMergeThreshold: 16 * 1024 },
           ],
         },
+        // Rolldown names such a chunk after every screen that loads it (`shared~sign-in~reports~...`, up to 120
+        // characters): `shared-<hash>` is enough.
+        chunkFileNames: (chunk) => `assets/${sharedOr(chunk.name)}-[hash].js`,
+        assetFileNames: (asset) => `assets/${sharedOr(asset.names[0]?.replace(/\.[^.]*$/, '') ?? 'asset')}-[hash][extname]`,
       },
     },
   },
