@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { IMAGE_DROPS, MIGRATIONS_FOLDER, migratedPgliteImage, openDatabase, type Database } from './client.ts';
+import { IMAGE_FORM, MIGRATIONS_FOLDER, migratedPgliteImage, openDatabase, type Database } from './client.ts';
 
 export interface ScratchDatabase {
   database: Database;
@@ -135,8 +135,8 @@ async function imageKey(): Promise<string> {
   const pgliteEntry = createRequire(import.meta.url).resolve('@electric-sql/pglite');
   const pglitePackage = path.join(pgliteEntry.slice(0, pgliteEntry.lastIndexOf(`${path.sep}dist${path.sep}`)), 'package.json');
   hash.update(await readFile(pglitePackage));
-  // An image made before the templates were left out is not taken for one without them.
-  hash.update(`without ${IMAGE_DROPS.join(', ')}`);
+  // An image made another way (before the templates or the old log were left out) is not taken for this one.
+  hash.update(IMAGE_FORM);
   for (const name of (await readdir(MIGRATIONS_FOLDER, { recursive: true })).sort()) {
     const content = await readFile(path.join(MIGRATIONS_FOLDER, name)).catch(() => null);
     if (content) hash.update(name).update(content);
