@@ -89,9 +89,6 @@ const languageManifests = (): Plugin => ({
  * precaching of the build and Web Push. The app registers it itself (lib/push/register-service-worker.ts), after
  * the page's load event, with no registration script in index.html.
  */
-/** A chunk of what the lazy screens share (the `shared` group below) as `shared`; any other by its own name. */
-const sharedOr = (name: string): string => (name.startsWith('shared~') ? 'shared' : name);
-
 const pwa = () =>
   VitePWA({
     strategies: 'injectManifest',
@@ -146,6 +143,15 @@ const unusedCss = () =>
 // to the same origin in development as in production and the XSRF cookie stays first-party.
 const server = 'http://localhost:8080';
 
+/**
+ * The chunks of what the lazy screens share (the build's `shared` group): rolldown names each after every screen
+ * that loads it (`shared~sign-in~reports~...`, up to 120 characters), and `shared-<hash>` is enough. Any other
+ * file keeps rolldown's name.
+ */
+const SHARED_CHUNKS = 'shared';
+const fileName = (name: string | undefined, extension: string): string =>
+  `assets/${name?.startsWith(`${SHARED_CHUNKS}~`) ? SHARED_CHUNKS : '[name]'}-[hash]${extension}`;
+
 export default defineConfig(({ command }) => ({
   plugins: [react(), pwa(), languageManifests(), precompress()],
   css: { postcss: { plugins: command === 'build' ? [unusedCss()] : [] } },
@@ -174,13 +180,11 @@ export default defineConfig(({ command }) => ({
         codeSplitting: {
           groups: [
             { name: 'initial', tags: ['$initial'] },
-            { name: 'shared', minShareCount: 2, entriesAware: true, entriesAwareMergeThreshold: 16 * 1024 },
+            { name: SHARED_CHUNKS, minShareCount: 2, entriesAware: true, entriesAwareMergeThreshold: 16 * 1024 },
           ],
         },
-        // Rolldown names such a chunk after every screen that loads it (`shared~sign-in~reports~...`, up to 120
-        // characters): `shared-<hash>` is enough.
-        chunkFileNames: (chunk) => `assets/${sharedOr(chunk.name)}-[hash].js`,
-        assetFileNames: (asset) => `assets/${sharedOr(asset.names[0]?.replace(/\.[^.]*$/, '') ?? 'asset')}-[hash][extname]`,
+        chunkFileNames: (chunk) => fileName(chunk.name, '.js'),
+        assetFileNames: (asset) => fileName(asset.names[0], '[extname]'),
       },
     },
   },

@@ -142,26 +142,31 @@ export async function migratedPgliteImage(): Promise<Blob> {
       await client.exec(`ALTER DATABASE ${template} IS_TEMPLATE false`);
       await client.exec(`DROP DATABASE ${template}`);
     }
-    await client.exec('CHECKPOINT');
-    await client.query('SELECT pg_switch_wal()');
-    await client.exec('CHECKPOINT');
-    const current = await client.query<{ segment: string }>('SELECT pg_walfile_name(pg_current_wal_lsn()) AS segment');
-    const FS: unknown = client.Module.FS;
-    if (!isPgliteFiles(FS)) throw new Error("PGlite's file system is not the one this image is made with");
-    for (const name of FS.readdir(PGLITE_WAL).filter((entry) => WAL_SEGMENT_NAME.test(entry))) {
-      const file = `${PGLITE_WAL}/${name}`;
-      if (name !== current.rows[0]?.segment) {
-        FS.unlink(file);
-        continue;
-      }
-      const log = FS.readFile(file);
-      let last = log.length - 1;
-      while (last >= 0 && log[last] === 0) last -= 1;
-      FS.truncate(file, (Math.floor(last / WAL_PAGE_BYTES) + 2) * WAL_PAGE_BYTES);
-    }
+    await leaveOnlyTheLastCheckpointsLog(client);
     return await client.dumpDataDir('none');
   } finally {
     await client.close();
+  }
+}
+
+/** Moves the log to a new segment past a checkpoint, removes the other segments and cuts that one short. */
+async function leaveOnlyTheLastCheckpointsLog(client: PGlite): Promise<void> {
+  await client.exec('CHECKPOINT');
+  await client.query('SELECT pg_switch_wal()');
+  await client.exec('CHECKPOINT');
+  const current = await client.query<{ segment: string }>('SELECT pg_walfile_name(pg_current_wal_lsn()) AS segment');
+  const kept = current.rows[0]?.segment;
+  const FS: unknown = client.Module.FS;
+  if (!isPgliteFiles(FS)) throw new Error("PGlite's file system is not the one this image is made with");
+  for (const name of FS.readdir(PGLITE_WAL).filter((entry) => WAL_SEGMENT_NAME.test(entry))) {
+    const file = `${PGLITE_WAL}/${name}`;
+    if (name !== kept) {
+      FS.unlink(file);
+      continue;
+    }
+    // Cut after the zeroed page that follows the page of the last record: there PostgreSQL finds the log's end.
+    const last = FS.readFile(file).findLastIndex((byte) => byte !== 0);
+    FS.truncate(file, (Math.floor(last / WAL_PAGE_BYTES) + 2) * WAL_PAGE_BYTES);
   }
 }
 
