@@ -12,6 +12,7 @@
 import { setTimeout as wait } from 'node:timers/promises';
 import { parentPort } from 'node:worker_threads';
 import { parseSseFrames, reconnectDelayMs, refusedDelayMs, retryAfterMs, type ReconnectBackoff } from '@uvd/contracts';
+import { raiseThreadPriority } from './thread-priority.ts';
 
 export interface StreamClientsStart {
   type: 'start';
@@ -104,6 +105,8 @@ async function streamClient(client: number, start: StreamClientsStart): Promise<
 let running: Promise<void>[] = [];
 port.on('message', (message: ToStreamClients) => {
   if (message.type === 'start') {
+    // The clients are the measure's other half: they keep a raised priority until the thread ends with the test.
+    raiseThreadPriority();
     base = message.base;
     running = Array.from({ length: message.clients }, (_, client) => streamClient(client, message));
   } else if (message.type === 'base') {
