@@ -35,6 +35,7 @@ const nodeProject = (name: string, include: string[], databaseUrl: string): Test
     testTimeout: 30_000,
     hookTimeout: 60_000,
     isolate: false,
+    sequence: { groupOrder: 1 },
     env: { TEST_DATABASE_URL: databaseUrl },
     // The server built (tsc -b, nothing to do when dist is as new as the sources): the tests that start it as a
     // process of its own run the built JavaScript (apps/server/src/testing/built-server.ts).
@@ -66,6 +67,13 @@ export default defineConfig({
           // As the node files: a file no longer pays its own imports of React and the console (the web files alone
           // 125 -> 78 s, 245 -> 150 s of CPU). The setup file puts back what a file stubbed (testing/setup.ts).
           isolate: false,
+          // One worker, before the node files (a group of its own: vitest runs groups one after the other), which
+          // vitest hands all of them at once. Four workers each imported jsdom, React and the console for themselves
+          // and took turns on two cores: the web files alone took 112-119 s of CPU on four workers (61-64 s), 87 on
+          // two (55 s) and 73-74 on one (77-79 s). The other core meanwhile runs what starts beside the suite (lint,
+          // the type-check, the builds), which would otherwise take it later.
+          maxWorkers: 1,
+          sequence: { groupOrder: 0 },
         },
       },
     ],
