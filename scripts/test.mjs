@@ -13,6 +13,22 @@ if (!chromium) console.log(`No Chromium or Chrome on this machine: the browser t
 if (!process.env.DATABASE_URL) console.log('DATABASE_URL is not set: the API suite runs on PGlite only.');
 
 /**
+ * The browser tests' environment. Their workers are four (e2e/vitest.config.ts) unless E2E_WORKERS says otherwise, or
+ * the unit step showed a machine too slow for four: see `SLOW_UNIT_STEP_S` below.
+ */
+const browserEnv = { E2E_SKIP_BUILD: 'true', ...(chromium ? { CHROMIUM_PATH: chromium } : {}) };
+
+/**
+ * A unit step longer than this (seconds) means a machine too slow for four browser workers: they then run in two.
+ * The unit step took 416-467 s on this project's usual two-core machine, where four browser workers pass in 250-280 s.
+ * On one that ran the same suite at half that speed (its unit step 916 s), four browser workers kept the machine so
+ * busy that pages took longer than the tests' 15 s to show what they waited for, and a server's first start did not
+ * listen within 150 s: two tests failed in each of two runs, which took 835 and 887 s. Two workers took 692 s there,
+ * with less of the machine's time lost to four Chromiums taking turns (1 375 s of CPU against 1 660-1 766).
+ */
+const SLOW_UNIT_STEP_S = 700;
+
+/**
  * A step is one command, or several run side by side: the first writes to this terminal as it goes, the others'
  * output is kept and shown whole when each ends. A command marked `background` runs at the lowest CPU priority: it
  * takes only the CPU the others leave idle. One marked `untilEnd` holds up no later step: the next step starts as
@@ -46,8 +62,9 @@ const steps = [
     // The console the browser tests serve, built here on idle CPU rather than first thing in their own step.
     ['console build for the browser tests', process.execPath, ['--import', 'tsx', 'e2e/support/build-web.ts'], {}, { background: true }],
   ],
-  // Four workers, each with its Chromium and a server of its own (e2e/vitest.config.ts), on the build above.
-  [['browser tests', 'npx', ['vitest', 'run', '--config', 'e2e/vitest.config.ts'], { E2E_SKIP_BUILD: 'true', ...(chromium ? { CHROMIUM_PATH: chromium } : {}) }]],
+  // Four workers (two on a slow machine: SLOW_UNIT_STEP_S), each with its Chromium and a server of its own
+  // (e2e/vitest.config.ts), on the build above.
+  [['browser tests', 'npx', ['vitest', 'run', '--config', 'e2e/vitest.config.ts'], browserEnv]],
 ];
 
 function run([name, command, args, env = {}, { background = false, untilEnd = false } = {}], live) {
@@ -74,7 +91,7 @@ function run([name, command, args, env = {}, { background = false, untilEnd = fa
       const seconds = ((Date.now() - started) / 1000).toFixed(1);
       if (!live) process.stdout.write(`\n=== ${name}: output\n${Buffer.concat(output).toString()}`);
       console.log(status === 0 ? `=== ${name}: passed in ${seconds} s` : `=== ${name}: FAILED (exit ${String(status)}) after ${seconds} s`);
-      resolve({ ok: status === 0, time: `${name}: ${status === 0 ? 'passed' : 'FAILED'} in ${seconds} s${live ? '' : ` (${beside})`}` });
+      resolve({ ok: status === 0, seconds: Number(seconds), time: `${name}: ${status === 0 ? 'passed' : 'FAILED'} in ${seconds} s${live ? '' : ` (${beside})`}` });
     };
     child.on('error', (error) => {
       output.push(Buffer.from(`${String(error)}\n`));
@@ -96,14 +113,22 @@ const count = (results) => {
   passed += results.filter((result) => result.ok).length;
   failed += results.filter((result) => !result.ok).length;
 };
+/** How long the unit step took, in seconds. */
+let unitSeconds = 0;
 /** The commands marked `untilEnd`, still running. */
 const pending = [];
-for (const step of steps) {
+for (const [stepIndex, step] of steps.entries()) {
+  if (stepIndex === 1 && process.env.E2E_WORKERS === undefined && unitSeconds > SLOW_UNIT_STEP_S) {
+    browserEnv.E2E_WORKERS = '2';
+    console.log(`\nThe unit step took ${unitSeconds.toFixed(0)} s, more than ${String(SLOW_UNIT_STEP_S)} s: a machine too slow for four browser workers, so they run in two (E2E_WORKERS sets their number).`);
+  }
   const waitedFor = [];
   step.forEach((command, index) => {
     (command[4]?.untilEnd ? pending : waitedFor).push(run(command, index === 0));
   });
-  count(await Promise.all(waitedFor));
+  const results = await Promise.all(waitedFor);
+  if (stepIndex === 0) unitSeconds = results[0]?.seconds ?? 0;
+  count(results);
   if (failed > 0) break;
 }
 count(await Promise.all(pending));
